@@ -41,6 +41,8 @@ enum Cmd {
     Grade(cli::grade::GradeArgs),
     /// List the supported reasoning datasets and the file format each expects.
     Datasets(cli::grade::DatasetsArgs),
+    /// Environments: list, reset, step, run built-in policies, bench.
+    Env(cli::env::EnvArgs),
     /// Measure client throughput or runtime scale (one JSON line).
     Bench(cli::bench::BenchArgs),
 }
@@ -72,6 +74,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Eval(a) => cli::eval::run(a, config).await,
         Cmd::Selforg(a) => cli::selforg::run(a),
         Cmd::Datasets(a) => cli::grade::datasets(a),
+        Cmd::Env(a) => cli::env::run(a),
     }
 }
 

@@ -39,14 +39,7 @@ pub struct ConformanceError {
     pub message: String,
 }
 
-/// SplitMix64: a tiny fixed generator for the action draws, independent of any crate version.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+use crate::policy::splitmix64 as splitmix;
 
 fn random_actions<E: Environment>(env: &E, rng: &mut u64) -> BTreeMap<AgentId, E::Action> {
     env.agents()

@@ -13,7 +13,9 @@
 
 pub mod conformance;
 mod params;
+pub mod policy;
 pub mod pyrandom;
+pub mod registry;
 
 use std::collections::BTreeMap;
 
@@ -22,6 +24,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use params::{EnvParams, ParamSpec};
+pub use policy::{typed_policy, DynPolicy, NoopPolicy, Policy, RandomPolicy};
+pub use registry::EnvEntry;
 
 /// An agent's id, e.g. `"0"` or `"Agent_3"`.
 pub type AgentId = String;
@@ -124,6 +128,19 @@ pub trait Environment {
     fn render(&self) -> String;
 }
 
+/// A step's outcome without the state (cheap: no serialization), as [`DynEnvironment`] returns it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepOutcome {
+    /// Reward per agent.
+    pub rewards: BTreeMap<AgentId, f64>,
+    /// The task ended.
+    pub terminated: bool,
+    /// A limit cut the episode.
+    pub truncated: bool,
+    /// Events of the step.
+    pub events: Vec<Event>,
+}
+
 /// A step as JSON: the shape `colony env step` prints.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepJson {
@@ -151,7 +168,25 @@ pub trait DynEnvironment {
     /// Starts a new episode from `seed`.
     fn reset(&mut self, seed: u64);
     /// Parses each action text and steps; agents not named take the no-op.
-    fn step_text(&mut self, actions: &BTreeMap<AgentId, String>) -> Result<StepJson, EnvError>;
+    fn step_events(&mut self, actions: &BTreeMap<AgentId, String>)
+        -> Result<StepOutcome, EnvError>;
+    /// [`DynEnvironment::step_events`] plus the state after the step (the `env step` output).
+    fn step_text(&mut self, actions: &BTreeMap<AgentId, String>) -> Result<StepJson, EnvError> {
+        let r = self.step_events(actions)?;
+        Ok(StepJson {
+            state: self.state_json(),
+            rewards: r.rewards,
+            terminated: r.terminated,
+            truncated: r.truncated,
+            events: r.events,
+        })
+    }
+    /// One step with every agent taking `random_action` (draws from [`policy::splitmix64`]
+    /// on `rng`), through the typed API with no text round trip: what `env bench` times.
+    /// Returns whether the episode ended (terminated or truncated).
+    fn step_random(&mut self, rng: &mut u64) -> bool;
+    /// The concrete environment, for typed policies ([`typed_policy`]).
+    fn as_any(&self) -> &dyn std::any::Any;
     /// A random valid action text for `agent`.
     fn random_action_text(&self, agent: &str, draw: u64) -> String;
     /// The observation of `agent` as prompt text.
@@ -174,7 +209,7 @@ pub fn boxed<E: Environment + 'static>(env: E) -> Box<dyn DynEnvironment> {
     Box::new(TextEnv(env))
 }
 
-impl<E: Environment> DynEnvironment for TextEnv<E> {
+impl<E: Environment + 'static> DynEnvironment for TextEnv<E> {
     fn id(&self) -> &'static str {
         self.0.id()
     }
@@ -184,7 +219,10 @@ impl<E: Environment> DynEnvironment for TextEnv<E> {
     fn reset(&mut self, seed: u64) {
         self.0.reset(seed);
     }
-    fn step_text(&mut self, actions: &BTreeMap<AgentId, String>) -> Result<StepJson, EnvError> {
+    fn step_events(
+        &mut self,
+        actions: &BTreeMap<AgentId, String>,
+    ) -> Result<StepOutcome, EnvError> {
         let agents = self.0.agents();
         let mut parsed = BTreeMap::new();
         for (agent, text) in actions {
@@ -194,13 +232,28 @@ impl<E: Environment> DynEnvironment for TextEnv<E> {
             parsed.insert(agent.clone(), self.0.parse_action(agent, text)?);
         }
         let r = self.0.step(&parsed);
-        Ok(StepJson {
-            state: self.state_json(),
+        Ok(StepOutcome {
             rewards: r.rewards,
             terminated: r.terminated,
             truncated: r.truncated,
             events: r.events,
         })
+    }
+    fn step_random(&mut self, rng: &mut u64) -> bool {
+        let actions: BTreeMap<AgentId, E::Action> = self
+            .0
+            .agents()
+            .into_iter()
+            .map(|a| {
+                let action = self.0.random_action(&a, policy::splitmix64(rng));
+                (a, action)
+            })
+            .collect();
+        let r = self.0.step(&actions);
+        r.terminated || r.truncated
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        &self.0
     }
     fn random_action_text(&self, agent: &str, draw: u64) -> String {
         self.0

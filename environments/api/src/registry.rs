@@ -1,0 +1,62 @@
+//! How an environment crate presents itself to `colony env …`: its description and parameters,
+//! a constructor from `--set key=value` settings, optional layout files, and its built-in
+//! policies.
+
+use crate::policy::{DynPolicy, NoopPolicy, RandomPolicy};
+use crate::{DynEnvironment, EnvError, EnvInfo, EnvParams};
+
+/// One environment as the command line sees it. Each environment crate exports one
+/// (e.g. `colony_cube::entry()`), and the `colony` binary lists them.
+pub trait EnvEntry: Send + Sync {
+    /// Id, description and parameters (for `colony env list`).
+    fn info(&self) -> EnvInfo;
+
+    /// Builds an environment from settings; unknown keys and bad values are errors naming
+    /// the key. The environment still needs `reset(seed)`.
+    fn make(&self, params: EnvParams) -> Result<Box<dyn DynEnvironment>, EnvError>;
+
+    /// Builds an environment from a layout file's text (e.g. CUBE's ASCII notation);
+    /// `reset` must not be called afterwards. Environments without layouts refuse.
+    fn make_from_layout(
+        &self,
+        params: EnvParams,
+        layout: &str,
+    ) -> Result<Box<dyn DynEnvironment>, EnvError> {
+        let _ = (params, layout);
+        Err(EnvError::Param {
+            key: "layout".into(),
+            message: format!("{} does not load layout files", self.info().id),
+        })
+    }
+
+    /// Names of the environment's own built-in policies (besides `random` and `noop`).
+    fn policy_names(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    /// Builds the environment's own policy `name` (only names of
+    /// [`EnvEntry::policy_names`]); `seed` fixes any randomness it uses.
+    fn make_own_policy(&self, name: &str, seed: u64) -> Result<Box<dyn DynPolicy>, EnvError> {
+        let _ = seed;
+        Err(unknown_policy(name, &self.policy_names()))
+    }
+
+    /// Builds any built-in policy: `random`, `noop`, or one of the environment's own.
+    fn make_policy(&self, name: &str, seed: u64) -> Result<Box<dyn DynPolicy>, EnvError> {
+        match name {
+            "random" => Ok(Box::new(RandomPolicy::new(seed))),
+            "noop" => Ok(Box::new(NoopPolicy)),
+            other => self.make_own_policy(other, seed),
+        }
+    }
+}
+
+/// The error for a policy name an environment does not have, listing the ones it has.
+pub fn unknown_policy(name: &str, own: &[&str]) -> EnvError {
+    let mut known = vec!["random", "noop"];
+    known.extend_from_slice(own);
+    EnvError::Param {
+        key: "policy".into(),
+        message: format!("unknown policy {name:?}; known: {}", known.join(", ")),
+    }
+}

@@ -1,0 +1,1 @@
+//! cube environment (work in progress).

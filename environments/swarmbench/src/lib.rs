@@ -1,0 +1,1 @@
+//! swarmbench environment (work in progress).

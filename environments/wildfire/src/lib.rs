@@ -1,0 +1,1 @@
+//! wildfire environment (work in progress).
