@@ -108,20 +108,75 @@ fn every_policy_over_http_with_exact_token_totals() {
     assert!(dir.path().join("results.csv").is_file());
 }
 
+/// `summary.json` with wall times zeroed (they differ run to run).
+fn summary_without_wall(out: &Path) -> serde_json::Value {
+    let mut s = summary(out);
+    for row in s["policies"].as_object_mut().unwrap().values_mut() {
+        row["wall_s"] = 0.into();
+    }
+    for per in s["datasets"].as_object_mut().unwrap().values_mut() {
+        for row in per.as_object_mut().unwrap().values_mut() {
+            row["wall_s"] = 0.into();
+        }
+    }
+    s
+}
+
+fn lines_of(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
 #[test]
-fn resume_skips_finished_items_and_ends_with_the_same_totals() {
-    let m = mock(&[]);
+fn killed_mid_run_then_rerun_ends_with_the_same_totals_and_no_duplicates() {
+    // Slow answers, so the run is surely still going when it is killed.
+    let m = mock(&["--latency-ms", "40"]);
     let full = tempfile::tempdir().unwrap();
     assert!(eval(&m.url, full.path(), &[]).status.success());
+
     let resumed = tempfile::tempdir().unwrap();
-    // An interrupted run: only part of the items finished, and a torn last line.
-    assert!(eval(&m.url, resumed.path(), &["--limit", "5"])
-        .status
-        .success());
-    let partial = resumed.path().join("single.jsonl");
-    let mut text = std::fs::read_to_string(&partial).unwrap();
+    let mut child = Command::new(BIN)
+        .args(["eval", "--dataset", "gsm8k", "--data"])
+        .arg(sample())
+        .args([
+            "--policy",
+            "single,cot,self_consistency:k=3,debate:agents=3,rounds=2,selforg",
+            "--base-url",
+            &m.url,
+            "--model",
+            "sim",
+            "--quiet",
+            "--concurrency",
+            "4",
+            "--out",
+        ])
+        .arg(resumed.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let first = resumed.path().join("single.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while lines_of(&first) < 3 {
+        assert!(std::time::Instant::now() < deadline, "no progress");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to clean up.
+    child.wait().unwrap();
+    let done_before: usize = ["single", "cot", "self_consistency", "debate", "selforg"]
+        .iter()
+        .map(|p| lines_of(&resumed.path().join(format!("{p}.jsonl"))))
+        .sum();
+    assert!(
+        done_before < 60,
+        "the run was interrupted ({done_before} of 60 done)"
+    );
+    assert!(!resumed.path().join("summary.json").exists());
+    // A kill in the middle of a write leaves a torn last line; the rerun must cope.
+    let mut text = std::fs::read_to_string(&first).unwrap();
     text.push_str("{\"id\": \"7\", \"pol");
-    std::fs::write(&partial, text).unwrap();
+    std::fs::write(&first, text).unwrap();
+
     let out = eval(&m.url, resumed.path(), &[]);
     assert!(
         out.status.success(),
@@ -146,14 +201,51 @@ fn resume_skips_finished_items_and_ends_with_the_same_totals() {
         );
     }
     // Same seed, same deterministic model: identical totals to the uninterrupted run.
-    assert_eq!(summary(full.path()), {
-        let mut s = summary(resumed.path());
-        // Wall times differ run to run.
-        for (name, row) in s["policies"].as_object_mut().unwrap() {
-            row["wall_s"] = summary(full.path())["policies"][name]["wall_s"].clone();
-        }
-        s
-    });
+    assert_eq!(
+        summary_without_wall(full.path()),
+        summary_without_wall(resumed.path())
+    );
+}
+
+#[test]
+fn a_second_dataset_in_the_same_directory_adds_a_column_avg_and_avg_r() {
+    let m = mock(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    assert!(eval(&m.url, dir.path(), &["--limit", "4"]).status.success());
+    // Another dataset whose item ids ("0", "1", …) collide with GSM8K's: must not be skipped.
+    let out = Command::new(BIN)
+        .args(["eval", "--dataset", "gsm-hard", "--data"])
+        .arg(sample().with_file_name("gsm-hard.jsonl"))
+        .args([
+            "--policy",
+            "single,cot",
+            "--base-url",
+            &m.url,
+            "--model",
+            "sim",
+        ])
+        .args(["--quiet", "--limit", "4", "--out"])
+        .arg(dir.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = summary(dir.path());
+    assert_eq!(s["datasets"]["gsm8k"]["single"]["n"], 4);
+    assert_eq!(s["datasets"]["gsm-hard"]["single"]["n"], 4);
+    assert_eq!(s["policies"]["single"]["n"], 8);
+    assert_eq!(lines_of(&dir.path().join("single.jsonl")), 8);
+    let table = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        table.contains("| Method | gsm-hard (%) | gsm8k (%) | AVG | AVG-R |"),
+        "{table}"
+    );
+    let svg = std::fs::read_to_string(dir.path().join("accuracy_vs_tokens.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("selforg") && svg.contains("single"));
 }
 
 #[test]

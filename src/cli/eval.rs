@@ -186,6 +186,7 @@ pub async fn run(a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
     let eval = EvalConfig {
         concurrency: a.concurrency,
         run_seed: a.data.seed,
+        dataset: dataset.name().to_string(),
     };
     for policy in policies {
         let name = policy.name().to_string();
@@ -211,13 +212,16 @@ pub async fn run(a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         let path = a.out.join(format!("{name}.jsonl"));
         let results = run_policy(policy, &items, &roster, &eval, &path, &on_done).await?;
         bar.finish_and_clear();
-        summary.policies.insert(name, PolicySummary::of(&results));
+        summary.record(dataset.name(), &name, PolicySummary::of(&results));
     }
     std::fs::write(&summary_path, serde_json::to_string_pretty(&summary)?)
         .with_context(|| format!("writing {}", summary_path.display()))?;
-    let md = summary.markdown(dataset.name());
+    let md = summary.markdown();
     std::fs::write(a.out.join("results.md"), &md)?;
-    std::fs::write(a.out.join("results.csv"), summary.csv(dataset.name()))?;
+    std::fs::write(a.out.join("results.csv"), summary.csv())?;
+    let svg = a.out.join("accuracy_vs_tokens.svg");
+    colony::eval::plot::accuracy_vs_tokens(&summary, &svg)
+        .with_context(|| format!("writing {}", svg.display()))?;
     println!("{md}");
     Ok(())
 }

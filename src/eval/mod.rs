@@ -1,6 +1,7 @@
 //! Evaluation: run policies over dataset items, store one JSON line per finished item
 //! (resumable), summarize, and measure resources for benchmarks.
 
+pub mod plot;
 pub mod resources;
 pub mod results;
 pub mod runner;

@@ -17,6 +17,9 @@ pub struct ItemResult {
     pub id: String,
     /// Policy name.
     pub policy: String,
+    /// Dataset name (empty in files written before datasets were recorded).
+    #[serde(default)]
+    pub dataset: String,
     /// Extracted answer.
     pub answer: Option<String>,
     /// Gold answer.

@@ -18,6 +18,9 @@ pub struct EvalConfig {
     pub concurrency: usize,
     /// Run seed (spec §0.3).
     pub run_seed: u64,
+    /// Dataset name, recorded on every result; resuming matches (dataset, item id), so
+    /// several datasets can share one output directory.
+    pub dataset: String,
 }
 
 /// Solves one item; failures become an error result (the item counts as incorrect).
@@ -26,6 +29,7 @@ pub async fn solve_item(
     item: &Item,
     roster: &Roster,
     run_seed: u64,
+    dataset: &str,
 ) -> ItemResult {
     let t0 = Instant::now();
     let query = Query {
@@ -43,6 +47,7 @@ pub async fn solve_item(
             ItemResult {
                 id: item.id.clone(),
                 policy: policy.name().to_string(),
+                dataset: dataset.to_string(),
                 answer: out.answer,
                 gold: item.gold.clone(),
                 correct,
@@ -57,6 +62,7 @@ pub async fn solve_item(
         Err(e) => ItemResult {
             id: item.id.clone(),
             policy: policy.name().to_string(),
+            dataset: dataset.to_string(),
             answer: None,
             gold: item.gold.clone(),
             correct: false,
@@ -81,12 +87,23 @@ pub async fn run_policy(
     on_done: &(dyn Fn(&ItemResult) + Send + Sync),
 ) -> Result<Vec<ItemResult>, ResultsError> {
     let (file, mut all) = ResultsFile::open(results_path)?;
+    // Results of other datasets in the same file are kept but are not this run's.
+    all.retain(|r| r.dataset == config.dataset || r.dataset.is_empty());
     let done = ResultsFile::ids(&all);
     let pending: Vec<&Item> = items.iter().filter(|i| !done.contains(&i.id)).collect();
     let mut finished = stream::iter(pending)
         .map(|item| {
             let policy = policy.clone();
-            async move { solve_item(policy.as_ref(), item, roster, config.run_seed).await }
+            async move {
+                solve_item(
+                    policy.as_ref(),
+                    item,
+                    roster,
+                    config.run_seed,
+                    &config.dataset,
+                )
+                .await
+            }
         })
         .buffer_unordered(config.concurrency.max(1));
     while let Some(result) = finished.next().await {

@@ -1,4 +1,8 @@
-//! Run summaries: per-policy totals (`summary.json`) and the results table (Markdown, CSV).
+//! Run summaries: per-policy totals (`summary.json`) and the results table of the paper's
+//! Table 1 (accuracy per dataset, AVG, AVG-R, tokens) as Markdown and CSV (spec §5.3).
+//!
+//! Several `colony eval` runs into the same output directory, one per dataset, accumulate:
+//! `summary.json` keeps every dataset's per-policy totals and the table spans them all.
 
 use std::collections::BTreeMap;
 
@@ -27,75 +31,265 @@ pub struct PolicySummary {
     pub wall_s: f64,
 }
 
-/// `summary.json`: `{"policies": {"<name>": {…}}}`.
+/// `summary.json`: `{"policies": {"<name>": {…}}, "datasets": {"<dataset>": {"<name>": {…}}}}`;
+/// `policies` holds each policy's totals over all datasets.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
-    /// Per policy, ordered by name.
+    /// Per policy, totals over every dataset, ordered by name.
     pub policies: BTreeMap<String, PolicySummary>,
+    /// Per dataset, per policy.
+    #[serde(default)]
+    pub datasets: BTreeMap<String, BTreeMap<String, PolicySummary>>,
 }
 
 impl PolicySummary {
     /// Totals of `results`.
     pub fn of(results: &[ItemResult]) -> Self {
-        let mut s = PolicySummary {
-            n: results.len(),
-            ..Self::default()
-        };
+        let mut s = PolicySummary::default();
         for r in results {
-            s.correct += usize::from(r.correct);
-            s.errors += usize::from(r.error.is_some());
-            s.calls += r.calls;
-            s.prompt_tokens += r.prompt_tokens;
-            s.completion_tokens += r.completion_tokens;
-            s.wall_s += r.wall_ms / 1000.0;
+            s.add(&PolicySummary {
+                n: 1,
+                correct: usize::from(r.correct),
+                accuracy: 0.0,
+                errors: usize::from(r.error.is_some()),
+                calls: r.calls,
+                prompt_tokens: r.prompt_tokens,
+                completion_tokens: r.completion_tokens,
+                wall_s: r.wall_ms / 1000.0,
+            });
         }
-        s.accuracy = if s.n == 0 {
+        s
+    }
+
+    /// Adds `other`'s counts to these and recomputes the accuracy.
+    fn add(&mut self, other: &PolicySummary) {
+        self.n += other.n;
+        self.correct += other.correct;
+        self.errors += other.errors;
+        self.calls += other.calls;
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.wall_s += other.wall_s;
+        self.accuracy = if self.n == 0 {
             0.0
         } else {
-            s.correct as f64 / s.n as f64
+            self.correct as f64 / self.n as f64
         };
-        s
     }
 }
 
+/// Accuracy in percent rounded to 2 decimals, the precision ranks use (spec §5.3).
+fn percent2(accuracy: f64) -> f64 {
+    (accuracy * 10_000.0).round() / 100.0
+}
+
+/// One row of the results table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableRow {
+    /// Method name.
+    pub method: String,
+    /// Accuracy in percent (2 decimals) per dataset, `None` where the method has no results.
+    pub accuracy: Vec<Option<f64>>,
+    /// Unweighted mean of the available per-dataset accuracies.
+    pub avg: f64,
+    /// Mean dense rank over the available datasets (lower is better), 2 decimals.
+    pub avg_rank: f64,
+    /// Totals over all datasets.
+    pub totals: PolicySummary,
+}
+
 impl Summary {
-    /// The table as Markdown: one row per policy (accuracy in %, tokens, calls, errors).
-    pub fn markdown(&self, dataset: &str) -> String {
-        let mut out = format!(
-            "| Method | {dataset} (%) | n | Prompt tokens | Completion tokens | Calls | Errors |\n|---|---|---|---|---|---|---|\n"
-        );
-        for (name, s) in &self.policies {
+    /// Records one policy's results on one dataset and refreshes its totals.
+    pub fn record(&mut self, dataset: &str, policy: &str, summary: PolicySummary) {
+        self.datasets
+            .entry(dataset.to_string())
+            .or_default()
+            .insert(policy.to_string(), summary);
+        let mut total = PolicySummary::default();
+        for per in self.datasets.values() {
+            if let Some(s) = per.get(policy) {
+                total.add(s);
+            }
+        }
+        self.policies.insert(policy.to_string(), total);
+    }
+
+    /// Dataset names, in order.
+    pub fn dataset_names(&self) -> Vec<String> {
+        self.datasets.keys().cloned().collect()
+    }
+
+    /// The table: one row per policy, AVG and AVG-R by the dense-rank rule of spec §5.3.
+    pub fn rows(&self) -> Vec<TableRow> {
+        let names = self.dataset_names();
+        // Dense rank per dataset: distinct 2-decimal accuracies, best first.
+        let ranks: Vec<Vec<f64>> = names
+            .iter()
+            .map(|d| {
+                let mut values: Vec<f64> = self.datasets[d]
+                    .values()
+                    .map(|s| percent2(s.accuracy))
+                    .collect();
+                values.sort_by(|a, b| b.total_cmp(a));
+                values.dedup();
+                values
+            })
+            .collect();
+        self.policies
+            .iter()
+            .map(|(method, totals)| {
+                let accuracy: Vec<Option<f64>> = names
+                    .iter()
+                    .map(|d| self.datasets[d].get(method).map(|s| percent2(s.accuracy)))
+                    .collect();
+                let present: Vec<(usize, f64)> = accuracy
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, a)| a.map(|a| (i, a)))
+                    .collect();
+                let count = present.len().max(1) as f64;
+                let avg = present.iter().map(|(_, a)| a).sum::<f64>() / count;
+                let rank_sum: f64 = present
+                    .iter()
+                    .map(|(i, a)| (ranks[*i].iter().position(|v| v == a).unwrap_or(0) + 1) as f64)
+                    .sum();
+                // Round half up to 2 decimals; the epsilon keeps x.xx5 from falling below.
+                let avg_rank = ((rank_sum / count) * 100.0 + 0.5 + 1e-9).floor() / 100.0;
+                TableRow {
+                    method: method.clone(),
+                    accuracy,
+                    avg,
+                    avg_rank,
+                    totals: totals.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The table as Markdown (accuracy in % with 2 decimals, AVG, AVG-R, tokens, calls, errors).
+    pub fn markdown(&self) -> String {
+        let names = self.dataset_names();
+        let mut out = String::from("| Method |");
+        for d in &names {
+            out.push_str(&format!(" {d} (%) |"));
+        }
+        out.push_str(" AVG | AVG-R | Prompt tokens | Completion tokens | Calls | Errors |\n|---|");
+        out.push_str(&"---|".repeat(names.len() + 6));
+        out.push('\n');
+        for row in self.rows() {
+            out.push_str(&format!("| {} |", row.method));
+            for a in &row.accuracy {
+                match a {
+                    Some(a) => out.push_str(&format!(" {a:.2} |")),
+                    None => out.push_str(" – |"),
+                }
+            }
+            let t = &row.totals;
             out.push_str(&format!(
-                "| {name} | {:.1} | {} | {} | {} | {} | {} |\n",
-                s.accuracy * 100.0,
-                s.n,
-                s.prompt_tokens,
-                s.completion_tokens,
-                s.calls,
-                s.errors
+                " {:.2} | {:.2} | {} | {} | {} | {} |\n",
+                row.avg, row.avg_rank, t.prompt_tokens, t.completion_tokens, t.calls, t.errors
             ));
         }
         out
     }
 
-    /// The table as CSV.
-    pub fn csv(&self, dataset: &str) -> String {
+    /// The table as CSV: one line per (method, dataset), plus the method's AVG and AVG-R.
+    pub fn csv(&self) -> String {
         let mut out = String::from(
-            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s\n",
+            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r\n",
         );
-        for (name, s) in &self.policies {
-            out.push_str(&format!(
-                "{name},{dataset},{:.6},{},{},{},{},{},{},{:.3}\n",
-                s.accuracy,
-                s.n,
-                s.correct,
-                s.prompt_tokens,
-                s.completion_tokens,
-                s.calls,
-                s.errors,
-                s.wall_s
-            ));
+        for row in self.rows() {
+            for d in self.dataset_names() {
+                if let Some(s) = self.datasets[&d].get(&row.method) {
+                    out.push_str(&format!(
+                        "{},{d},{:.6},{},{},{},{},{},{},{:.3},{:.2},{:.2}\n",
+                        row.method,
+                        s.accuracy,
+                        s.n,
+                        s.correct,
+                        s.prompt_tokens,
+                        s.completion_tokens,
+                        s.calls,
+                        s.errors,
+                        s.wall_s,
+                        row.avg,
+                        row.avg_rank
+                    ));
+                }
+            }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ps(correct: usize, n: usize) -> PolicySummary {
+        let mut s = PolicySummary::default();
+        s.add(&PolicySummary {
+            n,
+            correct,
+            calls: n as u64,
+            prompt_tokens: 10 * n as u64,
+            completion_tokens: 5 * n as u64,
+            ..PolicySummary::default()
+        });
+        s
+    }
+
+    #[test]
+    fn dense_ranks_avg_and_totals_over_datasets() {
+        let mut s = Summary::default();
+        // gsm8k: a 80%, b 80%, c 60% → dense ranks 1, 1, 2.
+        s.record("gsm8k", "a", ps(8, 10));
+        s.record("gsm8k", "b", ps(8, 10));
+        s.record("gsm8k", "c", ps(6, 10));
+        // math: a 50%, b 75%, c 25% → ranks 2, 1, 3.
+        s.record("math", "a", ps(2, 4));
+        s.record("math", "b", ps(3, 4));
+        s.record("math", "c", ps(1, 4));
+        let rows = s.rows();
+        let by = |m: &str| rows.iter().find(|r| r.method == m).unwrap().clone();
+        assert_eq!(by("a").accuracy, vec![Some(80.0), Some(50.0)]);
+        assert!((by("a").avg - 65.0).abs() < 1e-9);
+        assert_eq!(by("a").avg_rank, 1.5);
+        assert_eq!(by("b").avg_rank, 1.0);
+        assert_eq!(by("c").avg_rank, 2.5);
+        // Totals span both datasets.
+        assert_eq!(s.policies["a"].n, 14);
+        assert_eq!(s.policies["a"].correct, 10);
+        assert!((s.policies["a"].accuracy - 10.0 / 14.0).abs() < 1e-12);
+        let md = s.markdown();
+        assert!(
+            md.contains("| gsm8k (%) | math (%) | AVG | AVG-R |"),
+            "{md}"
+        );
+        assert!(md.contains("| c | 60.00 | 25.00 | 42.50 | 2.50 |"), "{md}");
+        let csv = s.csv();
+        assert_eq!(csv.lines().count(), 1 + 6);
+        assert!(csv.contains("\nb,math,0.750000,4,3,"), "{csv}");
+    }
+
+    #[test]
+    fn rerecording_replaces_and_missing_datasets_show_a_dash() {
+        let mut s = Summary::default();
+        s.record("gsm8k", "a", ps(1, 10));
+        s.record("gsm8k", "a", ps(9, 10));
+        s.record("math", "b", ps(1, 3));
+        assert_eq!(s.policies["a"].correct, 9);
+        let rows = s.rows();
+        assert_eq!(rows[0].accuracy, vec![Some(90.0), None]);
+        assert_eq!(rows[0].avg_rank, 1.0);
+        assert!(s.markdown().contains("| a | 90.00 | – |"));
+        // Repeating thirds: 33.33 % (2 decimals), AVG-R rounded half up.
+        assert_eq!(rows[1].accuracy, vec![None, Some(33.33)]);
+    }
+
+    #[test]
+    fn old_summaries_without_datasets_still_load() {
+        let s: Summary = serde_json::from_str(r#"{"policies": {}}"#).unwrap();
+        assert!(s.datasets.is_empty());
     }
 }

@@ -5,8 +5,10 @@ use async_trait::async_trait;
 use futures::future::join_all;
 use serde_json::json;
 
-use super::{llm_seed, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
-use crate::runtime::{AskOptions, Reply, RuntimeError, Team};
+use std::sync::Arc;
+
+use super::{llm_seed, Member, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
+use crate::runtime::{AskOptions, Reply, RoleCard, RuntimeError, Team};
 
 /// One call answering `query(item)`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -30,7 +32,7 @@ pub(crate) async fn one_call(
     method: &str,
     prompt: String,
 ) -> Result<PolicyOutput, PolicyError> {
-    let team = roster.team(1)?;
+    let team = resized(roster, 1, true)?.team(1)?;
     let options = ask_options(query, roster, method, None, 0);
     let mut failures = Failures::default();
     let replies = ask_all(&team, vec![(0, prompt, options)]).await;
@@ -100,7 +102,20 @@ pub(crate) fn resized(roster: &Roster, n: usize, only_first: bool) -> Result<Ros
     }
     let len = if only_first { 1 } else { roster.members.len() };
     Ok(Roster {
-        members: (0..n).map(|i| roster.members[i % len].clone()).collect(),
+        members: (0..n)
+            .map(|i| {
+                let m = &roster.members[i % len];
+                // Baselines send no system prompt (spec §3.1–3.4); role cards are SelfOrg's.
+                let role = RoleCard {
+                    system_prompt: String::new(),
+                    ..(*m.role).clone()
+                };
+                Member {
+                    role: Arc::new(role),
+                    model: m.model.clone(),
+                }
+            })
+            .collect(),
         generation: roster.generation,
     })
 }

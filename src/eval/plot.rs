@@ -1,0 +1,214 @@
+//! SVG charts of results (plotters' SVG backend; no font files needed): the accuracy-vs-tokens
+//! bubble plot of `colony eval` and the line charts of the simulation studies.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+use thiserror::Error;
+
+use super::summary::Summary;
+
+/// A chart could not be drawn or written.
+#[derive(Debug, Error)]
+#[error("plot {path}: {message}")]
+pub struct PlotError {
+    /// Output file.
+    pub path: String,
+    /// What failed.
+    pub message: String,
+}
+
+fn plot_error(path: &Path, e: impl std::fmt::Display) -> PlotError {
+    PlotError {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// One labelled bubble: position and radius in pixels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bubble {
+    /// Label drawn next to the bubble.
+    pub label: String,
+    /// x value.
+    pub x: f64,
+    /// y value.
+    pub y: f64,
+    /// Radius in pixels.
+    pub radius: u32,
+}
+
+/// One named line of a line chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// Legend entry.
+    pub name: String,
+    /// Points, in x order.
+    pub points: Vec<(f64, f64)>,
+    /// Markers only (no connecting line), e.g. Monte-Carlo estimates over a closed form.
+    pub markers_only: bool,
+}
+
+/// Axis range with a margin, never empty.
+fn padded(lo: f64, hi: f64, floor_zero: bool) -> (f64, f64) {
+    let span = (hi - lo).abs().max(1e-9);
+    let lo = if floor_zero { 0.0 } else { lo - 0.1 * span };
+    (lo, hi + 0.15 * span)
+}
+
+/// Draws a bubble chart to an SVG file.
+pub fn bubble_chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    bubbles: &[Bubble],
+) -> Result<(), PlotError> {
+    let (xmin, xmax) = bubbles
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.x), b.max(p.x))
+        });
+    let (ymin, ymax) = bubbles
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.y), b.max(p.y))
+        });
+    let (xmin, xmax) = if bubbles.is_empty() {
+        (0.0, 1.0)
+    } else {
+        padded(xmin, xmax, true)
+    };
+    let (ymin, ymax) = if bubbles.is_empty() {
+        (0.0, 1.0)
+    } else {
+        padded(ymin, ymax, false)
+    };
+    let root = SVGBackend::new(path, (800, 560)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| plot_error(path, e);
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(56)
+        .build_cartesian_2d(xmin..xmax, ymin..ymax)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, b) in bubbles.iter().enumerate() {
+        let color = Palette99::pick(i).mix(0.6);
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                (b.x, b.y),
+                b.radius,
+                color.filled(),
+            )))
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                b.label.clone(),
+                (b.x, b.y),
+                ("sans-serif", 14).into_font().color(&BLACK),
+            )))
+            .map_err(|e| err(&e))?;
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// Draws a line chart with a legend to an SVG file.
+pub fn line_chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    y_range: (f64, f64),
+    lines: &[Line],
+) -> Result<(), PlotError> {
+    let xs = lines.iter().flat_map(|l| l.points.iter().map(|p| p.0));
+    let (xmin, xmax) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    let (xmin, xmax) = if xmin.is_finite() {
+        (xmin, xmax.max(xmin + 1e-9))
+    } else {
+        (0.0, 1.0)
+    };
+    let root = SVGBackend::new(path, (800, 560)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| plot_error(path, e);
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(56)
+        .build_cartesian_2d(xmin..xmax, y_range.0..y_range.1)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, line) in lines.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let points = line.points.clone();
+        let anno = if line.markers_only {
+            chart.draw_series(
+                points
+                    .into_iter()
+                    .map(move |p| Cross::new(p, 5, color.stroke_width(2))),
+            )
+        } else {
+            chart.draw_series(LineSeries::new(points, color.stroke_width(2)))
+        }
+        .map_err(|e| err(&e))?;
+        anno.label(line.name.clone()).legend(move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+        });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// The accuracy-vs-tokens bubble plot of a run (the SelfOrg paper's efficiency figure): x =
+/// mean tokens per query (prompt + completion), y = AVG accuracy (%), bubble area ∝ calls per
+/// query.
+pub fn accuracy_vs_tokens(summary: &Summary, path: &Path) -> Result<(), PlotError> {
+    let bubbles: Vec<Bubble> = summary
+        .rows()
+        .into_iter()
+        .filter(|r| r.totals.n > 0)
+        .map(|r| {
+            let n = r.totals.n as f64;
+            let tokens = (r.totals.prompt_tokens + r.totals.completion_tokens) as f64 / n;
+            let calls = r.totals.calls as f64 / n;
+            Bubble {
+                label: format!("{} ({calls:.1} calls)", r.method),
+                x: tokens,
+                y: r.avg,
+                radius: (6.0 + 6.0 * calls.max(0.0).sqrt()).round() as u32,
+            }
+        })
+        .collect();
+    let datasets = summary.dataset_names().join(", ");
+    bubble_chart(
+        path,
+        &format!("Accuracy vs tokens ({datasets})"),
+        "tokens per query (prompt + completion)",
+        "AVG accuracy (%)",
+        &bubbles,
+    )
+}
