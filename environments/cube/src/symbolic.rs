@@ -1,0 +1,274 @@
+//! The seven symbolic actions: raw calls as submitted, their argument validation with the
+//! spec's defaults (spec §9.2), and formatting.
+//!
+//! Plans keep the raw [`SymbolicCall`]s so that an invalid call still reaches the executor and
+//! ends with `failed:invalid_args` at its first poll, as the argument-error rule requires.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::geometry::{Face, Prim};
+
+/// One symbolic action call as submitted: a name and named arguments (JSON values).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SymbolicCall {
+    /// Action name (`move_to_block`, …).
+    pub action: String,
+    /// Named arguments.
+    #[serde(default)]
+    pub args: BTreeMap<String, Value>,
+}
+
+impl SymbolicCall {
+    /// A call from a name and `(key, value)` pairs.
+    pub fn new<const N: usize>(action: &str, args: [(&str, Value); N]) -> SymbolicCall {
+        SymbolicCall {
+            action: action.to_string(),
+            args: args.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        }
+    }
+}
+
+impl fmt::Display for SymbolicCall {
+    /// The one-call-per-line form: `push_block(block=2, steps=3)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let order = param_names(&self.action).unwrap_or(&[]);
+        let mut keys: Vec<&String> = self.args.keys().collect();
+        keys.sort_by_key(|k| order.iter().position(|p| p == k).unwrap_or(usize::MAX));
+        let args: Vec<String> = keys
+            .into_iter()
+            .map(|k| match &self.args[k] {
+                Value::String(s) => format!("{k}={s}"),
+                v => format!("{k}={v}"),
+            })
+            .collect();
+        write!(f, "{}({})", self.action, args.join(", "))
+    }
+}
+
+/// The seven action names, in the order of the paper's Table 1.
+pub const ACTION_NAMES: [&str; 7] = [
+    "move",
+    "move_to_block",
+    "rendezvous",
+    "push_block",
+    "yield_block",
+    "idle",
+    "wait_agents",
+];
+
+/// Parameter names of an action in positional order (`None` for an unknown action).
+pub fn param_names(action: &str) -> Option<&'static [&'static str]> {
+    Some(match action {
+        "move" => &["direction", "steps"],
+        "move_to_block" => &["block", "face", "timeout"],
+        "rendezvous" => &["block", "face", "count", "timeout"],
+        "push_block" => &["block", "steps", "timeout"],
+        "yield_block" => &["block", "steps"],
+        "idle" => &["steps"],
+        "wait_agents" => &["count", "timeout"],
+        _ => return None,
+    })
+}
+
+/// A validated symbolic action with defaults filled in (spec §9.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum SymbolicAction {
+    /// Issue `direction` for `steps` steps.
+    Move {
+        /// Direction.
+        direction: Prim,
+        /// Steps.
+        steps: i64,
+    },
+    /// Path-find to a cell aligned with the face.
+    MoveToBlock {
+        /// Block id (may be gone).
+        block: i64,
+        /// Face.
+        face: Face,
+        /// Timeout (default 40).
+        timeout: i64,
+    },
+    /// Wait aligned with the face until `count` agents are in the same rendezvous.
+    Rendezvous {
+        /// Block id.
+        block: i64,
+        /// Face.
+        face: Face,
+        /// Quorum (including the agent).
+        count: i64,
+        /// Timeout (default 2·K).
+        timeout: i64,
+    },
+    /// Push toward the block until it advanced `steps` cells.
+    PushBlock {
+        /// Block id.
+        block: i64,
+        /// Advances wanted.
+        steps: i64,
+        /// Timeout (default steps + 20).
+        timeout: i64,
+    },
+    /// Step away from the block `steps` times.
+    YieldBlock {
+        /// Block id.
+        block: i64,
+        /// Steps.
+        steps: i64,
+    },
+    /// Stay `steps` steps.
+    Idle {
+        /// Steps.
+        steps: i64,
+    },
+    /// Wait until `count` agents wait.
+    WaitAgents {
+        /// Quorum (including the agent).
+        count: i64,
+        /// Timeout (default 2·K).
+        timeout: i64,
+    },
+}
+
+impl SymbolicAction {
+    /// The `steps` argument, for actions that have one.
+    pub fn steps(&self) -> Option<i64> {
+        match *self {
+            SymbolicAction::Move { steps, .. }
+            | SymbolicAction::PushBlock { steps, .. }
+            | SymbolicAction::YieldBlock { steps, .. }
+            | SymbolicAction::Idle { steps } => Some(steps),
+            _ => None,
+        }
+    }
+}
+
+fn int_arg(call: &SymbolicCall, key: &str) -> Result<Option<i64>, String> {
+    match call.args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .map(Some)
+            .ok_or_else(|| format!("{key} must be an integer, got {n}")),
+        Some(Value::String(s)) => s
+            .trim()
+            .parse::<i64>()
+            .map(Some)
+            .map_err(|_| format!("{key} must be an integer, got {s:?}")),
+        Some(v) => Err(format!("{key} must be an integer, got {v}")),
+    }
+}
+
+fn required<T>(v: Option<T>, key: &str) -> Result<T, String> {
+    v.ok_or_else(|| format!("missing required argument {key}"))
+}
+
+fn text_arg(call: &SymbolicCall, key: &str) -> Result<String, String> {
+    match call.args.get(key) {
+        None | Some(Value::Null) => Err(format!("missing required argument {key}")),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(v) => Err(format!("{key} must be a name, got {v}")),
+    }
+}
+
+fn non_negative(v: i64, key: &str) -> Result<i64, String> {
+    if v < 0 {
+        Err(format!("{key} must not be negative, got {v}"))
+    } else {
+        Ok(v)
+    }
+}
+
+/// Validates a call for a `k × k` grid: the argument-error rule of spec §9.2 (missing
+/// required arguments, unknown names, non-integers, negative count/timeout, unknown argument
+/// keys). The error text says what is wrong; the executor turns it into `failed:invalid_args`.
+pub fn validate(call: &SymbolicCall, k: u32) -> Result<SymbolicAction, String> {
+    let names = param_names(&call.action).ok_or_else(|| {
+        format!(
+            "unknown action {:?}; known: {}",
+            call.action,
+            ACTION_NAMES.join(", ")
+        )
+    })?;
+    if let Some(extra) = call.args.keys().find(|k| !names.contains(&k.as_str())) {
+        return Err(format!(
+            "{} has no argument {extra:?}; arguments: {}",
+            call.action,
+            names.join(", ")
+        ));
+    }
+    let two_k = 2 * i64::from(k);
+    let face = || -> Result<Face, String> { text_arg(call, "face")?.parse::<Face>() };
+    let int = |key: &str| int_arg(call, key);
+    Ok(match call.action.as_str() {
+        "move" => {
+            let dir = text_arg(call, "direction")?;
+            let direction = match dir.trim().to_ascii_lowercase().as_str() {
+                "up" => Prim::Up,
+                "down" => Prim::Down,
+                "left" => Prim::Left,
+                "right" => Prim::Right,
+                _ => {
+                    return Err(format!(
+                        "unknown direction {dir:?}; expected up, down, left or right"
+                    ))
+                }
+            };
+            SymbolicAction::Move {
+                direction,
+                steps: required(int("steps")?, "steps")?,
+            }
+        }
+        "move_to_block" => {
+            let block = required(int("block")?, "block")?;
+            let face = face()?;
+            let timeout = non_negative(int("timeout")?.unwrap_or(40), "timeout")?;
+            SymbolicAction::MoveToBlock {
+                block,
+                face,
+                timeout,
+            }
+        }
+        "rendezvous" => {
+            let block = required(int("block")?, "block")?;
+            let face = face()?;
+            let count = non_negative(required(int("count")?, "count")?, "count")?;
+            let timeout = non_negative(int("timeout")?.unwrap_or(two_k), "timeout")?;
+            SymbolicAction::Rendezvous {
+                block,
+                face,
+                count,
+                timeout,
+            }
+        }
+        "push_block" => {
+            let block = required(int("block")?, "block")?;
+            let steps = required(int("steps")?, "steps")?;
+            let timeout = non_negative(
+                int("timeout")?.unwrap_or(steps.saturating_add(20)),
+                "timeout",
+            )?;
+            SymbolicAction::PushBlock {
+                block,
+                steps,
+                timeout,
+            }
+        }
+        "yield_block" => SymbolicAction::YieldBlock {
+            block: required(int("block")?, "block")?,
+            steps: required(int("steps")?, "steps")?,
+        },
+        "idle" => SymbolicAction::Idle {
+            steps: required(int("steps")?, "steps")?,
+        },
+        _ => SymbolicAction::WaitAgents {
+            count: non_negative(required(int("count")?, "count")?, "count")?,
+            timeout: non_negative(int("timeout")?.unwrap_or(two_k), "timeout")?,
+        },
+    })
+}
