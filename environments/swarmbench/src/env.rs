@@ -1,0 +1,637 @@
+//! The SwarmBench environment: reset, the round structure, task updates and scoring
+//! (spec §3, §9), behind the shared `Environment` trait.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use colony_env_api::{AgentId, EnvError, Environment, Event, StepResult};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Config, ConfigError, Task};
+use crate::flocking;
+use crate::layout::{self, agent_name, flocking_target};
+use crate::physics::{Dir, Physics};
+use crate::prompt::HistoryEntry;
+use crate::pursuit::{self, PreyOutcome};
+use crate::reply::{Move, Reply};
+use crate::rng::TaskRng;
+use crate::state::SwarmState;
+use crate::view::{local_view, View};
+use crate::world::{Cell, World};
+
+/// Task-specific state (spec §9).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "task", rename_all = "lowercase")]
+pub enum TaskState {
+    /// Pursuit: the prey object.
+    Pursuit {
+        /// Mesh index of the prey.
+        prey: usize,
+    },
+    /// Synchronization: lights and the last scored unanimous count.
+    Synchronization {
+        /// Light of each agent.
+        lights: Vec<bool>,
+        /// Number of lights on at the last point (−1 before the first).
+        prev: i64,
+    },
+    /// Foraging: who carries food.
+    Foraging {
+        /// Carrying flag of each agent.
+        carrying: Vec<bool>,
+    },
+    /// Flocking: initial and current distance.
+    Flocking {
+        /// D at reset.
+        d0: i64,
+        /// D now.
+        d: i64,
+    },
+    /// Transport: escapes already scored.
+    Transport {
+        /// Escape counted for each agent.
+        counted: Vec<bool>,
+    },
+}
+
+/// A sent message waiting for delivery (spec §10.3; delays of appendix L.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingMessage {
+    /// Round it was sent in.
+    pub sent: u32,
+    /// Round in which it is delivered.
+    pub deliver: u32,
+    /// Speaker index.
+    pub speaker: usize,
+    /// Text (capped, possibly corrupted).
+    pub text: String,
+}
+
+/// One agent's prompt memory (spec §10.4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Memory {
+    /// Views at past decisions, newest last (at most `memory`).
+    pub views: VecDeque<View>,
+    /// History entries, newest last (at most `memory`).
+    pub history: VecDeque<HistoryEntry>,
+    /// Number of decisions so far.
+    pub decisions: u32,
+}
+
+/// A cheap per-agent observation; the prompt text comes from `observe_text`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwarmObs {
+    /// Current round.
+    pub round: u32,
+    /// The agent's cell (off the map once escaped).
+    pub pos: Cell,
+    /// Whether the agent has left the map.
+    pub escaped: bool,
+}
+
+/// The SwarmBench environment (`swarmbench-v0`).
+#[derive(Debug, Clone)]
+pub struct SwarmEnv {
+    pub(crate) cfg: Config,
+    pub(crate) seed: i64,
+    pub(crate) world: World,
+    pub(crate) agents: Vec<usize>,
+    pub(crate) agent_of_mesh: Vec<u32>,
+    pub(crate) names: Vec<String>,
+    pub(crate) escaped: Vec<bool>,
+    pub(crate) rng: TaskRng,
+    pub(crate) task: TaskState,
+    pub(crate) target: Vec<Cell>,
+    pub(crate) score: f64,
+    pub(crate) round: u32,
+    pub(crate) memory: Vec<Memory>,
+    pub(crate) messages: Vec<PendingMessage>,
+    pub(crate) comm_rng: u64,
+    physics: Physics,
+    phys_actions: Vec<Option<Dir>>,
+}
+
+impl SwarmEnv {
+    /// A validated environment, reset with seed 42 (the reference's default seed).
+    pub fn new(cfg: Config) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        let mut env = Self {
+            cfg,
+            seed: 42,
+            world: World::new(0, 0),
+            agents: Vec::new(),
+            agent_of_mesh: Vec::new(),
+            names: Vec::new(),
+            escaped: Vec::new(),
+            rng: TaskRng::new(42),
+            task: TaskState::Flocking { d0: 0, d: 0 },
+            target: Vec::new(),
+            score: 0.0,
+            round: 0,
+            memory: Vec::new(),
+            messages: Vec::new(),
+            comm_rng: 0,
+            physics: Physics::default(),
+            phys_actions: Vec::new(),
+        };
+        env.reset_seed(42);
+        Ok(env)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The map and its objects.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Current round (0-based; the number of rounds played).
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// Agent `i`'s cell (its last, off-map cell once escaped).
+    pub fn agent_pos(&self, i: usize) -> Cell {
+        self.world.meshes[self.agents[i]].pos
+    }
+
+    /// Whether agent `i` has left the map.
+    pub fn is_escaped(&self, i: usize) -> bool {
+        self.escaped[i]
+    }
+
+    /// Number of agents.
+    pub fn num_agents(&self) -> usize {
+        self.agents.len()
+    }
+
+    /// The task state (lights, carrying flags, distances, …).
+    pub fn task_state(&self) -> &TaskState {
+        &self.task
+    }
+
+    /// The Flocking target cells (relative to its corner); empty for other tasks.
+    pub fn flocking_target(&self) -> &[Cell] {
+        &self.target
+    }
+
+    /// Mesh index of the prey (Pursuit) or box (Transport).
+    pub fn special_mesh(&self) -> Option<usize> {
+        match self.task {
+            TaskState::Pursuit { prey } => Some(prey),
+            _ => self.world.meshes.iter().position(|m| m.id == "box"),
+        }
+    }
+
+    /// Agent index of an id (`Agent_3` → 3).
+    pub fn agent_index(&self, agent: &str) -> Result<usize, EnvError> {
+        agent
+            .strip_prefix("Agent_")
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&i| i < self.agents.len() && self.names[i] == agent)
+            .ok_or_else(|| EnvError::UnknownAgent(agent.to_string()))
+    }
+
+    /// Creates the layout for `seed` with a fresh task RNG (spec §3 decision: every reset of
+    /// one configuration gives the same layout).
+    pub fn reset_seed(&mut self, seed: i64) {
+        self.seed = seed;
+        let rng_seed = if self.cfg.task == Task::Flocking {
+            42
+        } else {
+            seed
+        };
+        self.rng = TaskRng::new(rng_seed);
+        let lay = layout::generate(&self.cfg, &mut self.rng);
+        self.world = lay.world;
+        self.agents = lay.agents;
+        self.rebuild_index();
+        let n = self.agents.len();
+        self.escaped = vec![false; n];
+        self.target = Vec::new();
+        self.task = match self.cfg.task {
+            Task::Pursuit => TaskState::Pursuit {
+                prey: lay.special.unwrap_or(0),
+            },
+            Task::Synchronization => TaskState::Synchronization {
+                lights: lay.lights,
+                prev: -1,
+            },
+            Task::Foraging => TaskState::Foraging {
+                carrying: vec![false; n],
+            },
+            Task::Flocking => {
+                self.target = flocking_target(n).1;
+                let d = self.flock_distance();
+                TaskState::Flocking { d0: d, d }
+            }
+            Task::Transport => TaskState::Transport {
+                counted: vec![false; n],
+            },
+        };
+        self.score = 0.0;
+        self.round = 0;
+        self.memory = (0..n).map(|_| Memory::new()).collect();
+        self.messages.clear();
+        self.comm_rng = (seed as u64) ^ 0x636f_6d6d_5f72_6e67;
+    }
+
+    pub(crate) fn rebuild_index(&mut self) {
+        self.agent_of_mesh = vec![u32::MAX; self.world.meshes.len()];
+        for (i, &k) in self.agents.iter().enumerate() {
+            self.agent_of_mesh[k] = i as u32;
+        }
+        self.names = (0..self.agents.len()).map(agent_name).collect();
+        self.phys_actions = vec![None; self.world.meshes.len()];
+        if self.cfg.task == Task::Flocking {
+            self.target = flocking_target(self.agents.len()).1;
+        }
+    }
+
+    fn flock_distance(&self) -> i64 {
+        let cells: Vec<Cell> = self
+            .agents
+            .iter()
+            .filter(|&&k| self.world.meshes[k].present)
+            .map(|&k| self.world.meshes[k].pos)
+            .collect();
+        flocking::distance(&cells, &self.target).0
+    }
+
+    /// The task's own completion test (Flocking: D = 0; Transport: every agent escaped).
+    pub fn task_complete(&self) -> bool {
+        match &self.task {
+            TaskState::Flocking { d, .. } => *d == 0,
+            TaskState::Transport { .. } => self.escaped.iter().all(|&e| e),
+            _ => false,
+        }
+    }
+
+    /// Whether the episode is over (spec §3 step 1).
+    pub fn is_done(&self) -> bool {
+        self.task_complete() || self.round >= self.cfg.max_round
+    }
+
+    /// The view of agent `i` at the current state (spec §10.1).
+    pub fn view_of(&self, i: usize, out: &mut View) {
+        if self.cfg.commander && i == 0 {
+            crate::view::global_view(&self.world, &self.agent_of_mesh, self.agent_pos(i), out);
+        } else {
+            local_view(
+                &self.world,
+                &self.agent_of_mesh,
+                self.agent_pos(i),
+                self.cfg.view,
+                out,
+            );
+        }
+    }
+
+    fn observations(&self) -> BTreeMap<AgentId, SwarmObs> {
+        self.names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                (
+                    n.clone(),
+                    SwarmObs {
+                        round: self.round,
+                        pos: self.agent_pos(i),
+                        escaped: self.escaped[i],
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// Plays one round (spec §3 steps 2–8) with one reply per agent (missing: STAY).
+    pub fn play_round(&mut self, actions: &BTreeMap<AgentId, Reply>) -> (f64, Vec<Event>) {
+        let mut events = Vec::new();
+        if self.is_done() {
+            return (0.0, events);
+        }
+        let r = self.round;
+        let before = self.score;
+        let stay = Reply {
+            action: Some(Move::Stay),
+            message: String::new(),
+        };
+        self.phys_actions.iter_mut().for_each(|a| *a = None);
+        let mut switches = Vec::new();
+        for i in 0..self.agents.len() {
+            if self.escaped[i] {
+                continue;
+            }
+            let reply = actions.get(&self.names[i]).unwrap_or(&stay);
+            self.record_decision(i, reply);
+            if !reply.message.is_empty() {
+                self.send(i, r, &reply.message);
+            }
+            self.phys_actions[self.agents[i]] = reply.action.and_then(Move::dir);
+            if reply.action == Some(Move::Switch) {
+                switches.push(i);
+            }
+        }
+        self.messages.retain(|m| m.deliver > r);
+        self.physics.step(&mut self.world, &self.phys_actions);
+        self.task_update(r, &switches, &mut events);
+        for i in 0..self.agents.len() {
+            if !self.escaped[i] && !self.world.meshes[self.agents[i]].present {
+                self.escaped[i] = true;
+            }
+        }
+        self.round += 1;
+        (self.score - before, events)
+    }
+
+    fn record_decision(&mut self, i: usize, reply: &Reply) {
+        let mut view = if self.memory[i].views.len() >= self.cfg.memory {
+            self.memory[i].views.pop_front().unwrap_or_else(View::empty)
+        } else {
+            View::empty()
+        };
+        self.view_of(i, &mut view);
+        let mem = &mut self.memory[i];
+        mem.views.push_back(view);
+        mem.decisions += 1;
+        if mem.history.len() >= self.cfg.memory {
+            mem.history.pop_front();
+        }
+        mem.history.push_back(HistoryEntry {
+            round: mem.decisions,
+            action: reply.action.map_or("NONE", Move::name).to_string(),
+            message: reply.message.clone(),
+        });
+    }
+
+    fn task_update(&mut self, r: u32, switches: &[usize], events: &mut Vec<Event>) {
+        let ev = |agent: Option<&String>, kind: &str, detail: serde_json::Value| Event {
+            agent: agent.cloned(),
+            kind: kind.into(),
+            detail,
+        };
+        match &mut self.task {
+            TaskState::Pursuit { prey } => {
+                match pursuit::update(&mut self.world, &mut self.rng, *prey) {
+                    PreyOutcome::Caught(spot) => {
+                        self.score += 1.0;
+                        events.push(ev(None, "capture", serde_json::json!({ "respawn": spot })));
+                    }
+                    PreyOutcome::Moved(from, to) => events.push(ev(
+                        None,
+                        "prey_moved",
+                        serde_json::json!({ "from": from, "to": to }),
+                    )),
+                    PreyOutcome::Stayed => {}
+                }
+            }
+            TaskState::Synchronization { lights, prev } => {
+                for &i in switches {
+                    lights[i] = !lights[i];
+                }
+                for (i, &k) in self.agents.iter().enumerate() {
+                    self.world.set_symbol(k, if lights[i] { 'A' } else { 'a' });
+                }
+                let on = lights.iter().filter(|&&l| l).count() as i64;
+                if (on == lights.len() as i64 || on == 0) && on != *prev {
+                    *prev = on;
+                    self.score += 1.0;
+                    events.push(ev(
+                        None,
+                        "synchronized",
+                        serde_json::json!({ "lights_on": on }),
+                    ));
+                }
+            }
+            TaskState::Foraging { carrying } => {
+                let (h, w) = (self.world.height, self.world.width);
+                for (i, &k) in self.agents.iter().enumerate() {
+                    let (pi, pj) = self.world.meshes[k].pos;
+                    // Swapped bounds test of the reference (Q8).
+                    let near = |sym: char| {
+                        [(pi - 1, pj), (pi + 1, pj), (pi, pj - 1), (pi, pj + 1)]
+                            .into_iter()
+                            .any(|(a, b)| {
+                                a >= 0
+                                    && a < w
+                                    && b >= 0
+                                    && b < h
+                                    && self.world.symbol((a, b)) == sym
+                            })
+                    };
+                    let (food, nest) = (near('F'), near('N'));
+                    if food {
+                        if !carrying[i] {
+                            events.push(ev(
+                                Some(&self.names[i]),
+                                "pickup",
+                                serde_json::Value::Null,
+                            ));
+                        }
+                        carrying[i] = true;
+                        self.world.set_symbol(k, 'A');
+                    }
+                    if nest {
+                        if carrying[i] {
+                            self.score += 1.0;
+                            events.push(ev(
+                                Some(&self.names[i]),
+                                "delivery",
+                                serde_json::Value::Null,
+                            ));
+                        }
+                        carrying[i] = false;
+                        self.world.set_symbol(k, 'a');
+                    }
+                }
+            }
+            TaskState::Flocking { .. } => {
+                let now = self.flock_distance();
+                if let TaskState::Flocking { d0, d } = &mut self.task {
+                    *d = now;
+                    self.score = self.score.max((*d0 - now) as f64);
+                }
+            }
+            TaskState::Transport { counted } => {
+                let max = f64::from(self.cfg.max_round);
+                for (i, &k) in self.agents.iter().enumerate() {
+                    if !counted[i] && !self.world.meshes[k].present {
+                        counted[i] = true;
+                        self.score += (max - f64::from(r)) / max;
+                        events.push(ev(
+                            Some(&self.names[i]),
+                            "escape",
+                            serde_json::json!({ "round": r }),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Next draw of the message-options RNG (SplitMix64; separate from the task RNG so the
+    /// robustness options never change layouts or prey moves).
+    fn comm_draw(&mut self) -> u64 {
+        colony_env_api::policy::splitmix64(&mut self.comm_rng)
+    }
+
+    fn send(&mut self, speaker: usize, r: u32, text: &str) {
+        let mut text = text.to_string();
+        if self.cfg.corruption > 0.0 {
+            let u = (self.comm_draw() >> 11) as f64 / (1u64 << 53) as f64;
+            if u < self.cfg.corruption {
+                text = crate::messages::corrupt(&text, self.comm_draw());
+            }
+        }
+        let span = u64::from(self.cfg.delay_max - self.cfg.delay_min) + 1;
+        let delay = if self.cfg.delay_max > 0 {
+            self.cfg.delay_min + (self.comm_draw() % span) as u32
+        } else {
+            0
+        };
+        self.messages.push(PendingMessage {
+            sent: r,
+            deliver: r + 1 + delay,
+            speaker,
+            text,
+        });
+    }
+
+    /// A snapshot for save files.
+    pub fn snapshot(&self) -> SwarmState {
+        SwarmState::capture(self)
+    }
+
+    pub(crate) fn from_parts(cfg: Config, seed: i64) -> Self {
+        Self {
+            cfg,
+            seed,
+            world: World::new(0, 0),
+            agents: Vec::new(),
+            agent_of_mesh: Vec::new(),
+            names: Vec::new(),
+            escaped: Vec::new(),
+            rng: TaskRng::new(seed),
+            task: TaskState::Flocking { d0: 0, d: 0 },
+            target: Vec::new(),
+            score: 0.0,
+            round: 0,
+            memory: Vec::new(),
+            messages: Vec::new(),
+            comm_rng: 0,
+            physics: Physics::default(),
+            phys_actions: Vec::new(),
+        }
+    }
+}
+
+impl Memory {
+    /// Empty memory.
+    pub fn new() -> Self {
+        Self {
+            views: VecDeque::new(),
+            history: VecDeque::new(),
+            decisions: 0,
+        }
+    }
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Environment for SwarmEnv {
+    type Action = Reply;
+    type Observation = SwarmObs;
+    type State = SwarmState;
+
+    fn id(&self) -> &'static str {
+        "swarmbench-v0"
+    }
+
+    fn agents(&self) -> Vec<AgentId> {
+        self.names.clone()
+    }
+
+    fn reset(&mut self, seed: u64) -> BTreeMap<AgentId, SwarmObs> {
+        // Seeds are integers (spec §5); u64 seeds above i64::MAX wrap.
+        self.reset_seed(seed as i64);
+        self.observations()
+    }
+
+    fn step(&mut self, actions: &BTreeMap<AgentId, Reply>) -> StepResult<SwarmObs> {
+        let (delta, events) = self.play_round(actions);
+        let terminated = self.task_complete();
+        let truncated = !terminated && self.round >= self.cfg.max_round;
+        StepResult {
+            observations: self.observations(),
+            rewards: self.names.iter().map(|n| (n.clone(), delta)).collect(),
+            terminated,
+            truncated,
+            events,
+        }
+    }
+
+    fn noop(&self, _agent: &str) -> Reply {
+        Reply {
+            action: Some(Move::Stay),
+            message: String::new(),
+        }
+    }
+
+    fn random_action(&self, _agent: &str, draw: u64) -> Reply {
+        let valid = Move::valid(self.cfg.task == Task::Synchronization);
+        Reply {
+            action: Some(valid[(draw % valid.len() as u64) as usize]),
+            message: String::new(),
+        }
+    }
+
+    fn parse_action(&self, agent: &str, text: &str) -> Result<Reply, EnvError> {
+        self.agent_index(agent)?;
+        crate::messages::parse_action_text(text, self.cfg.task, self.cfg.msg_cap).map_err(
+            |message| EnvError::Action {
+                agent: agent.to_string(),
+                message,
+            },
+        )
+    }
+
+    fn format_action(&self, _agent: &str, action: &Reply) -> String {
+        crate::messages::format_action(action)
+    }
+
+    fn observe_text(&self, agent: &str) -> Result<String, EnvError> {
+        let i = self.agent_index(agent)?;
+        Ok(self.prompt(i))
+    }
+
+    fn score(&self) -> f64 {
+        self.score
+    }
+
+    fn state(&self) -> SwarmState {
+        self.snapshot()
+    }
+
+    fn restore(&mut self, state: SwarmState) -> Result<(), EnvError> {
+        *self = state.into_env()?;
+        Ok(())
+    }
+
+    fn render(&self) -> String {
+        let mut s = self.world.grid_rows().join("\n");
+        s.push_str(&format!(
+            "\n{} round {}/{} score {}\n",
+            self.cfg.task.name(),
+            self.round,
+            self.cfg.max_round,
+            self.score
+        ));
+        s
+    }
+}
