@@ -18,5 +18,6 @@ pub mod mock_server;
 pub mod policy;
 pub mod runtime;
 pub mod stable_hash;
+pub mod study;
 
 pub use colony_env_api as env;

@@ -41,6 +41,8 @@ enum Cmd {
     Grade(cli::grade::GradeArgs),
     /// List the supported reasoning datasets and the file format each expects.
     Datasets(cli::grade::DatasetsArgs),
+    /// Simulation studies (labelled as simulation): `selforg-amplification`.
+    Study(cli::study::StudyArgs),
     /// Environments: list, reset, step, run built-in policies, bench.
     Env(cli::env::EnvArgs),
     /// Measure client throughput or runtime scale (one JSON line).
@@ -75,6 +77,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Selforg(a) => cli::selforg::run(a),
         Cmd::Datasets(a) => cli::grade::datasets(a),
         Cmd::Env(a) => cli::env::run(a),
+        Cmd::Study(a) => cli::study::run(a).await,
     }
 }
 

@@ -41,9 +41,14 @@ pub struct EvalArgs {
     /// Embedder of SelfOrg: hash (default), minilm:DIR, remote:URL#MODEL, … (see `colony embed`).
     #[arg(long, default_value = "hash", value_name = "SPEC")]
     pub embedder: String,
-    /// Items solved at once.
+    /// Model calls in flight per endpoint (overrides `max_concurrency` of models.toml).
     #[arg(long, default_value_t = 16)]
     pub concurrency: usize,
+    /// Items solved at once (default: 4 × --concurrency). More items than calls keep the
+    /// endpoint busy while multi-round policies wait on their DAG parents; results do not
+    /// depend on it (every draw is seeded per item).
+    #[arg(long, value_name = "N")]
+    pub items_in_flight: Option<usize>,
     /// Output directory: `<policy>.jsonl` per policy, `summary.json`, `results.md`, `results.csv`.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -53,7 +58,7 @@ pub struct EvalArgs {
 }
 
 /// Role cards in file-name order, or a single generic assistant when the folder is missing.
-fn role_cards(dir: &Path) -> anyhow::Result<Vec<Arc<RoleCard>>> {
+pub(crate) fn role_cards(dir: &Path) -> anyhow::Result<Vec<Arc<RoleCard>>> {
     if !dir.is_dir() {
         tracing::warn!(dir = %dir.display(), "no role-card folder; using a generic assistant");
         return Ok(vec![Arc::new(RoleCard::new(
@@ -158,7 +163,9 @@ fn policy_specs(list: &str, rounds: Option<u32>) -> Vec<String> {
 }
 
 /// Runs `colony eval`.
-pub async fn run(a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
+pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
+    anyhow::ensure!(a.concurrency > 0, "--concurrency must be at least 1");
+    a.model.max_concurrency = Some(a.concurrency);
     let dataset = a.data.dataset()?;
     let items = a.data.load_selected()?;
     anyhow::ensure!(
@@ -184,7 +191,7 @@ pub async fn run(a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         Err(_) => Summary::default(),
     };
     let eval = EvalConfig {
-        concurrency: a.concurrency,
+        concurrency: a.items_in_flight.unwrap_or(4 * a.concurrency).max(1),
         run_seed: a.data.seed,
         dataset: dataset.name().to_string(),
     };

@@ -12,3 +12,4 @@ pub mod model_args;
 pub mod models;
 pub mod selforg;
 pub mod serve_mock;
+pub mod study;

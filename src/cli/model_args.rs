@@ -27,6 +27,9 @@ pub struct ModelArgs {
     /// Retries after the first attempt on 429, 5xx, connection errors and timeouts.
     #[arg(long, value_name = "N")]
     pub max_retries: Option<u32>,
+    /// Calls in flight per endpoint, set by commands that own a concurrency flag.
+    #[arg(skip)]
+    pub max_concurrency: Option<usize>,
     /// Record every call into DIR/calls.jsonl (replies already there are reused).
     #[arg(long, value_name = "DIR", conflicts_with = "replay")]
     pub record: Option<PathBuf>,
@@ -54,6 +57,7 @@ impl ModelArgs {
             api_key_env: self.api_key_env.clone(),
             timeout,
             max_retries: self.max_retries,
+            max_concurrency: self.max_concurrency,
             ..ModelOverrides::default()
         })
     }

@@ -1,0 +1,181 @@
+//! `colony study selforg-amplification`: the simulation study of SelfOrg §2.6 (see
+//! `colony::study::amplification`), writing tables and SVG plots.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use colony::embed::EmbedderSpec;
+use colony::study::amplification::{
+    closed_form_vs_monte_carlo, policy_accuracy, PolicyRow, StudyConfig,
+};
+use colony::study::report::{
+    closed_form_csv, closed_form_markdown, closed_form_svg, policy_csv, policy_markdown,
+    policy_svg, SIMULATION_LABEL,
+};
+
+/// `colony study …`.
+#[derive(Args, Debug)]
+pub struct StudyArgs {
+    #[command(subcommand)]
+    command: StudyCmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum StudyCmd {
+    /// SelfOrg §2.6 on the simulated model: P(≥2 of N correct), policy accuracy vs p, early
+    /// stopping. Every output is labelled as simulation.
+    SelforgAmplification(AmplificationArgs),
+}
+
+/// Arguments of `colony study selforg-amplification`.
+#[derive(Args, Debug)]
+pub struct AmplificationArgs {
+    /// Output directory for the tables (Markdown, CSV), plots (SVG) and study.json.
+    #[arg(
+        long,
+        default_value = "study-selforg-amplification",
+        value_name = "DIR"
+    )]
+    out: PathBuf,
+    /// Seed of every draw.
+    #[arg(long, default_value_t = 2024)]
+    seed: u64,
+    /// Simulated items per accuracy (parts b and c).
+    #[arg(long, default_value_t = 100)]
+    items: usize,
+    /// Monte-Carlo trials per cell (part a).
+    #[arg(long, default_value_t = 20_000)]
+    trials: usize,
+    /// Per-agent accuracies of parts b and c, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0.2,0.3,0.4,0.5,0.6,0.7,0.8"
+    )]
+    p: Vec<f64>,
+    /// SelfOrg's embedder: `auto` (MiniLM from $COLONY_MINILM_DIR or
+    /// .cache/all-MiniLM-L6-v2 when present, else the hashing embedder) or any `--embedder`
+    /// spec of `colony eval`.
+    #[arg(long, default_value = "auto", value_name = "SPEC")]
+    embedder: String,
+    /// Directory of role cards for the agents (first four used).
+    #[arg(long, default_value = "roles/selforg", value_name = "DIR")]
+    roles: PathBuf,
+    /// Items solved at once.
+    #[arg(long, default_value_t = 32)]
+    concurrency: usize,
+}
+
+/// Runs `colony study …`.
+pub async fn run(args: StudyArgs) -> anyhow::Result<()> {
+    match args.command {
+        StudyCmd::SelforgAmplification(a) => amplification(a).await,
+    }
+}
+
+/// `auto` → MiniLM when its weights are present, else hashing.
+fn embedder_spec(spec: &str) -> anyhow::Result<EmbedderSpec> {
+    if spec != "auto" {
+        return Ok(spec.parse()?);
+    }
+    let candidates = [
+        std::env::var_os("COLONY_MINILM_DIR").map(PathBuf::from),
+        Some(PathBuf::from(".cache/all-MiniLM-L6-v2")),
+    ];
+    for dir in candidates.into_iter().flatten() {
+        if dir.join("model.safetensors").is_file() {
+            return Ok(format!("minilm:{}", dir.display()).parse()?);
+        }
+    }
+    Ok("hash".parse()?)
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
+    let path = dir.join(name);
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(a.items > 0, "--items must be at least 1");
+    anyhow::ensure!(a.trials > 0, "--trials must be at least 1");
+    if let Some(p) = a.p.iter().find(|p| !(0.0..=1.0).contains(*p)) {
+        anyhow::bail!("--p: {p} is not a probability in [0, 1]");
+    }
+    let spec = embedder_spec(&a.embedder)?;
+    let embedder = spec.build(None).await?;
+    let mut roles = super::eval::role_cards(&a.roles)?;
+    anyhow::ensure!(!roles.is_empty(), "no role cards in {}", a.roles.display());
+    roles.truncate(4);
+    // Fewer than four cards: repeat them cyclically (SelfOrg's N = 4 for math sets).
+    for i in roles.len()..4 {
+        let card = roles[i % roles.len()].clone();
+        roles.push(card);
+    }
+    let config = StudyConfig {
+        seed: a.seed,
+        trials: a.trials,
+        policy_p: a.p.clone(),
+        items: a.items,
+        concurrency: a.concurrency,
+        embedder: format!("{spec:?}"),
+        ..StudyConfig::default()
+    };
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    eprintln!("{SIMULATION_LABEL}; SelfOrg embedder: {}", config.embedder);
+
+    let closed = closed_form_vs_monte_carlo(&config);
+    let closed_md = closed_form_markdown(&closed, &config);
+    write(&a.out, "at_least_two.md", &closed_md)?;
+    write(&a.out, "at_least_two.csv", &closed_form_csv(&closed))?;
+    closed_form_svg(&closed, &a.out.join("at_least_two.svg"))?;
+    println!("{closed_md}");
+
+    let progress = |r: &PolicyRow| {
+        eprintln!(
+            "  p={:.1} {:<22} accuracy {:.3}  calls/item {:.2}",
+            r.p, r.policy, r.summary.accuracy, r.calls_per_item
+        );
+    };
+    let (policies, early) = policy_accuracy(&config, &roles, embedder, &progress).await?;
+    let title = format!(
+        "Accuracy on {} simulated GSM8K-format items per p ({} dispersed wrong answers, \
+         susceptibility {}, seed {}).",
+        config.items, config.wrong_answers, config.susceptibility, config.seed
+    );
+    let policies_md = policy_markdown(&title, &policies, false);
+    write(&a.out, "policies.md", &policies_md)?;
+    write(&a.out, "policies.csv", &policy_csv(&policies))?;
+    policy_svg(
+        "accuracy vs per-agent accuracy",
+        &policies,
+        &a.out.join("policies.svg"),
+    )?;
+    println!("{policies_md}");
+
+    let early_title = format!(
+        "SelfOrg with and without early stopping (γ = {}): accuracy (tokens per item).",
+        config.gamma
+    );
+    let early_md = policy_markdown(&early_title, &early, true);
+    write(&a.out, "early_stopping.md", &early_md)?;
+    write(&a.out, "early_stopping.csv", &policy_csv(&early))?;
+    policy_svg(
+        "SelfOrg early stopping",
+        &early,
+        &a.out.join("early_stopping.svg"),
+    )?;
+    println!("{early_md}");
+
+    let doc = serde_json::json!({
+        "simulation": true,
+        "label": SIMULATION_LABEL,
+        "config": config,
+        "at_least_two": closed,
+        "policies": policies,
+        "early_stopping": early,
+    });
+    write(&a.out, "study.json", &serde_json::to_string_pretty(&doc)?)?;
+    eprintln!("wrote {}", a.out.display());
+    Ok(())
+}

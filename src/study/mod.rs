@@ -1,0 +1,5 @@
+//! Simulation studies: reproducible, seeded experiments on the simulated model that illustrate
+//! a paper's analysis offline. Every output they write is labelled as simulation.
+
+pub mod amplification;
+pub mod report;

@@ -1,0 +1,104 @@
+//! `colony study selforg-amplification`: outputs labelled as simulation, seeded and
+//! reproducible, bad input rejected.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_colony");
+
+fn study(out: &Path, extra: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(["study", "selforg-amplification", "--out"])
+        .arg(out)
+        .args(["--items", "6", "--trials", "400", "--embedder", "hash"])
+        .args(extra)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn writes_labelled_tables_and_plots_and_reproduces_with_the_same_seed() {
+    let a = tempfile::tempdir().unwrap();
+    let out = study(a.path(), &["--p", "0.3,0.7"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("SIMULATION"), "{stdout}");
+    for f in [
+        "at_least_two.md",
+        "at_least_two.csv",
+        "at_least_two.svg",
+        "policies.md",
+        "policies.csv",
+        "policies.svg",
+        "early_stopping.md",
+        "early_stopping.csv",
+        "early_stopping.svg",
+        "study.json",
+    ] {
+        let text = std::fs::read_to_string(a.path().join(f)).unwrap();
+        assert!(
+            text.contains("SIMULATION") || text.starts_with("simulation,"),
+            "{f} is not labelled as simulation"
+        );
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.path().join("study.json")).unwrap())
+            .unwrap();
+    assert_eq!(doc["simulation"], true);
+    // Part (a): N = 1..10 for three p values; the closed form is exact.
+    let closed = doc["at_least_two"].as_array().unwrap();
+    assert_eq!(closed.len(), 30);
+    let n4 = closed
+        .iter()
+        .find(|r| r["n"] == 4 && r["p"] == 0.4)
+        .unwrap();
+    let want = 1.0 - 0.6f64.powi(4) - 4.0 * 0.4 * 0.6f64.powi(3);
+    assert!((n4["closed_form"].as_f64().unwrap() - want).abs() < 1e-12);
+    // Part (b): four policies at two accuracies, every item answered; SelfOrg's 12 calls.
+    let rows = doc["policies"].as_array().unwrap();
+    assert_eq!(rows.len(), 8);
+    for r in rows {
+        assert_eq!(r["summary"]["n"], 6);
+        assert_eq!(r["summary"]["errors"], 0);
+    }
+    let selforg = rows.iter().find(|r| r["policy"] == "selforg").unwrap();
+    assert_eq!(selforg["calls_per_item"], 12.0);
+    // Part (c): with and without early stopping at each p.
+    assert_eq!(doc["early_stopping"].as_array().unwrap().len(), 4);
+
+    // Same seed: the same numbers.
+    let b = tempfile::tempdir().unwrap();
+    assert!(study(b.path(), &["--p", "0.3,0.7"]).status.success());
+    for f in ["at_least_two.csv", "policies.csv", "early_stopping.csv"] {
+        assert_eq!(
+            std::fs::read_to_string(a.path().join(f)).unwrap(),
+            std::fs::read_to_string(b.path().join(f)).unwrap(),
+            "{f} differs between two runs with the same seed"
+        );
+    }
+    // Another seed: different draws.
+    let c = tempfile::tempdir().unwrap();
+    assert!(study(c.path(), &["--p", "0.3,0.7", "--seed", "5"])
+        .status
+        .success());
+    assert_ne!(
+        std::fs::read_to_string(a.path().join("at_least_two.csv")).unwrap(),
+        std::fs::read_to_string(c.path().join("at_least_two.csv")).unwrap()
+    );
+}
+
+#[test]
+fn rejects_probabilities_outside_zero_one() {
+    let d = tempfile::tempdir().unwrap();
+    let out = study(d.path(), &["--p", "0.5,1.5"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--p") && err.contains("1.5"), "{err}");
+}
