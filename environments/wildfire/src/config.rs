@@ -1,0 +1,617 @@
+//! Constants (spec §2), agent kinds (§6.1) and the 17 level configurations (§12.1).
+
+use serde::{Deserialize, Serialize};
+
+/// Frames per step (§1: 100 frames of 1/50 s = 2 s).
+pub const FRAMES_PER_STEP: u32 = 100;
+/// Frames per second of the simulated clock (§1).
+pub const FPS: f64 = 50.0;
+/// Water units of a full tank (§2).
+pub const WATER_CAPACITY: u8 = 5;
+/// Helicopter passenger capacity (§2).
+pub const PASSENGER_CAPACITY: usize = 5;
+/// Frame (within a step) at which delayed actions execute (§6.4).
+pub const DELAY_FRAMES: u32 = 50;
+/// Penalty per agent lost (§2, §12.3).
+pub const AGENT_PENALTY: f64 = 20.0;
+/// Penalty per civilian lost (§2, §12.3).
+pub const CIVILIAN_PENALTY: f64 = 100.0;
+
+/// The four agent types (spec §6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentKind {
+    /// Generalist: cuts, sprays, rescues.
+    Firefighter,
+    /// Clears vegetation with its plow.
+    Bulldozer,
+    /// Fast scout.
+    Drone,
+    /// Transports firefighters and water.
+    Helicopter,
+}
+
+impl AgentKind {
+    /// All kinds in id order (§1: firefighters, bulldozers, drones, helicopters).
+    pub const ALL: [AgentKind; 4] = [
+        AgentKind::Firefighter,
+        AgentKind::Bulldozer,
+        AgentKind::Drone,
+        AgentKind::Helicopter,
+    ];
+
+    /// Speed in cells per second (§2); bulldozers with the plow down use 2.
+    pub fn speed(self, plow_down: bool) -> f64 {
+        match self {
+            AgentKind::Firefighter => 6.0,
+            AgentKind::Bulldozer if plow_down => 2.0,
+            AgentKind::Bulldozer => 4.0,
+            AgentKind::Drone => 10.0,
+            AgentKind::Helicopter => 15.0,
+        }
+    }
+
+    /// Chebyshev radius of the cells an agent reveals (§2).
+    pub fn view_radius(self) -> i32 {
+        match self {
+            AgentKind::Firefighter | AgentKind::Bulldozer => 5,
+            AgentKind::Drone => 15,
+            AgentKind::Helicopter => 20,
+        }
+    }
+
+    /// Minimap radius `R`; the window is `2R+1` wide (§2).
+    pub fn minimap_radius(self) -> i32 {
+        match self {
+            AgentKind::Firefighter | AgentKind::Bulldozer => 10,
+            AgentKind::Drone => 25,
+            AgentKind::Helicopter => 30,
+        }
+    }
+
+    /// Whether fire kills this kind (§6.5).
+    pub fn is_ground(self) -> bool {
+        matches!(self, AgentKind::Firefighter | AgentKind::Bulldozer)
+    }
+
+    /// Display name used in prompts (§11.3).
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentKind::Firefighter => "Firefighter",
+            AgentKind::Bulldozer => "Bulldozer",
+            AgentKind::Drone => "Drone",
+            AgentKind::Helicopter => "Helicopter",
+        }
+    }
+
+    /// Type code of the flat vector observation (§9.2).
+    pub fn code(self) -> i32 {
+        match self {
+            AgentKind::Firefighter => 0,
+            AgentKind::Bulldozer => 1,
+            AgentKind::Drone => 2,
+            AgentKind::Helicopter => 3,
+        }
+    }
+}
+
+/// Level types (§12.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LevelKind {
+    /// Cut Trees (sparse cells or lines).
+    Cut,
+    /// Scout Fire.
+    Scout,
+    /// Transport Firefighters.
+    Transport,
+    /// Rescue Civilians.
+    Rescue,
+    /// Suppress Fire.
+    Suppress,
+    /// Full Environment.
+    Full,
+}
+
+impl LevelKind {
+    /// Finite tasks have a max score as target; open-ended ones have target 0 (§12.3).
+    pub fn is_finite(self) -> bool {
+        !matches!(self, LevelKind::Suppress | LevelKind::Full)
+    }
+}
+
+/// The seven behaviors measured by the BCS (§12.1, §13.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Behavior {
+    /// Task designation.
+    TD,
+    /// Agent capitalization.
+    AC,
+    /// Spatial reasoning.
+    SR,
+    /// Observation sharing.
+    OS,
+    /// Realtime coordination.
+    RC,
+    /// Plan adaptation.
+    PA,
+    /// Objective prioritization.
+    OP,
+}
+
+impl Behavior {
+    /// All behaviors in table order.
+    pub const ALL: [Behavior; 7] = [
+        Behavior::TD,
+        Behavior::AC,
+        Behavior::SR,
+        Behavior::OS,
+        Behavior::RC,
+        Behavior::PA,
+        Behavior::OP,
+    ];
+
+    /// The two-letter tag.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Behavior::TD => "TD",
+            Behavior::AC => "AC",
+            Behavior::SR => "SR",
+            Behavior::OS => "OS",
+            Behavior::RC => "RC",
+            Behavior::PA => "PA",
+            Behavior::OP => "OP",
+        }
+    }
+}
+
+/// Cut-tree targets of a level (§12.1 details column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CutTargets {
+    /// Lines (true) or sparse cells (false).
+    pub lines: bool,
+    /// Number of cells (sparse) or lines.
+    pub count: u32,
+    /// Cells per line (1 for sparse).
+    pub length: u32,
+}
+
+/// One level configuration (§12.1, §17 `LevelConfig`); serialized into every state so a state
+/// file is self-contained.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LevelConfig {
+    /// Level id, e.g. `cut_trees_sparse_small`.
+    pub id: String,
+    /// Number in spec §12.1 (1–17; 0 for the synthetic benchmark level).
+    pub number: u32,
+    /// Human-readable name.
+    pub name: String,
+    /// Level type.
+    pub kind: LevelKind,
+    /// Map side `S`.
+    pub map_size: u32,
+    /// Team composition: firefighters, bulldozers, drones, helicopters.
+    pub team: [u32; 4],
+    /// Max score (target of finite tasks; 0 for open-ended ones).
+    pub max_score: f64,
+    /// Behaviors the level measures.
+    pub behaviors: Vec<Behavior>,
+    /// Truncation limit in steps.
+    pub max_steps: u32,
+    /// Frames per fire tick.
+    pub fire_frames: u32,
+    /// Frames per civilian move.
+    pub civ_frames: u32,
+    /// Vegetation density offset (§4.3).
+    pub veg_offset: i32,
+    /// Whether targets (fire, civilians) are given in the task text.
+    pub known: bool,
+    /// Whether the level places a water source.
+    pub water: bool,
+    /// Civilian clusters × civilians per cluster.
+    pub civilians: (u32, u32),
+    /// Cut-tree targets, for cut levels.
+    pub cut: Option<CutTargets>,
+    /// §12.3 flag: count only trees destroyed by fire in `TreesDestroyed`.
+    #[serde(default)]
+    pub trees_destroyed_fire_only: bool,
+    /// Evaluation seeds (paper Table 9; §12.1).
+    pub seeds: Vec<u64>,
+    /// The paper's Do-Nothing mean score `DN_ℓ` (§13.1).
+    pub do_nothing: f64,
+}
+
+impl LevelConfig {
+    /// Number of agents.
+    pub fn team_size(&self) -> u32 {
+        self.team.iter().sum()
+    }
+
+    /// Ground agents (firefighters + bulldozers), used by the NS baseline (§13.2).
+    pub fn ground_agents(&self) -> u32 {
+        self.team[0] + self.team[1]
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn lv(
+    number: u32,
+    id: &str,
+    name: &str,
+    kind: LevelKind,
+    map_size: u32,
+    team: [u32; 4],
+    max_score: f64,
+    behaviors: &[Behavior],
+    max_steps: u32,
+    fire_frames: u32,
+    civ_frames: u32,
+    veg_offset: i32,
+) -> LevelConfig {
+    LevelConfig {
+        id: id.into(),
+        number,
+        name: name.into(),
+        kind,
+        map_size,
+        team,
+        max_score,
+        behaviors: behaviors.to_vec(),
+        max_steps,
+        fire_frames,
+        civ_frames,
+        veg_offset,
+        known: true,
+        water: false,
+        civilians: (0, 0),
+        cut: None,
+        trees_destroyed_fire_only: false,
+        seeds: Vec::new(),
+        do_nothing: 0.0,
+    }
+}
+
+/// All 17 configurations of spec §12.1, in table order.
+pub fn levels() -> Vec<LevelConfig> {
+    use Behavior::*;
+    use LevelKind::*;
+    let cut = |lines, count, length| {
+        Some(CutTargets {
+            lines,
+            count,
+            length,
+        })
+    };
+    let mut v = vec![
+        lv(
+            1,
+            "cut_trees_sparse_small",
+            "Cut Trees: Sparse (Small)",
+            Cut,
+            30,
+            [3, 0, 0, 0],
+            18.0,
+            &[TD],
+            30,
+            100,
+            100,
+            20,
+        ),
+        lv(
+            2,
+            "cut_trees_sparse_large",
+            "Cut Trees: Sparse (Large)",
+            Cut,
+            60,
+            [10, 0, 0, 0],
+            75.0,
+            &[TD],
+            50,
+            100,
+            100,
+            20,
+        ),
+        lv(
+            3,
+            "cut_trees_lines_small",
+            "Cut Trees: Lines (Small)",
+            Cut,
+            30,
+            [2, 1, 0, 0],
+            30.0,
+            &[TD, AC],
+            30,
+            100,
+            100,
+            30,
+        ),
+        lv(
+            4,
+            "cut_trees_lines_large",
+            "Cut Trees: Lines (Large)",
+            Cut,
+            60,
+            [4, 3, 0, 0],
+            105.0,
+            &[TD, AC],
+            30,
+            100,
+            100,
+            30,
+        ),
+        lv(
+            5,
+            "scout_fire_small",
+            "Scout Fire (Small)",
+            Scout,
+            100,
+            [0, 0, 3, 0],
+            2.0,
+            &[TD, SR, OS],
+            30,
+            200,
+            100,
+            20,
+        ),
+        lv(
+            6,
+            "scout_fire_large",
+            "Scout Fire (Large)",
+            Scout,
+            250,
+            [0, 0, 5, 0],
+            2.0,
+            &[TD, SR, OS],
+            30,
+            300,
+            100,
+            20,
+        ),
+        lv(
+            7,
+            "transport_firefighters_small",
+            "Transport Firefighters (Small)",
+            Transport,
+            100,
+            [6, 0, 0, 1],
+            6.0,
+            &[AC, SR, RC],
+            15,
+            100,
+            100,
+            20,
+        ),
+        lv(
+            8,
+            "transport_firefighters_large",
+            "Transport Firefighters (Large)",
+            Transport,
+            250,
+            [12, 0, 0, 2],
+            12.0,
+            &[AC, SR, RC],
+            35,
+            100,
+            100,
+            20,
+        ),
+        lv(
+            9,
+            "rescue_civilians_known_small",
+            "Rescue Civilians: Known Location (Small)",
+            Rescue,
+            40,
+            [3, 0, 0, 0],
+            3.0,
+            &[TD, SR, PA],
+            25,
+            100,
+            500,
+            20,
+        ),
+        lv(
+            10,
+            "rescue_civilians_known_large",
+            "Rescue Civilians: Known Location (Large)",
+            Rescue,
+            40,
+            [3, 0, 0, 0],
+            9.0,
+            &[TD, SR, PA],
+            35,
+            100,
+            500,
+            20,
+        ),
+        lv(
+            11,
+            "rescue_civilians_search",
+            "Rescue Civilians: Search and Rescue",
+            Rescue,
+            100,
+            [5, 0, 2, 0],
+            5.0,
+            &[TD, SR, OS, PA],
+            40,
+            100,
+            600,
+            20,
+        ),
+        lv(
+            12,
+            "rescue_civilians_search_rescue_transport",
+            "Rescue Civilians: Search + Rescue + Transport",
+            Rescue,
+            150,
+            [10, 0, 2, 2],
+            10.0,
+            &[TD, AC, SR, OS, RC, PA],
+            60,
+            100,
+            600,
+            20,
+        ),
+        lv(
+            13,
+            "suppress_fire_extinguish",
+            "Suppress Fire: Extinguish",
+            Suppress,
+            60,
+            [8, 0, 0, 0],
+            0.0,
+            &[TD, SR, PA],
+            100,
+            500,
+            100,
+            40,
+        ),
+        lv(
+            14,
+            "suppress_fire_contain",
+            "Suppress Fire: Contain",
+            Suppress,
+            60,
+            [5, 1, 0, 0],
+            0.0,
+            &[TD, AC, SR, PA],
+            100,
+            500,
+            100,
+            40,
+        ),
+        lv(
+            15,
+            "suppress_fire_locate",
+            "Suppress Fire: Locate and Suppress",
+            Suppress,
+            100,
+            [5, 1, 2, 0],
+            0.0,
+            &[TD, AC, OS, SR, PA],
+            100,
+            600,
+            100,
+            40,
+        ),
+        lv(
+            16,
+            "suppress_fire_locate_deploy",
+            "Suppress Fire: Locate + Deploy + Suppress",
+            Suppress,
+            150,
+            [10, 0, 2, 2],
+            0.0,
+            &[TD, AC, OS, SR, RC, PA],
+            120,
+            600,
+            100,
+            40,
+        ),
+        lv(
+            17,
+            "full_environment",
+            "Full Environment",
+            Full,
+            200,
+            [10, 1, 2, 2],
+            0.0,
+            &Behavior::ALL,
+            120,
+            450,
+            300,
+            40,
+        ),
+    ];
+    let seeds: [&[u64]; 17] = [
+        &[375, 483, 43, 6370, 9964, 2097, 25808, 83248, 48320, 94510],
+        &[212, 981, 1530, 5382, 9405],
+        &[9259, 4881, 8456, 59497, 66768, 78914],
+        &[820, 5406, 6503],
+        &[
+            4651, 6841, 7593, 1012, 8528, 29751, 36346, 42589, 43846, 62563,
+        ],
+        &[5324, 3603, 8592, 43126, 70576],
+        &[283, 2461, 2478, 7622, 7647],
+        &[741, 7305, 9528, 8079, 6232],
+        &[9502, 3972, 6545, 5884, 8491, 7723, 30743, 51358],
+        &[7979, 1539, 2269, 7152, 5226],
+        &[966, 7377, 7285],
+        &[8208, 150, 2577],
+        &[2994, 4936, 4847],
+        &[733, 7765, 8049],
+        &[5280, 2142, 2628],
+        &[6309, 3821, 6117],
+        &[1, 2, 3],
+    ];
+    let do_nothing = [-519.67, -660.67, -1062.67, -729.67, -5502.67];
+    for (l, s) in v.iter_mut().zip(seeds) {
+        l.seeds = s.to_vec();
+    }
+    v[0].cut = cut(false, 6, 1);
+    v[1].cut = cut(false, 25, 1);
+    v[2].cut = cut(true, 2, 5);
+    v[3].cut = cut(true, 5, 7);
+    for l in &mut v[4..6] {
+        l.known = false;
+    }
+    v[8].civilians = (1, 3);
+    v[9].civilians = (3, 3);
+    v[10].civilians = (1, 5);
+    v[10].known = false;
+    v[11].civilians = (2, 5);
+    v[11].known = false;
+    for (l, dn) in v[12..17].iter_mut().zip(do_nothing) {
+        l.do_nothing = dn;
+    }
+    v[12].water = true;
+    v[14].water = true;
+    v[14].known = false;
+    v[15].water = true;
+    v[15].known = false;
+    v[16].water = true;
+    v[16].known = false;
+    v[16].civilians = (1, 5);
+    v
+}
+
+/// The synthetic benchmark level (issue 9 benchmarks): a suppress-type level with an active
+/// fire, water, and `agents` agents of mixed types (firefighters, bulldozers, drones,
+/// helicopters in turn) on a `map_size` map.
+pub fn bench_level(map_size: u32, agents: u32) -> LevelConfig {
+    let mut l = lv(
+        0,
+        "bench",
+        "Benchmark: Suppress (synthetic)",
+        LevelKind::Suppress,
+        map_size,
+        mixed_team(agents),
+        0.0,
+        &[],
+        100,
+        100,
+        100,
+        40,
+    );
+    l.water = true;
+    l.seeds = vec![1];
+    l
+}
+
+/// `agents` agents split over the four types as evenly as possible (first types get extras).
+pub fn mixed_team(agents: u32) -> [u32; 4] {
+    let mut t = [agents / 4; 4];
+    for slot in t.iter_mut().take((agents % 4) as usize) {
+        *slot += 1;
+    }
+    t
+}
+
+/// Finds a level by id, by number (`"1"` … `"17"`), or `bench`.
+pub fn find_level(name: &str) -> Option<LevelConfig> {
+    if name == "bench" {
+        return Some(bench_level(100, 20));
+    }
+    levels()
+        .into_iter()
+        .find(|l| l.id == name || l.number.to_string() == name)
+}

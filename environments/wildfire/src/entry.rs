@@ -1,0 +1,128 @@
+//! How `wildfire-v0` presents itself to `colony env …`: parameters, construction from
+//! `--set key=value`, and the built-in `heuristic` policy.
+
+use colony_env_api::registry::unknown_policy;
+use colony_env_api::{
+    boxed, typed_policy, DynEnvironment, DynPolicy, EnvEntry, EnvError, EnvInfo, EnvParams,
+    ParamSpec,
+};
+
+use crate::config::{bench_level, find_level, mixed_team, LevelConfig};
+use crate::env::WildfireEnv;
+use crate::policies::HeuristicPolicy;
+
+fn spec(name: &str, default: &str, doc: &str) -> ParamSpec {
+    ParamSpec {
+        name: name.into(),
+        default: default.into(),
+        doc: doc.into(),
+    }
+}
+
+fn params() -> Vec<ParamSpec> {
+    vec![
+        spec("level", "cut_trees_sparse_small", "level id or number 1–17 (spec §12.1), or `bench` (synthetic suppress level; the default when map_size or agents is set without level)"),
+        spec("map_size", "0", "map side override (0 = the level's)"),
+        spec("agents", "0", "team size override: M agents of mixed types F,B,D,H in turn (0 = the level's team)"),
+        spec("max_steps", "0", "step limit override (0 = the level's)"),
+        spec("fire_frames", "0", "frames per fire tick override (0 = the level's)"),
+        spec("trees_destroyed_fire_only", "false", "count only trees destroyed by fire in TreesDestroyed (spec §12.3)"),
+    ]
+}
+
+fn param_err(key: &str, message: String) -> EnvError {
+    EnvError::Param {
+        key: key.into(),
+        message,
+    }
+}
+
+/// Builds the level configuration from `--set` parameters.
+pub fn level_from_params(mut p: EnvParams) -> Result<LevelConfig, EnvError> {
+    let level: String = p.take("level", String::new())?;
+    let map_size: u32 = p.take("map_size", 0)?;
+    let agents: u32 = p.take("agents", 0)?;
+    let max_steps: u32 = p.take("max_steps", 0)?;
+    let fire_frames: u32 = p.take("fire_frames", 0)?;
+    let fire_only: bool = p.take("trees_destroyed_fire_only", false)?;
+    p.finish(&params())?;
+    let mut l = if level.is_empty() {
+        if map_size > 0 || agents > 0 {
+            bench_level(100, 20)
+        } else {
+            find_level("cut_trees_sparse_small")
+                .ok_or_else(|| param_err("level", "default level missing".into()))?
+        }
+    } else {
+        find_level(&level).ok_or_else(|| {
+            let ids: Vec<String> = crate::config::levels().into_iter().map(|l| l.id).collect();
+            param_err(
+                "level",
+                format!("unknown level {level:?}; known: {}, bench", ids.join(", ")),
+            )
+        })?
+    };
+    if map_size > 0 {
+        if !(8..=4000).contains(&map_size) {
+            return Err(param_err(
+                "map_size",
+                format!("{map_size} is outside 8..=4000"),
+            ));
+        }
+        l.map_size = map_size;
+    }
+    if agents > 0 {
+        if agents > 100_000 {
+            return Err(param_err("agents", format!("{agents} is above 100000")));
+        }
+        l.team = mixed_team(agents);
+    }
+    if l.team_size() == 0 {
+        return Err(param_err("agents", "the team is empty".into()));
+    }
+    if max_steps > 0 {
+        l.max_steps = max_steps;
+    }
+    if fire_frames > 0 {
+        l.fire_frames = fire_frames;
+    }
+    l.trees_destroyed_fire_only = fire_only;
+    Ok(l)
+}
+
+/// The registry entry of `wildfire-v0`.
+struct WildfireEntry;
+
+static ENTRY: WildfireEntry = WildfireEntry;
+
+/// The `EnvEntry` of `wildfire-v0` for the `colony` binary's registry.
+pub fn entry() -> &'static dyn EnvEntry {
+    &ENTRY
+}
+
+impl EnvEntry for WildfireEntry {
+    fn info(&self) -> EnvInfo {
+        EnvInfo {
+            id: "wildfire-v0".into(),
+            description: "CREW-Wildfire: procedural maps, cellular-automaton fire, firefighters/bulldozers/drones/helicopters, 17 level configurations; actions are primitives `[type, p1, p2, \"description\"]`, `continue`, or `low code x y`".into(),
+            params: params(),
+        }
+    }
+
+    fn make(&self, params: EnvParams) -> Result<Box<dyn DynEnvironment>, EnvError> {
+        let level = level_from_params(params)?;
+        let env = WildfireEnv::new(level).map_err(|e| param_err("level", e.to_string()))?;
+        Ok(boxed(env))
+    }
+
+    fn policy_names(&self) -> Vec<&'static str> {
+        vec!["heuristic"]
+    }
+
+    fn make_own_policy(&self, name: &str, _seed: u64) -> Result<Box<dyn DynPolicy>, EnvError> {
+        match name {
+            "heuristic" => Ok(typed_policy::<WildfireEnv, _>(HeuristicPolicy)),
+            other => Err(unknown_policy(other, &self.policy_names())),
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! `wildfire-v0` behind the shared [`Environment`] trait (DESIGN.md contract): actions are
+//! primitives handed to the executor (§10), low-level vectors (§6.3), or `continue`.
+
+use std::collections::BTreeMap;
+
+use colony_env_api::{AgentId, EnvError, Environment, Event, StepResult};
+use rand_chacha::ChaCha8Rng;
+
+use crate::config::{AgentKind, LevelConfig};
+use crate::generate::{stream, streams};
+use crate::observe::{observe_agent, AgentObservation};
+use crate::primitive::{
+    emit, is_complete, max_type, parse_action_code, validate, LowLevel, Primitive,
+};
+use crate::setup::new_episode;
+use crate::sim::{score, step_low_level};
+use crate::state::WildfireState;
+use crate::{prompts, render};
+
+/// One agent's action in `wildfire-v0`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WildfireAction {
+    /// Keep executing the current primitive (idle if none). Text: `continue`.
+    Continue,
+    /// Assign a new primitive (replaces the current one). Text: `[type, p1, p2, "description"]`.
+    Primitive(Primitive),
+    /// A raw low-level vector for this step, bypassing the executor. Text: `low code x y`.
+    Low(LowLevel),
+}
+
+/// The wildfire environment: a level configuration and the current episode.
+#[derive(Debug, Clone)]
+pub struct WildfireEnv {
+    level: LevelConfig,
+    state: WildfireState,
+    rng: ChaCha8Rng,
+}
+
+impl WildfireEnv {
+    /// An environment for `level`, with an episode generated from seed 0 (call `reset`).
+    pub fn new(level: LevelConfig) -> Result<Self, crate::WildfireError> {
+        let state = new_episode(&level, 0)?;
+        Ok(Self {
+            level,
+            state,
+            rng: stream(0, streams::RUNTIME),
+        })
+    }
+
+    /// An environment continuing from `state`.
+    pub fn from_state(state: WildfireState) -> Result<Self, EnvError> {
+        let mut env = Self {
+            level: state.level.clone(),
+            rng: stream(state.seed, streams::RUNTIME),
+            state: state.clone(),
+        };
+        env.restore(state)?;
+        Ok(env)
+    }
+
+    /// The current state (borrowed; [`Environment::state`] clones it).
+    pub fn world(&self) -> &WildfireState {
+        &self.state
+    }
+
+    /// Mutable access to the state, for scenario tests that set cells directly.
+    pub fn world_mut(&mut self) -> &mut WildfireState {
+        &mut self.state
+    }
+
+    /// Starts an episode from `seed`, or reports a setup error.
+    pub fn try_reset(&mut self, seed: u64) -> Result<(), crate::WildfireError> {
+        self.state = new_episode(&self.level, seed)?;
+        self.rng = stream(seed, streams::RUNTIME);
+        crate::observe::reveal(&mut self.state);
+        Ok(())
+    }
+
+    fn index(&self, agent: &str) -> Result<usize, EnvError> {
+        agent
+            .trim_start_matches("AGENT_")
+            .parse::<usize>()
+            .ok()
+            .filter(|&id| id >= 1 && id <= self.state.agents.len())
+            .map(|id| id - 1)
+            .ok_or_else(|| EnvError::UnknownAgent(agent.into()))
+    }
+
+    fn observations(&self) -> BTreeMap<AgentId, AgentObservation> {
+        (0..self.state.agents.len())
+            .map(|i| ((i + 1).to_string(), observe_agent(&self.state, i)))
+            .collect()
+    }
+
+    fn kind_of(&self, agent: &str) -> AgentKind {
+        self.index(agent)
+            .map_or(AgentKind::Drone, |i| self.state.agents[i].kind)
+    }
+}
+
+fn parse_low(rest: &str) -> Option<LowLevel> {
+    let nums: Vec<i32> = rest
+        .split(|c: char| c == ',' || c.is_whitespace() || c == '[' || c == ']')
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse::<f64>().ok().map(|v| v.round() as i32))
+        .collect::<Option<Vec<_>>>()?;
+    match nums[..] {
+        [code, x, y] => Some(LowLevel { code, x, y }),
+        _ => None,
+    }
+}
+
+impl Environment for WildfireEnv {
+    type Action = WildfireAction;
+    type Observation = AgentObservation;
+    type State = WildfireState;
+
+    fn id(&self) -> &'static str {
+        "wildfire-v0"
+    }
+
+    fn agents(&self) -> Vec<AgentId> {
+        (1..=self.state.agents.len())
+            .map(|i| i.to_string())
+            .collect()
+    }
+
+    fn reset(&mut self, seed: u64) -> BTreeMap<AgentId, AgentObservation> {
+        if self.try_reset(seed).is_err() {
+            // Setup only fails on degenerate maps that `make` already rejected; keep the old
+            // episode rather than panic.
+            return self.observations();
+        }
+        self.observations()
+    }
+
+    fn step(
+        &mut self,
+        actions: &BTreeMap<AgentId, WildfireAction>,
+    ) -> StepResult<AgentObservation> {
+        let mut events = Vec::new();
+        if self.state.terminated || self.state.truncated {
+            events.push(Event {
+                agent: None,
+                kind: "episode_over".into(),
+                detail: serde_json::json!("the episode ended; reset first"),
+            });
+            return StepResult {
+                observations: self.observations(),
+                rewards: self.agents().into_iter().map(|a| (a, 0.0)).collect(),
+                terminated: self.state.terminated,
+                truncated: self.state.truncated,
+                events,
+            };
+        }
+        let before = score(&self.state);
+        let n = self.state.agents.len();
+        let mut commands = vec![LowLevel::STOP; n];
+        for (i, command) in commands.iter_mut().enumerate() {
+            let id = (i + 1).to_string();
+            let action = actions
+                .get(&id)
+                .cloned()
+                .unwrap_or(WildfireAction::Primitive(Primitive::do_nothing()));
+            let a = &mut self.state.agents[i];
+            if !a.is_active() {
+                continue;
+            }
+            match action {
+                WildfireAction::Continue => {}
+                WildfireAction::Primitive(p) => {
+                    a.action = Some(p);
+                    a.emitted = 0;
+                }
+                WildfireAction::Low(l) => {
+                    a.action = None;
+                    *command = l;
+                    continue;
+                }
+            }
+            *command = match &a.action {
+                Some(p) => emit(a, p),
+                None => emit(a, &Primitive::do_nothing()),
+            };
+            a.emitted += 1;
+        }
+        let lost_before: Vec<bool> = self.state.agents.iter().map(|a| a.alive).collect();
+        step_low_level(&mut self.state, &commands, &mut self.rng);
+        for (i, was_alive) in lost_before.into_iter().enumerate() {
+            if was_alive && !self.state.agents[i].alive {
+                events.push(Event {
+                    agent: Some((i + 1).to_string()),
+                    kind: "agent_lost".into(),
+                    detail: serde_json::Value::Null,
+                });
+            }
+        }
+        // Zero-time completion check (§10 step 1), done here so that policies see `None`
+        // for finished primitives when they decide.
+        for i in 0..n {
+            let a = &self.state.agents[i];
+            let done = match &a.action {
+                Some(p) => a.is_active() && is_complete(a, p, &self.state.grid),
+                None => false,
+            };
+            if done {
+                let a = &mut self.state.agents[i];
+                if let Some(p) = a.action.take() {
+                    events.push(Event {
+                        agent: Some((i + 1).to_string()),
+                        kind: "primitive_complete".into(),
+                        detail: serde_json::json!(p.description),
+                    });
+                    a.history.push(p.description);
+                }
+            }
+        }
+        let delta = score(&self.state) - before;
+        StepResult {
+            observations: self.observations(),
+            rewards: self.agents().into_iter().map(|a| (a, delta)).collect(),
+            terminated: self.state.terminated,
+            truncated: self.state.truncated,
+            events,
+        }
+    }
+
+    fn noop(&self, _agent: &str) -> WildfireAction {
+        WildfireAction::Primitive(Primitive::do_nothing())
+    }
+
+    fn random_action(&self, agent: &str, draw: u64) -> WildfireAction {
+        let kind = self.kind_of(agent);
+        let s = u64::from(self.level.map_size.max(1));
+        let t = (draw % (u64::from(max_type(kind)) + 1)) as u8;
+        let x = ((draw >> 8) % s) as i32;
+        let y = ((draw >> 32) % s) as i32;
+        let p = Primitive::new(t, x, y, "random");
+        let p = match validate(&p, kind, self.level.map_size) {
+            Ok(p) => p,
+            Err(_) => Primitive::new(t, 1, 0, "random"),
+        };
+        WildfireAction::Primitive(p)
+    }
+
+    fn parse_action(&self, agent: &str, text: &str) -> Result<WildfireAction, EnvError> {
+        let i = self.index(agent)?;
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("continue") || t.is_empty() {
+            return Ok(WildfireAction::Continue);
+        }
+        let err = |message: String| EnvError::Action {
+            agent: agent.into(),
+            message,
+        };
+        if let Some(rest) = t.strip_prefix("low") {
+            return parse_low(rest)
+                .map(WildfireAction::Low)
+                .ok_or_else(|| err(format!("{t:?}: expected `low code x y`")));
+        }
+        let p = parse_action_code(t).map_err(|e| err(e.to_string()))?;
+        let kind = self.state.agents[i].kind;
+        validate(&p, kind, self.state.grid.size as u32)
+            .map(WildfireAction::Primitive)
+            .map_err(|m| err(format!("{t:?}: {m}")))
+    }
+
+    fn format_action(&self, _agent: &str, action: &WildfireAction) -> String {
+        match action {
+            WildfireAction::Continue => "continue".into(),
+            WildfireAction::Primitive(p) => p.to_code(),
+            WildfireAction::Low(l) => format!("low {} {} {}", l.code, l.x, l.y),
+        }
+    }
+
+    fn observe_text(&self, agent: &str) -> Result<String, EnvError> {
+        let i = self.index(agent)?;
+        Ok(prompts::perception_prompt(&self.state, i))
+    }
+
+    fn score(&self) -> f64 {
+        score(&self.state)
+    }
+
+    fn state(&self) -> WildfireState {
+        let mut s = self.state.clone();
+        s.runtime_rng_pos = self.rng.get_word_pos() as u64;
+        s
+    }
+
+    fn restore(&mut self, state: WildfireState) -> Result<(), EnvError> {
+        crate::validate::check_state(&state)?;
+        let mut rng = stream(state.seed, streams::RUNTIME);
+        rng.set_word_pos(u128::from(state.runtime_rng_pos));
+        self.level = state.level.clone();
+        self.state = state;
+        self.rng = rng;
+        Ok(())
+    }
+
+    fn render(&self) -> String {
+        render::render_ascii(&self.state)
+    }
+}

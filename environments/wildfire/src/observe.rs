@@ -1,0 +1,191 @@
+//! Observations (spec §9): cell codes, the team's revealed map, the raw per-agent observation
+//! and the ASCII minimap with the paper's legend.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::AgentKind;
+use crate::grid::{Cell, Fire, Grid, Land};
+use crate::state::WildfireState;
+
+/// Code of an unrevealed or off-map cell.
+pub const UNREVEALED: u8 = 0;
+/// Code of a civilian (§9.1).
+pub const CIVILIAN: u8 = 15;
+
+/// The current code of a cell (§9.1 precedence: civilian > building > fire state > water >
+/// wet/dry tree count).
+pub fn cell_code(grid: &Grid, c: Cell, civilians: &HashSet<Cell>) -> u8 {
+    if !grid.contains(c) {
+        return UNREVEALED;
+    }
+    if civilians.contains(&c) {
+        return CIVILIAN;
+    }
+    let i = grid.idx(c);
+    if grid.building[i] {
+        return 14;
+    }
+    match grid.fire[i] {
+        Fire::Ignited => 9,
+        Fire::OnFire => 10,
+        Fire::Extinguishing => 11,
+        Fire::Extinguished => 12,
+        _ if grid.land[i] == Land::Water => 13,
+        _ if grid.wet[i] > 0 => 1 + grid.trees[i].min(3),
+        _ => 5 + grid.trees[i].min(3),
+    }
+}
+
+/// Cells holding a visible civilian (alive, not carried).
+pub fn civilian_cells(s: &WildfireState) -> HashSet<Cell> {
+    s.civilians
+        .iter()
+        .filter(|c| c.alive && c.carried_by.is_none())
+        .map(|c| c.cell())
+        .collect()
+}
+
+/// Refreshes the team map around every live agent (§9.1).
+pub fn reveal(s: &mut WildfireState) {
+    let civ = civilian_cells(s);
+    let size = s.grid.size as i32;
+    for a in s.agents.iter().filter(|a| a.alive) {
+        let (x, y) = a.cell();
+        let r = a.kind.view_radius();
+        for ny in (y - r).max(0)..=(y + r).min(size - 1) {
+            for nx in (x - r).max(0)..=(x + r).min(size - 1) {
+                let i = (ny * size + nx) as usize;
+                s.team_map[i] = cell_code(&s.grid, (nx, ny), &civ);
+            }
+        }
+    }
+}
+
+/// The `(2R+1)²` team-map codes around `centre`, rows top to bottom; off-map cells are 0.
+pub fn window(s: &WildfireState, centre: Cell, r: i32) -> Vec<u8> {
+    let mut w = Vec::with_capacity(((2 * r + 1) * (2 * r + 1)) as usize);
+    for y in centre.1 - r..=centre.1 + r {
+        for x in centre.0 - r..=centre.0 + r {
+            let c = (x, y);
+            w.push(if s.grid.contains(c) {
+                s.team_map[s.grid.idx(c)]
+            } else {
+                UNREVEALED
+            });
+        }
+    }
+    w
+}
+
+/// The ASCII token of a code (§9.1 table).
+pub fn token(code: u8) -> &'static str {
+    const TOKENS: [&str; 16] = [
+        "-", "'0'", "'1'", "'2'", "'3'", "0", "1", "2", "3", "i", "f", "e", "x", "w", "B", "C",
+    ];
+    TOKENS.get(code as usize).copied().unwrap_or("-")
+}
+
+/// Renders a square window of codes (`side × side`, row-major) as the §9.3 minimap: tokens
+/// followed by commas, one line per row, the centre cell wrapped in asterisks.
+pub fn render_window(codes: &[u8], side: usize) -> String {
+    let mut out = String::with_capacity(codes.len() * 3);
+    let centre = side / 2;
+    for (row, line) in codes.chunks(side).enumerate() {
+        for (col, &code) in line.iter().enumerate() {
+            if row == centre && col == centre {
+                out.push('*');
+                out.push_str(token(code));
+                out.push('*');
+            } else {
+                out.push_str(token(code));
+            }
+            out.push(',');
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The minimap of an agent: its window of the team map (§9.3).
+pub fn minimap(s: &WildfireState, agent: usize) -> String {
+    let a = &s.agents[agent];
+    let r = a.kind.minimap_radius();
+    render_window(&window(s, a.cell(), r), (2 * r + 1) as usize)
+}
+
+/// The raw per-agent observation (§9.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentObservation {
+    /// Agent id.
+    pub id: u32,
+    /// Agent type.
+    #[serde(rename = "type")]
+    pub kind: AgentKind,
+    /// Not lost.
+    pub alive: bool,
+    /// Riding a helicopter.
+    pub passenger: bool,
+    /// Integer cell.
+    pub position: Cell,
+    /// Exact position.
+    pub exact: (f64, f64),
+    /// Status variables (§6.6).
+    pub extra: [i32; 3],
+    /// `(2R+1)²` team-map codes around the agent.
+    pub window: Vec<u8>,
+}
+
+impl AgentObservation {
+    /// The flat vector of the original layout (length 3728, §9.2).
+    pub fn flat(&self) -> Vec<i32> {
+        let mut v = Vec::with_capacity(3728);
+        v.push(if self.alive { self.kind.code() } else { 5 });
+        v.extend(self.window.iter().map(|&c| i32::from(c)));
+        v.resize(1 + 61 * 61, -1);
+        v.extend([0, self.position.0, self.position.1]);
+        v.extend(self.extra);
+        v
+    }
+}
+
+/// The raw observation of agent index `i`.
+pub fn observe_agent(s: &WildfireState, i: usize) -> AgentObservation {
+    let a = &s.agents[i];
+    AgentObservation {
+        id: a.id,
+        kind: a.kind,
+        alive: a.alive,
+        passenger: a.passenger_of.is_some(),
+        position: a.cell(),
+        exact: (a.px, a.py),
+        extra: a.extra(),
+        window: window(s, a.cell(), a.kind.minimap_radius()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// W10: the §9.3 example, exactly.
+    #[test]
+    fn renders_the_spec_example() {
+        let codes = [
+            0, 0, 5, 6, 6, 0, 7, 3, 6, 14, 5, 5, 8, 10, 9, 13, 5, 8, 11, 12, 0, 0, 15, 5, 5,
+        ];
+        let want = "-,-,0,1,1,\n-,2,'2',1,B,\n0,0,*3*,f,i,\nw,0,3,e,x,\n-,-,C,0,0,\n";
+        assert_eq!(render_window(&codes, 5), want);
+    }
+
+    #[test]
+    fn corner_window_marks_off_map_cells_unrevealed() {
+        let level = crate::config::find_level("cut_trees_sparse_small").unwrap();
+        let mut s = crate::setup::new_episode(&level, 1).unwrap();
+        s.team_map.iter_mut().for_each(|c| *c = 5);
+        let w = window(&s, (0, 0), 2);
+        assert_eq!(w.iter().filter(|&&c| c == UNREVEALED).count(), 16);
+        assert_eq!(w.len(), 25);
+    }
+}

@@ -1,0 +1,397 @@
+//! Level setup (spec §4.6, §12.2): spawn point, targets, fires, water and civilians, with the
+//! placement fallback that guarantees termination.
+
+use std::collections::BTreeSet;
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::config::{AgentKind, LevelConfig, LevelKind};
+use crate::error::WildfireError;
+use crate::fire::ignite;
+use crate::generate::{generate_grid, stream, streams};
+use crate::grid::{Cell, Fire, Grid, Land};
+use crate::state::{Agent, Civilian, Counters, Targets, WildfireState};
+
+/// Failed draws after which distance conditions, then cell conditions, are dropped.
+const FALLBACK_DRAWS: u32 = 10_000;
+/// Hard cap (distinctness is never relaxed, so a tiny map could otherwise loop forever).
+const MAX_DRAWS: u32 = 1_000_000;
+
+/// `U(lo, span) = ⌊lo·S⌋ + uniform(0..=⌊span·S⌋ − 1)` (§4.6).
+fn u(rng: &mut ChaCha8Rng, s: usize, lo: f64, span: f64) -> i32 {
+    let base = (lo * s as f64).floor() as i32;
+    let width = ((span * s as f64).floor() as i32).max(1);
+    base + rng.random_range(0..=width - 1)
+}
+
+fn draw_cell(rng: &mut ChaCha8Rng, s: usize, lo: f64, span: f64) -> Cell {
+    let x = u(rng, s, lo, span);
+    let y = u(rng, s, lo, span);
+    (x, y)
+}
+
+/// Which conditions a placement still has to meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Relax {
+    None,
+    Distance,
+    Everything,
+}
+
+impl Relax {
+    fn after(failures: u32) -> Self {
+        if failures < FALLBACK_DRAWS {
+            Relax::None
+        } else if failures < 2 * FALLBACK_DRAWS {
+            Relax::Distance
+        } else {
+            Relax::Everything
+        }
+    }
+}
+
+struct Placer<'a> {
+    rng: &'a mut ChaCha8Rng,
+    level: &'a str,
+    s: usize,
+}
+
+impl Placer<'_> {
+    /// Redraws `(lo, span)` cells until `distinct`, `distance` and `cell_ok` hold (the latter
+    /// two relaxed per §12.2). Returns the cell and whether cell conditions were dropped.
+    fn place(
+        &mut self,
+        what: &str,
+        lo: f64,
+        span: f64,
+        distinct: impl Fn(Cell) -> bool,
+        distance: impl Fn(Cell, u32) -> bool,
+        cell_ok: impl Fn(Cell) -> bool,
+    ) -> Result<(Cell, Relax), WildfireError> {
+        for failures in 0..MAX_DRAWS {
+            let c = draw_cell(self.rng, self.s, lo, span);
+            let relax = Relax::after(failures);
+            if distinct(c)
+                && (relax != Relax::None || distance(c, failures))
+                && (relax == Relax::Everything || cell_ok(c))
+            {
+                return Ok((c, relax));
+            }
+        }
+        Err(WildfireError::Setup {
+            level: self.level.into(),
+            what: what.into(),
+            draws: MAX_DRAWS,
+        })
+    }
+}
+
+fn far(a: i32, b: i32, limit: f64) -> bool {
+    f64::from((a - b).abs()) > limit
+}
+
+/// Generates the map and runs the level setup: a fresh episode at step 0 (before the first
+/// reveal).
+pub fn new_episode(level: &LevelConfig, seed: u64) -> Result<WildfireState, WildfireError> {
+    let s = level.map_size as usize;
+    if s < 4 {
+        return Err(WildfireError::Level {
+            level: level.id.clone(),
+            message: format!("map_size {s} is below 4"),
+        });
+    }
+    let mut grid = generate_grid(s, level.veg_offset, seed);
+    let mut rng = stream(seed, streams::SETUP);
+    let spawn = draw_cell(&mut rng, s, 0.1, 0.8);
+    let mut targets = Targets {
+        spawn,
+        ..Targets::default()
+    };
+    let mut civilians = Vec::new();
+    let mut fire_ever_ignited = false;
+    let sf = s as f64;
+    let mut placer = Placer {
+        rng: &mut rng,
+        level: &level.id,
+        s,
+    };
+    match level.kind {
+        LevelKind::Cut => setup_cut(level, &mut grid, &mut placer, &mut targets)?,
+        LevelKind::Scout => {
+            let g = &grid;
+            let (c, relax) = placer.place(
+                "fire",
+                0.05,
+                0.9,
+                |c| c != spawn,
+                |c, _| far(c.0, spawn.0, 0.4 * sf) || far(c.1, spawn.1, 0.4 * sf),
+                |c| g.fire[g.idx(c)] == Fire::Burnable,
+            )?;
+            start_fire(&mut grid, &mut targets, c, relax);
+            fire_ever_ignited = true;
+        }
+        LevelKind::Transport => {
+            let (c, _) = placer.place(
+                "transport target",
+                0.05,
+                0.9,
+                |c| c != spawn,
+                |c, _| far(c.0, spawn.0, 0.4 * sf) && far(c.1, spawn.1, 0.4 * sf),
+                |_| true,
+            )?;
+            targets.transport = Some(c);
+        }
+        LevelKind::Rescue => {
+            let (t, _) = placer.place(
+                "rescue target",
+                0.1,
+                0.8,
+                |c| c != spawn,
+                |_, _| true,
+                |_| true,
+            )?;
+            targets.rescue = Some(t);
+            for k in 0..level.civilians.0 {
+                let placed = targets.clusters.clone();
+                let (c, _) = placer.place(
+                    &format!("civilian cluster {k}"),
+                    0.1,
+                    0.8,
+                    |c| c != spawn && c != t && !placed.contains(&c),
+                    |c, _| {
+                        (far(c.0, t.0, 0.3 * sf) || far(c.1, t.1, 0.3 * sf))
+                            && (far(c.0, spawn.0, 0.2 * sf) || far(c.1, spawn.1, 0.2 * sf))
+                    },
+                    |_| true,
+                )?;
+                targets.clusters.push(c);
+            }
+        }
+        LevelKind::Suppress => {
+            let g = &grid;
+            let (f, relax) = placer.place(
+                "fire",
+                0.1,
+                0.8,
+                |c| c != spawn,
+                |c, _| far(c.0, spawn.0, 0.2 * sf) || far(c.1, spawn.1, 0.2 * sf),
+                |c| g.fire[g.idx(c)] == Fire::Burnable,
+            )?;
+            start_fire(&mut grid, &mut targets, f, relax);
+            fire_ever_ignited = true;
+            if level.water {
+                let (w, _) = placer.place(
+                    "water",
+                    0.05,
+                    0.9,
+                    |c| c != spawn && c != f,
+                    |_, _| true,
+                    |_| true,
+                )?;
+                grid.make_water(w);
+                targets.water = Some(w);
+            }
+        }
+        LevelKind::Full => {
+            let g = &grid;
+            let (f, relax) = placer.place(
+                "fire",
+                0.15,
+                0.7,
+                |c| c != spawn,
+                |c, _| far(c.0, spawn.0, 0.25 * sf) || far(c.1, spawn.1, 0.25 * sf),
+                |c| g.fire[g.idx(c)] == Fire::Burnable,
+            )?;
+            start_fire(&mut grid, &mut targets, f, relax);
+            fire_ever_ignited = true;
+            let (w, _) = placer.place(
+                "water",
+                0.05,
+                0.9,
+                |c| c != spawn && c != f,
+                |c, _| c.0 != f.0 && c.1 != f.1,
+                |_| true,
+            )?;
+            grid.make_water(w);
+            targets.water = Some(w);
+            for k in 0..level.civilians.0 {
+                let placed = targets.clusters.clone();
+                let (c, _) = placer.place(
+                    &format!("civilian cluster {k}"),
+                    0.1,
+                    0.8,
+                    |c| c != spawn && c != f && c != w && !placed.contains(&c),
+                    |c, _| far(c.0, f.0, 0.25 * sf) && far(c.1, f.1, 0.25 * sf),
+                    |_| true,
+                )?;
+                targets.clusters.push(c);
+            }
+        }
+    }
+    for &c in &targets.clusters {
+        for _ in 0..level.civilians.1 {
+            civilians.push(Civilian {
+                px: f64::from(c.0) + 0.5,
+                py: f64::from(c.1) + 0.5,
+                alive: true,
+                carried_by: None,
+                rescued: false,
+            });
+        }
+    }
+    let mut agents = Vec::new();
+    for (kind, &count) in AgentKind::ALL.iter().zip(&level.team) {
+        for _ in 0..count {
+            agents.push(Agent::new(agents.len() as u32 + 1, *kind, spawn));
+        }
+    }
+    let fire_active = fire_ever_ignited;
+    Ok(WildfireState {
+        level: level.clone(),
+        seed,
+        team_map: vec![0; grid.len()],
+        grid,
+        agents,
+        civilians,
+        targets,
+        counters: Counters::default(),
+        transported: BTreeSet::new(),
+        fire_ever_ignited,
+        fire_active,
+        frame: 0,
+        step: 0,
+        scouts: 0,
+        terminated: false,
+        truncated: false,
+        runtime_rng_pos: 0,
+    })
+}
+
+fn start_fire(grid: &mut Grid, targets: &mut Targets, c: Cell, relax: Relax) {
+    if relax == Relax::Everything {
+        grid.make_dense(c);
+        targets.fallbacks += 1;
+    }
+    ignite(grid, c);
+    targets.fire = Some(c);
+}
+
+fn setup_cut(
+    level: &LevelConfig,
+    grid: &mut Grid,
+    placer: &mut Placer<'_>,
+    targets: &mut Targets,
+) -> Result<(), WildfireError> {
+    let Some(cut) = level.cut else {
+        return Err(WildfireError::Level {
+            level: level.id.clone(),
+            message: "cut level without cut targets".into(),
+        });
+    };
+    let s = grid.size;
+    let sf = s as f64;
+    let spawn = targets.spawn;
+    if !cut.lines {
+        for k in 0..cut.count {
+            let placed = targets.cut_cells.clone();
+            let g = &*grid;
+            let (c, relax) = placer.place(
+                &format!("sparse target {k}"),
+                0.1,
+                0.8,
+                |c| c != spawn && !placed.contains(&c),
+                |c, failures| {
+                    // sep starts at 0.1·S and halves after every 200 failed draws.
+                    let sep = 0.1 * sf / f64::from(2u32.saturating_pow(failures / 200).max(1));
+                    far(c.0, spawn.0, 0.1 * sf)
+                        && far(c.1, spawn.1, 0.1 * sf)
+                        && placed
+                            .iter()
+                            .all(|p| f64::from((p.0 - c.0).abs().max((p.1 - c.1).abs())) >= sep)
+                },
+                |c| {
+                    let i = g.idx(c);
+                    g.trees[i] == 3 && !g.building[i] && g.land[i] != Land::Water
+                },
+            )?;
+            if relax == Relax::Everything {
+                grid.make_dense(c);
+                targets.fallbacks += 1;
+            }
+            targets.cut_cells.push(c);
+        }
+        return Ok(());
+    }
+    let len = cut.length as i32;
+    for k in 0..cut.count {
+        let mut failures = 0u32;
+        loop {
+            if failures >= MAX_DRAWS {
+                return Err(WildfireError::Setup {
+                    level: level.id.clone(),
+                    what: format!("line {k}"),
+                    draws: failures,
+                });
+            }
+            let (cx, cy) = draw_cell(placer.rng, s, 0.1, 0.8);
+            let horizontal = placer.rng.random_bool(0.5);
+            let distance_ok = far(cx, spawn.0, 0.2 * sf) && far(cy, spawn.1, 0.2 * sf);
+            let cells = line_cells((cx, cy), horizontal, len, s as i32);
+            let distinct =
+                !cells.contains(&spawn) && cells.iter().all(|c| !targets.cut_cells.contains(c));
+            if distinct && (distance_ok || Relax::after(failures) != Relax::None) {
+                targets.lines.push((cells[0], cells[cells.len() - 1]));
+                for &c in &cells {
+                    grid.make_dense(c);
+                }
+                targets.cut_cells.extend(cells);
+                break;
+            }
+            failures += 1;
+        }
+    }
+    Ok(())
+}
+
+/// The `len` cells of a line centred on `c` (`centre − ⌊(L−1)/2⌋ … centre + ⌊L/2⌋`), shifted
+/// to fit inside the map.
+pub fn line_cells(c: Cell, horizontal: bool, len: i32, s: i32) -> Vec<Cell> {
+    let centre = if horizontal { c.0 } else { c.1 };
+    let mut start = centre - (len - 1) / 2;
+    start = start.clamp(0, (s - len).max(0));
+    (start..start + len.min(s))
+        .map(|v| if horizontal { (v, c.1) } else { (c.0, v) })
+        .collect()
+}
+
+/// A hand-built state for scenario tests (spec §16): `grid` as given, agents at the centres of
+/// the listed cells (ids in list order), no targets, no civilians; `level` supplies the
+/// clocks and scoring (its map size is set to the grid's).
+pub fn scenario(mut level: LevelConfig, grid: Grid, agents: &[(AgentKind, Cell)]) -> WildfireState {
+    level.map_size = grid.size as u32;
+    let fire_ever_ignited = grid.fire.iter().any(|f| f.is_fire_seen());
+    WildfireState {
+        level,
+        seed: 0,
+        team_map: vec![0; grid.len()],
+        fire_active: grid.fire.iter().any(|f| f.is_burning()),
+        grid,
+        agents: agents
+            .iter()
+            .enumerate()
+            .map(|(k, &(kind, c))| Agent::new(k as u32 + 1, kind, c))
+            .collect(),
+        civilians: Vec::new(),
+        targets: Targets::default(),
+        counters: Counters::default(),
+        transported: BTreeSet::new(),
+        fire_ever_ignited,
+        frame: 0,
+        step: 0,
+        scouts: 0,
+        terminated: false,
+        truncated: false,
+        runtime_rng_pos: 0,
+    }
+}
