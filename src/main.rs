@@ -43,6 +43,10 @@ enum Cmd {
     Datasets(cli::grade::DatasetsArgs),
     /// Simulation studies (labelled as simulation): `selforg-amplification`.
     Study(cli::study::StudyArgs),
+    /// SwarmBench tools: `physics` runs one physics step on JSON scenarios.
+    Swarmbench(cli::swarmbench::SwarmbenchArgs),
+    /// CREW-Wildfire tools: `bcs` (NS/BCS metrics), `levels`, `snapshot` (SVG of a state).
+    Wildfire(cli::wildfire::WildfireArgs),
     /// Environments: list, reset, step, run built-in policies, bench.
     Env(cli::env::EnvArgs),
     /// Measure client throughput or runtime scale (one JSON line).
@@ -77,6 +81,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Selforg(a) => cli::selforg::run(a),
         Cmd::Datasets(a) => cli::grade::datasets(a),
         Cmd::Env(a) => cli::env::run(a),
+        Cmd::Swarmbench(a) => cli::swarmbench::run(a),
+        Cmd::Wildfire(a) => cli::wildfire::run(a),
         Cmd::Study(a) => cli::study::run(a).await,
     }
 }

@@ -13,3 +13,5 @@ pub mod models;
 pub mod selforg;
 pub mod serve_mock;
 pub mod study;
+pub mod swarmbench;
+pub mod wildfire;
