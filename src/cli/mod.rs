@@ -14,4 +14,3 @@ pub mod selforg;
 pub mod serve_mock;
 pub mod study;
 pub mod swarmbench;
-pub mod wildfire;
