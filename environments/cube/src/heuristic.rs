@@ -56,19 +56,58 @@ pub struct HeuristicPolicy;
 impl Policy<CubeEnv> for HeuristicPolicy {
     fn act(&mut self, env: &CubeEnv) -> BTreeMap<AgentId, CubeAction> {
         let plan = heuristic_plan(env.world());
+        let target = target_block(env.world());
         env.executor()
             .agents
             .iter()
             .enumerate()
             .map(|(i, a)| {
                 let action = match (&plan, a.is_exhausted()) {
-                    (Some(p), true) => CubeAction::Plan(p.clone()),
+                    (Some(p), true) => {
+                        let mut p = p.clone();
+                        if let Some(step) = target.and_then(|b| unjam_step(env, i, b)) {
+                            p.insert(0, step);
+                        }
+                        CubeAction::Plan(p)
+                    }
                     _ => CubeAction::Continue,
                 };
                 (i.to_string(), action)
             })
             .collect()
     }
+}
+
+/// Deadlock breaker (a documented deviation from spec §12.1): an agent whose last rendezvous
+/// timed out while it stood on a face cell of the target's left face, next to a free face
+/// cell, first steps onto that cell. Without it, agents on the face cells beside a wall can
+/// seal the only access to a free face cell and the quorum is never reached.
+fn unjam_step(env: &CubeEnv, agent: usize, block: u32) -> Option<SymbolicCall> {
+    let last_rendezvous = env
+        .executor()
+        .history
+        .iter()
+        .rev()
+        .find(|h| h.agent == agent && h.action == "rendezvous" && h.status == "end")?;
+    if last_rendezvous.outcome.as_deref() != Some("failed:timeout")
+        || last_rendezvous.args.get("block") != Some(&Value::from(block))
+    {
+        return None;
+    }
+    let world = env.world();
+    let pos = world.agents[agent];
+    let faces = world.face_cells(block, crate::geometry::Face::Left).ok()?;
+    if !faces.contains(&pos) {
+        return None;
+    }
+    let (dir, cell) = [("up", (pos.0 - 1, pos.1)), ("down", (pos.0 + 1, pos.1))]
+        .into_iter()
+        .find(|(_, c)| faces.contains(c) && !world.is_agent(*c))?;
+    let _ = cell;
+    Some(SymbolicCall::new(
+        "move",
+        [("direction", Value::from(dir)), ("steps", Value::from(1))],
+    ))
 }
 
 /// Runs the heuristic on a fresh episode until it ends or `cap` steps; returns

@@ -195,7 +195,7 @@ mod tests {
 
     #[test]
     fn bad_layouts_name_the_line() {
-        let err = parse_ascii("012\n.x.\n").unwrap_err().to_string();
+        let err = parse_ascii("012\n.?.\n").unwrap_err().to_string();
         assert!(err.contains("line 2"), "{err}");
         let err = parse_ascii("aa.\na..\n...\n").unwrap_err().to_string();
         assert!(err.contains("block a"), "{err}");

@@ -174,7 +174,12 @@ fn call_from_line(line: &str) -> Result<SymbolicCall, String> {
     {
         return Err(format!("bad action name {:?}", &line[..open]));
     }
-    let names = param_names(&action).unwrap_or(&[]);
+    let names = param_names(&action).ok_or_else(|| {
+        format!(
+            "unknown action {action:?}; known: {}",
+            crate::symbolic::ACTION_NAMES.join(", ")
+        )
+    })?;
     let mut args = BTreeMap::new();
     let inner = line[open + 1..close].trim();
     if !inner.is_empty() {
