@@ -366,3 +366,62 @@ fn selforg_role_pool_is_complete_and_ordered() {
         "You are a lawyer. You are good at law, politics, and history."
     );
 }
+
+/// Spec §3.1–3.4: baselines send no system prompt even when the roster has role cards;
+/// SelfOrg (§1.3) gives each agent its role card's system prompt.
+#[tokio::test]
+async fn baselines_send_no_system_prompt_and_selforg_sends_the_role_cards() {
+    let model = sim(0.6, 0.4);
+    let cards = [
+        "You are an assistant.",
+        "You are a programmer.",
+        "You are a mathematician.",
+        "You are an economist.",
+    ];
+    let with_roles = Roster {
+        members: cards
+            .iter()
+            .map(|c| Member {
+                role: Arc::new(RoleCard::new("r", *c)),
+                model: model.clone(),
+            })
+            .collect(),
+        generation: Generation::default(),
+    };
+    let is_system = |r: &ChatRequest| {
+        r.messages
+            .iter()
+            .filter(|m| m.role == colony::llm::Role::System)
+            .map(|m| m.content.clone())
+            .collect::<Vec<_>>()
+    };
+    for (policy, _) in policies() {
+        let out = policy.solve(&query(0), &with_roles).await.unwrap();
+        for (_, call) in out.transcript.calls() {
+            assert!(
+                is_system(&call.request).is_empty(),
+                "{} sent a system prompt",
+                policy.name()
+            );
+        }
+    }
+    let selforg = colony::policy::reasoning::selforg::SelfOrg::new(
+        Default::default(),
+        Arc::new(colony::embed::default_embedder()),
+    )
+    .unwrap();
+    let out = selforg.solve(&query(0), &with_roles).await.unwrap();
+    assert_eq!(out.transcript.calls().count(), 12);
+    for (agent, call) in out.transcript.calls() {
+        let i: usize = agent
+            .to_string()
+            .trim_start_matches(|c: char| !c.is_ascii_digit())
+            .parse()
+            .unwrap();
+        assert_eq!(
+            is_system(&call.request),
+            vec![cards[i].to_string()],
+            "agent {agent}"
+        );
+    }
+}

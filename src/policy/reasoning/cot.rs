@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 
 use super::single::{format_suffix, one_call};
-use super::{PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
+use super::{prompts, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 
 /// The sentence CoT inserts between the question and the answer-format suffix.
 pub const STEP_BY_STEP: &str = "\n\nLet's think step by step.";
@@ -13,19 +13,19 @@ pub const STEP_BY_STEP: &str = "\n\nLet's think step by step.";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ChainOfThought;
 
-/// The CoT prompt of a query.
-pub fn cot_prompt(query: &Query) -> String {
+/// The CoT prompt of a query (`prompts/cot/cot.jinja`).
+pub fn cot_prompt(query: &Query) -> Result<String, PolicyError> {
     let text = query.text();
-    if text.starts_with(query.item.question.as_str()) {
-        format!(
-            "{}{STEP_BY_STEP}{}",
-            query.item.question,
-            format_suffix(query)
-        )
+    let (question, suffix) = if text.starts_with(query.item.question.as_str()) {
+        (query.item.question.clone(), format_suffix(query))
     } else {
         // A prompt that does not start with the question: keep it whole.
-        format!("{text}{STEP_BY_STEP}")
-    }
+        (text, String::new())
+    };
+    prompts::render(
+        prompts::COT,
+        minijinja::context! { question => question, suffix => suffix },
+    )
 }
 
 #[async_trait]
@@ -35,6 +35,6 @@ impl ReasoningPolicy for ChainOfThought {
     }
 
     async fn solve(&self, query: &Query, roster: &Roster) -> Result<PolicyOutput, PolicyError> {
-        one_call(query, roster, self.name(), cot_prompt(query)).await
+        one_call(query, roster, self.name(), cot_prompt(query)?).await
     }
 }

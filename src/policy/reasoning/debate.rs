@@ -11,7 +11,8 @@
 use async_trait::async_trait;
 use serde_json::json;
 
-use super::single::{ask_all, ask_options, format_suffix, resized, Failures, Turn};
+use super::prompts;
+use super::single::{ask_all, ask_options, baseline_roster, format_suffix, Failures, Turn};
 use super::vote::plurality_vote;
 use super::{PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 
@@ -45,25 +46,27 @@ impl Debate {
     }
 }
 
-/// The round r ≥ 1 prompt of an agent, given the other agents' previous responses.
-pub fn debate_prompt(query: &Query, others: &[&str]) -> String {
-    let mut prompt = String::from("These are the solutions to the problem from other agents:\n");
-    for text in others {
-        let text = if text.trim().is_empty() {
-            "(no response)"
-        } else {
-            text.trim()
-        };
-        prompt.push_str(&format!("\nOne agent solution:\n```\n{text}\n```\n"));
-    }
-    prompt.push_str(
-        "\nUsing the solutions from other agents as additional advice, can you give an updated \
-         answer? Examine your solution and the other agents' solutions step by step.\n\
-         The original problem is:\n\n",
-    );
-    prompt.push_str(&query.item.question);
-    prompt.push_str(&format_suffix(query));
-    prompt
+/// The round r ≥ 1 prompt of an agent, given the other agents' previous responses
+/// (`prompts/debate/update.jinja`).
+pub fn debate_prompt(query: &Query, others: &[&str]) -> Result<String, PolicyError> {
+    let others: Vec<&str> = others
+        .iter()
+        .map(|t| {
+            if t.trim().is_empty() {
+                "(no response)"
+            } else {
+                t.trim()
+            }
+        })
+        .collect();
+    prompts::render(
+        prompts::DEBATE_UPDATE,
+        minijinja::context! {
+            others => others,
+            question => &query.item.question,
+            suffix => format_suffix(query),
+        },
+    )
 }
 
 #[async_trait]
@@ -74,13 +77,13 @@ impl ReasoningPolicy for Debate {
 
     async fn solve(&self, query: &Query, roster: &Roster) -> Result<PolicyOutput, PolicyError> {
         let (n, rounds) = (self.agents.max(1), self.rounds.max(1));
-        let team = resized(roster, n, false)?.team(n)?;
+        let team = baseline_roster(roster, n, false)?.team(n)?;
         let mut failures = Failures::default();
         let mut history: Vec<Vec<Turn>> = Vec::with_capacity(rounds);
         for round in 0..rounds {
             let r = u32::try_from(round).unwrap_or(u32::MAX);
             let asks = (0..n)
-                .map(|i| {
+                .map(|i| -> Result<_, PolicyError> {
                     let prompt = match history.last() {
                         None => query.text(),
                         Some(prev) => {
@@ -90,16 +93,16 @@ impl ReasoningPolicy for Debate {
                                 .filter(|(j, _)| *j != i)
                                 .map(|(_, t)| t.text.as_str())
                                 .collect();
-                            debate_prompt(query, &others)
+                            debate_prompt(query, &others)?
                         }
                     };
-                    (
+                    Ok((
                         i,
                         prompt,
                         ask_options(query, roster, self.name(), Some(r), i),
-                    )
+                    ))
                 })
-                .collect();
+                .collect::<Result<Vec<_>, _>>()?;
             let turns = ask_all(&team, asks)
                 .await
                 .into_iter()

@@ -10,6 +10,7 @@
 
 mod cot;
 mod debate;
+pub mod prompts;
 mod registry;
 mod seeds;
 mod self_consistency;

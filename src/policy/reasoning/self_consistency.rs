@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use serde_json::json;
 
 use super::cot::cot_prompt;
-use super::single::{ask_all, ask_options, resized, Failures};
+use super::single::{ask_all, ask_options, baseline_roster, Failures};
 use super::vote::plurality_vote;
 use super::{PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 
@@ -47,9 +47,9 @@ impl ReasoningPolicy for SelfConsistency {
 
     async fn solve(&self, query: &Query, roster: &Roster) -> Result<PolicyOutput, PolicyError> {
         let k = self.k.max(1);
-        let samplers = resized(roster, k, true)?;
+        let samplers = baseline_roster(roster, k, true)?;
         let team = samplers.team(k)?;
-        let prompt = cot_prompt(query);
+        let prompt = cot_prompt(query)?;
         let asks = (0..k)
             .map(|i| {
                 let sample = u32::try_from(i).unwrap_or(u32::MAX);

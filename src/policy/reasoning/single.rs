@@ -32,7 +32,7 @@ pub(crate) async fn one_call(
     method: &str,
     prompt: String,
 ) -> Result<PolicyOutput, PolicyError> {
-    let team = resized(roster, 1, true)?.team(1)?;
+    let team = baseline_roster(roster, 1, true)?.team(1)?;
     let options = ask_options(query, roster, method, None, 0);
     let mut failures = Failures::default();
     let replies = ask_all(&team, vec![(0, prompt, options)]).await;
@@ -102,22 +102,30 @@ pub(crate) fn resized(roster: &Roster, n: usize, only_first: bool) -> Result<Ros
     }
     let len = if only_first { 1 } else { roster.members.len() };
     Ok(Roster {
-        members: (0..n)
-            .map(|i| {
-                let m = &roster.members[i % len];
-                // Baselines send no system prompt (spec §3.1–3.4); role cards are SelfOrg's.
-                let role = RoleCard {
-                    system_prompt: String::new(),
-                    ..(*m.role).clone()
-                };
-                Member {
-                    role: Arc::new(role),
-                    model: m.model.clone(),
-                }
-            })
-            .collect(),
+        members: (0..n).map(|i| roster.members[i % len].clone()).collect(),
         generation: roster.generation,
     })
+}
+
+/// [`resized`] with the role cards' system prompts removed: the baselines send no system
+/// prompt (spec §3.1–3.4); role cards are SelfOrg's (§1.3).
+pub(crate) fn baseline_roster(
+    roster: &Roster,
+    n: usize,
+    only_first: bool,
+) -> Result<Roster, PolicyError> {
+    let mut r = resized(roster, n, only_first)?;
+    for m in &mut r.members {
+        let role = RoleCard {
+            system_prompt: String::new(),
+            ..(*m.role).clone()
+        };
+        *m = Member {
+            role: Arc::new(role),
+            model: m.model.clone(),
+        };
+    }
+    Ok(r)
 }
 
 /// The outcome of one call: its text (empty when it failed, spec §0.2; the error is in the

@@ -8,6 +8,7 @@
 //! on (item, round, agent), and results are stored by agent id. `sequential = true` runs the
 //! order one by one, which the tests use to check that equality.
 
+use crate::policy::reasoning::prompts;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -103,51 +104,37 @@ struct RoundInput<'a> {
     graph: &'a Graph,
 }
 
-/// Agent `n`'s round-t prompt (§1.10), given its parents' finished current-round responses.
+/// Agent `n`'s round-t prompt (§1.10), given its parents' finished current-round responses
+/// (`prompts/selforg/collaborate.jinja`).
 fn collaboration_prompt(
     query: &Query,
     opts: &SelfOrgOptions,
     input: &RoundInput<'_>,
     n: usize,
     current: &[Option<String>],
-) -> String {
-    let mut p = query.item.question.clone();
+) -> Result<String, PolicyError> {
     let leader = n == input.graph.leader;
     let self_reflect = leader && input.nstar == n;
-    if opts.include_own_previous || self_reflect {
-        p.push_str("\n\nYour previous answer:\n");
-        p.push_str(&input.previous[n]);
-    }
-    if leader {
-        if self_reflect {
-            p.push_str(
-                "\n\nYour previous answer was judged the most representative of the team. \
-                 Re-examine it critically before answering again.",
-            );
-        } else if !input.rstar.is_empty() {
-            p.push_str("\n\nThe answer currently judged most representative of the team:\n");
-            p.push_str(input.rstar);
-        }
-    }
-    let parents: Vec<(usize, &String)> = input
+    let parents: Vec<serde_json::Value> = input
         .graph
         .parents_by_psi(n)
         .into_iter()
         .filter_map(|m| current.get(m).and_then(|r| r.as_ref()).map(|r| (m, r)))
         .filter(|(_, r)| !r.trim().is_empty())
+        .map(|(m, r)| serde_json::json!({ "id": m, "text": r }))
         .collect();
-    if !parents.is_empty() {
-        p.push_str("\n\nAnswers of other agents in this round:");
-        for (m, r) in parents {
-            p.push_str(&format!("\n\n[Agent {m}]\n{r}"));
-        }
-    }
-    p.push_str(
-        "\n\nUse the information above as additional input. Check it critically, it may be \
-         wrong, and give a complete, updated solution.",
-    );
-    p.push_str(&format_suffix(query));
-    p
+    prompts::render(
+        prompts::SELFORG_COLLABORATE,
+        minijinja::context! {
+            question => &query.item.question,
+            show_previous => opts.include_own_previous || self_reflect,
+            previous => &input.previous[n],
+            self_reflect => self_reflect,
+            rstar => if leader { input.rstar } else { "" },
+            parents => parents,
+            suffix => format_suffix(query),
+        },
+    )
 }
 
 impl SelfOrg {
@@ -160,14 +147,14 @@ impl SelfOrg {
         round: u32,
         input: &RoundInput<'_>,
         failures: &mut Failures,
-    ) -> Vec<String> {
+    ) -> Result<Vec<String>, PolicyError> {
         let n = input.previous.len();
         let graph = input.graph;
         let mut current: Vec<Option<String>> = vec![None; n];
         let ask = |agent: usize, current: &[Option<String>]| {
-            let prompt = collaboration_prompt(query, &self.options, input, agent, current);
+            let prompt = collaboration_prompt(query, &self.options, input, agent, current)?;
             let options = ask_options(query, roster, "selforg", Some(round), agent).stateless();
-            async move {
+            Ok::<_, PolicyError>(async move {
                 (
                     agent,
                     team.ask_with(
@@ -177,11 +164,11 @@ impl SelfOrg {
                     )
                     .await,
                 )
-            }
+            })
         };
         if self.options.sequential {
             for &agent in &graph.order {
-                let (i, result) = ask(agent, &current).await;
+                let (i, result) = ask(agent, &current)?.await;
                 current[i] = Some(failures.turn(Some(round), i, result).text);
             }
         } else {
@@ -189,7 +176,7 @@ impl SelfOrg {
             let mut running = FuturesUnordered::new();
             for &agent in &graph.order {
                 if waiting[agent] == 0 {
-                    running.push(ask(agent, &current));
+                    running.push(ask(agent, &current)?);
                 }
             }
             // Results are stored by agent id; failures are recorded in a fixed order below.
@@ -204,7 +191,7 @@ impl SelfOrg {
                 for child in graph.children(i) {
                     waiting[child] = waiting[child].saturating_sub(1);
                     if waiting[child] == 0 {
-                        running.push(ask(child, &current));
+                        running.push(ask(child, &current)?);
                     }
                 }
             }
@@ -214,7 +201,7 @@ impl SelfOrg {
                 failures.turn(Some(round), i, result);
             }
         }
-        current.into_iter().map(Option::unwrap_or_default).collect()
+        Ok(current.into_iter().map(Option::unwrap_or_default).collect())
     }
 }
 
@@ -264,7 +251,7 @@ impl ReasoningPolicy for SelfOrg {
                 };
                 let next = self
                     .run_round(&team, query, &roster, t, &input, &mut failures)
-                    .await;
+                    .await?;
                 responses = next;
             }
             let r = embed_round(self.embedder.as_ref(), &responses).await?;
@@ -316,5 +303,87 @@ impl ReasoningPolicy for SelfOrg {
         });
         team.shutdown().await;
         output
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use colony_qa::{AnswerType, Item};
+
+    fn query() -> Query {
+        Query {
+            item: Item {
+                id: "0".into(),
+                question: "What is 2 + 3?".into(),
+                choices: vec![],
+                gold: "5".into(),
+                answer_type: AnswerType::Numeric,
+                meta: Default::default(),
+            },
+            run_seed: 0,
+        }
+    }
+
+    /// The exact wording of §1.10's prompts (the template must reproduce it byte for byte).
+    #[test]
+    fn collaboration_prompts_word_for_word() {
+        let q = query();
+        let suffix = format_suffix(&q);
+        // Agent 2 listens to 0 and 1 (ψ: 1 before 0); agent 0 leads; agent 1 is R*'s author.
+        let graph = Graph {
+            psi: vec![0.5, 0.9, 0.1],
+            edges: vec![(0, 2), (1, 0), (1, 2)],
+            order: vec![1, 0, 2],
+            leader: 1,
+            removed: vec![],
+        };
+        let previous = vec!["p0".to_string(), "p1".to_string(), "p2".to_string()];
+        let input = RoundInput {
+            previous: &previous,
+            rstar: "R*",
+            nstar: 0,
+            graph: &graph,
+        };
+        let opts = SelfOrgOptions::default();
+        let current = vec![Some("c0".to_string()), Some("c1".to_string()), None];
+        let tail = "\n\nUse the information above as additional input. Check it critically, it \
+                    may be wrong, and give a complete, updated solution.";
+        assert_eq!(
+            collaboration_prompt(&q, &opts, &input, 2, &current).unwrap(),
+            format!(
+                "What is 2 + 3?\n\nYour previous answer:\np2\n\nAnswers of other agents in \
+                 this round:\n\n[Agent 1]\nc1\n\n[Agent 0]\nc0{tail}{suffix}"
+            )
+        );
+        // The leader sees R* (written by someone else) and no parents.
+        assert_eq!(
+            collaboration_prompt(&q, &opts, &input, 1, &current).unwrap(),
+            format!(
+                "What is 2 + 3?\n\nYour previous answer:\np1\n\nThe answer currently judged \
+                 most representative of the team:\nR*{tail}{suffix}"
+            )
+        );
+        // The leader wrote R* itself: asked to re-examine; without its own previous answer
+        // by default it still sees it (self-reflection needs it).
+        let own = RoundInput { nstar: 1, ..input };
+        let no_prev = SelfOrgOptions {
+            include_own_previous: false,
+            ..SelfOrgOptions::default()
+        };
+        assert_eq!(
+            collaboration_prompt(&q, &no_prev, &own, 1, &current).unwrap(),
+            format!(
+                "What is 2 + 3?\n\nYour previous answer:\np1\n\nYour previous answer was judged \
+                 the most representative of the team. Re-examine it critically before answering \
+                 again.{tail}{suffix}"
+            )
+        );
+        // Not the leader, no previous answer, empty parent responses are skipped.
+        let blank = vec![Some("  ".to_string()), Some(String::new()), None];
+        assert_eq!(
+            collaboration_prompt(&q, &no_prev, &input, 2, &blank).unwrap(),
+            format!("What is 2 + 3?{tail}{suffix}")
+        );
     }
 }
