@@ -45,6 +45,8 @@ enum Cmd {
     Study(cli::study::StudyArgs),
     /// SwarmBench tools: `physics` runs one physics step on JSON scenarios.
     Swarmbench(cli::swarmbench::SwarmbenchArgs),
+    /// CREW-Wildfire tools: `bcs` (NS/BCS metrics), `levels`, `snapshot` (SVG of a state).
+    Wildfire(cli::wildfire::WildfireArgs),
     /// Environments: list, reset, step, run built-in policies, bench.
     Env(cli::env::EnvArgs),
     /// Measure client throughput or runtime scale (one JSON line).
@@ -80,6 +82,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Datasets(a) => cli::grade::datasets(a),
         Cmd::Env(a) => cli::env::run(a),
         Cmd::Swarmbench(a) => cli::swarmbench::run(a),
+        Cmd::Wildfire(a) => cli::wildfire::run(a),
         Cmd::Study(a) => cli::study::run(a).await,
     }
 }

@@ -6,7 +6,11 @@ use colony_env_api::EnvEntry;
 /// Every registered environment. An environment crate exports
 /// `pub fn entry() -> &'static dyn EnvEntry`; add it here.
 pub fn entries() -> Vec<&'static dyn EnvEntry> {
-    vec![colony_cube::entry(), colony_swarmbench::entry()]
+    vec![
+        colony_cube::entry(),
+        colony_swarmbench::entry(),
+        colony_wildfire::entry(),
+    ]
 }
 
 /// The environment named `name` (`cube` or `cube-v0`).

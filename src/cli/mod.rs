@@ -14,3 +14,4 @@ pub mod selforg;
 pub mod serve_mock;
 pub mod study;
 pub mod swarmbench;
+pub mod wildfire;

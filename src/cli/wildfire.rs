@@ -1,0 +1,152 @@
+//! `colony wildfire …`: CREW-Wildfire tools outside the generic `colony env` contract —
+//! `bcs` (normalized scores and Behavior Competency Scores, wildfire spec §13), `levels`
+//! (the 17 configurations of §12.1) and `snapshot` (an SVG picture of a saved state).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use colony_wildfire::metrics::{bcs as compute_bcs, markdown, Scores};
+use colony_wildfire::render::render_svg;
+use colony_wildfire::state::WildfireState;
+
+/// Arguments of `colony wildfire`.
+#[derive(Args, Debug)]
+pub struct WildfireArgs {
+    #[command(subcommand)]
+    pub action: WildfireAction,
+}
+
+/// Subcommands of `colony wildfire`.
+#[derive(Subcommand, Debug)]
+pub enum WildfireAction {
+    /// NS and BCS from mean raw scores: `{"<framework>": {"<configuration>": score}}`, a
+    /// configuration being its number 1–17 or its level id.
+    Bcs(BcsArgs),
+    /// List the 17 level configurations (number, id, team, map, max score, behaviors, seeds).
+    Levels(LevelsArgs),
+    /// Write an SVG snapshot (terrain, fire, agents, civilians) of a state JSON.
+    Snapshot(SnapshotArgs),
+}
+
+/// Arguments of `colony wildfire bcs`.
+#[derive(Args, Debug)]
+pub struct BcsArgs {
+    /// JSON file of mean raw scores per framework and configuration.
+    #[arg(long, value_name = "FILE")]
+    pub scores: PathBuf,
+    /// JSON file `{"<configuration>": mean Do-Nothing score}` overriding the paper's constants.
+    #[arg(long, value_name = "FILE")]
+    pub do_nothing: Option<PathBuf>,
+    /// Print `{"ns": {fw: {cfg: x}}, "bcs": {fw: {"TD": x, …}}}` instead of a Markdown table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `colony wildfire levels`.
+#[derive(Args, Debug)]
+pub struct LevelsArgs {
+    /// Print the configurations as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `colony wildfire snapshot`.
+#[derive(Args, Debug)]
+pub struct SnapshotArgs {
+    /// State JSON (`colony env reset wildfire --json`, or a whole `colony env step` output).
+    #[arg(long, value_name = "FILE")]
+    pub state: PathBuf,
+    /// Output SVG file (default: stdout).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Pixels per cell.
+    #[arg(long, default_value_t = 8)]
+    pub cell_px: u32,
+}
+
+/// Runs `colony wildfire …`.
+pub fn run(args: WildfireArgs) -> Result<()> {
+    match args.action {
+        WildfireAction::Bcs(a) => bcs(a),
+        WildfireAction::Levels(a) => levels(a),
+        WildfireAction::Snapshot(a) => snapshot(a),
+    }
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<T> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not {what}", path.display()))
+}
+
+fn bcs(a: BcsArgs) -> Result<()> {
+    let scores: Scores = read_json(
+        &a.scores,
+        "a JSON object {\"<framework>\": {\"<configuration>\": number}}",
+    )?;
+    let dn: BTreeMap<String, f64> = match &a.do_nothing {
+        Some(p) => read_json(p, "a JSON object {\"<configuration>\": number}")?,
+        None => BTreeMap::new(),
+    };
+    let report = compute_bcs(&scores, &dn)?;
+    if a.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{}", markdown(&report));
+    }
+    Ok(())
+}
+
+fn levels(a: LevelsArgs) -> Result<()> {
+    let all = colony_wildfire::config::levels();
+    if a.json {
+        println!("{}", serde_json::to_string(&all)?);
+        return Ok(());
+    }
+    println!(
+        "| # | id | type | map | team (F,B,D,H) | max score | behaviors | max steps | seeds |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for l in all {
+        let behaviors: Vec<&str> = l.behaviors.iter().map(|b| b.tag()).collect();
+        let seeds: Vec<String> = l.seeds.iter().map(u64::to_string).collect();
+        println!(
+            "| {} | {} | {:?} | {} | {:?} | {} | {} | {} | {} |",
+            l.number,
+            l.id,
+            l.kind,
+            l.map_size,
+            l.team,
+            l.max_score,
+            behaviors.join(" "),
+            l.max_steps,
+            seeds.join(", ")
+        );
+    }
+    Ok(())
+}
+
+fn snapshot(a: SnapshotArgs) -> Result<()> {
+    if a.cell_px == 0 {
+        bail!("--cell-px must be at least 1");
+    }
+    let mut value: serde_json::Value = read_json(&a.state, "JSON")?;
+    // Accept a whole `env step` output, so snapshots chain with steps.
+    if let Some(inner) = value.get_mut("state") {
+        value = inner.take();
+    }
+    let state: WildfireState = serde_json::from_value(value)
+        .with_context(|| format!("{} is not a wildfire-v0 state", a.state.display()))?;
+    let env = colony_wildfire::WildfireEnv::from_state(state)
+        .with_context(|| format!("{} is not a valid wildfire-v0 state", a.state.display()))?;
+    let svg = render_svg(env.world(), a.cell_px);
+    match &a.out {
+        Some(path) => {
+            fs::write(path, svg).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{svg}"),
+    }
+    Ok(())
+}
