@@ -47,6 +47,8 @@ enum Cmd {
     Swarmbench(cli::swarmbench::SwarmbenchArgs),
     /// CREW-Wildfire tools: `bcs` (NS/BCS metrics), `levels`, `snapshot` (SVG of a state).
     Wildfire(cli::wildfire::WildfireArgs),
+    /// CUBE tools: `symbolic-bench` (per-call cost of each symbolic action, paper Fig. 4).
+    Cube(cli::cube::CubeArgs),
     /// Environments: list, reset, step, run built-in policies, bench.
     Env(cli::env::EnvArgs),
     /// Measure client throughput or runtime scale (one JSON line).
@@ -81,6 +83,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Selforg(a) => cli::selforg::run(a),
         Cmd::Datasets(a) => cli::grade::datasets(a),
         Cmd::Env(a) => cli::env::run(a),
+        Cmd::Cube(a) => cli::cube::run(a),
         Cmd::Swarmbench(a) => cli::swarmbench::run(a),
         Cmd::Wildfire(a) => cli::wildfire::run(a),
         Cmd::Study(a) => cli::study::run(a).await,

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod chat;
+pub mod cube;
 pub mod dataset_args;
 pub mod embed;
 pub mod env;

@@ -19,6 +19,7 @@ pub mod geometry;
 pub mod heuristic;
 pub mod layout;
 pub mod observation;
+pub mod overhead;
 pub mod plan_parser;
 pub mod symbolic;
 pub mod world;
