@@ -62,14 +62,15 @@ impl Policy<CubeEnv> for HeuristicPolicy {
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                let action = match (&plan, a.is_exhausted()) {
-                    (Some(p), true) => {
+                let compact = target.and_then(|b| compaction_step(env, i, b));
+                let fresh = a.is_exhausted() || stalled_push(env, i);
+                let action = match (&plan, fresh, compact) {
+                    (Some(p), _, Some(step)) => {
                         let mut p = p.clone();
-                        if let Some(step) = target.and_then(|b| unjam_step(env, i, b)) {
-                            p.insert(0, step);
-                        }
+                        p.insert(0, step);
                         CubeAction::Plan(p)
                     }
+                    (Some(p), true, None) => CubeAction::Plan(p.clone()),
                     _ => CubeAction::Continue,
                 };
                 (i.to_string(), action)
@@ -78,38 +79,64 @@ impl Policy<CubeEnv> for HeuristicPolicy {
     }
 }
 
-/// Deadlock breaker (a documented deviation from spec §12.1): an agent whose last rendezvous
-/// timed out while it stood on a face cell of the target's left face, next to a free face
-/// cell, first steps onto that cell. Without it, agents on the face cells beside a wall can
-/// seal the only access to a free face cell and the quorum is never reached.
-fn unjam_step(env: &CubeEnv, agent: usize, block: u32) -> Option<SymbolicCall> {
-    let last_rendezvous = env
+/// Whether the agent is in a `push_block` whose block has not moved since it started pushing
+/// (a documented addition to spec §12.1): the push lacked force, so the agent goes back to
+/// the rendezvous instead of pushing alone until the push times out. Without it, agents whose
+/// rendezvous timed out push out of phase with those still waiting and the quorum never
+/// meets again.
+fn stalled_push(env: &CubeEnv, agent: usize) -> bool {
+    let Some(cur) = env
         .executor()
-        .history
-        .iter()
-        .rev()
-        .find(|h| h.agent == agent && h.action == "rendezvous" && h.status == "end")?;
-    if last_rendezvous.outcome.as_deref() != Some("failed:timeout")
-        || last_rendezvous.args.get("block") != Some(&Value::from(block))
-    {
+        .agents
+        .get(agent)
+        .and_then(|a| a.current.as_ref())
+    else {
+        return false;
+    };
+    if cur.call.action != "push_block" || cur.ticks == 0 {
+        return false;
+    }
+    let Some(id) = cur.call.args.get("block").and_then(Value::as_u64) else {
+        return false;
+    };
+    let block = u32::try_from(id).ok().and_then(|id| env.world().block(id));
+    matches!((block, cur.start), (Some(b), Some(start)) if (b.row, b.col) == start)
+}
+
+/// Face compaction (a documented addition to spec §12.1): an agent waiting in the rendezvous
+/// on a face cell of the target's left face steps one cell toward the middle of the face when
+/// that cell is free. Without it, agents that reach the corner face cells first can seal the
+/// only access to the free face cells (a block next to the wall leaves a one-cell corridor)
+/// and the quorum is never reached.
+fn compaction_step(env: &CubeEnv, agent: usize, block: u32) -> Option<SymbolicCall> {
+    let plan = env.executor().agents.get(agent)?;
+    let waiting = plan.current.as_ref()?;
+    if waiting.call.action != "rendezvous" || waiting.ticks == 0 {
         return None;
     }
     let world = env.world();
+    let b = world.block(block)?;
     let pos = world.agents[agent];
-    let faces = world.face_cells(block, crate::geometry::Face::Left).ok()?;
-    if !faces.contains(&pos) {
+    if pos.1 != b.col - 1 || pos.0 < b.row || pos.0 >= b.row + b.side() {
         return None;
     }
-    let (dir, cell) = [("up", (pos.0 - 1, pos.1)), ("down", (pos.0 + 1, pos.1))]
-        .into_iter()
-        .find(|(_, c)| faces.contains(c) && !world.is_agent(*c))?;
-    let _ = cell;
+    let j = pos.0 - b.row;
+    let centre = (b.side() - 1) / 2;
+    let (dir, next) = if j < centre {
+        ("down", (pos.0 + 1, pos.1))
+    } else if j > centre {
+        ("up", (pos.0 - 1, pos.1))
+    } else {
+        return None;
+    };
+    if !world.in_bounds(next) || world.at(next) != crate::world::Occupant::Empty {
+        return None;
+    }
     Some(SymbolicCall::new(
         "move",
         [("direction", Value::from(dir)), ("steps", Value::from(1))],
     ))
 }
-
 /// Runs the heuristic on a fresh episode until it ends or `cap` steps; returns
 /// `(steps, delivered blocks, terminated)`.
 pub fn run_heuristic(env: &mut CubeEnv, cap: u32) -> (u32, usize, bool) {

@@ -196,9 +196,9 @@ fn heuristic_delivers_every_block_within_200_steps_for_small_n() {
         ));
     }
     eprintln!("{}", report.join("\n"));
-    // Paper Fig. 9 expects every episode to finish; at n = 8 this implementation of the spec's
-    // heuristic still runs out of the 200 steps on 6 of these 20 seeds (reported in README).
+    // Paper Fig. 9 expects every episode to finish; at n = 8 this heuristic still runs out of
+    // the 200 steps on 2 of these 20 seeds (seeds 8 and 19; reported in README).
     let small: Vec<&String> = failures.iter().filter(|f| !f.starts_with("n=8 ")).collect();
     assert!(small.is_empty(), "{small:?}");
-    assert!(failures.len() <= 6, "{}", failures.join("\n"));
+    assert!(failures.len() <= 2, "{}", failures.join("\n"));
 }
