@@ -166,3 +166,29 @@ fn env_list_reset_step_run_and_snapshot() {
     assert!(ok, "{err}");
     assert_eq!(out.lines().count(), 19, "header + separator + 17 rows");
 }
+
+#[test]
+fn do_nothing_baseline_and_generation_timing() {
+    let (ok, out, err) = colony(&["wildfire", "do-nothing", "--levels", "13"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let dn = v["13"].as_f64().unwrap();
+    assert!(dn < 0.0, "the fire burns trees when nobody acts: {dn}");
+    assert!(err.contains("paper -519.67"), "{err}");
+
+    let (ok, out, err) = colony(&[
+        "wildfire",
+        "bench-gen",
+        "--sizes",
+        "30,60",
+        "--repeats",
+        "1",
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1]["cells"], 3600);
+}

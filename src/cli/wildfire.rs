@@ -29,6 +29,30 @@ pub enum WildfireAction {
     Levels(LevelsArgs),
     /// Write an SVG snapshot (terrain, fire, agents, civilians) of a state JSON.
     Snapshot(SnapshotArgs),
+    /// Measure the Do-Nothing baseline (spec §13.1) on the open-ended levels over their
+    /// evaluation seeds; prints `{"<configuration>": mean}` for `bcs --do-nothing`.
+    DoNothing(DoNothingArgs),
+    /// Time map generation and level setup for the given map sides (one JSON line each).
+    BenchGen(BenchGenArgs),
+}
+
+/// Arguments of `colony wildfire do-nothing`.
+#[derive(Args, Debug)]
+pub struct DoNothingArgs {
+    /// Configurations (numbers or ids), comma-separated; default: the open-ended ones 13–17.
+    #[arg(long, value_delimiter = ',', default_value = "13,14,15,16,17")]
+    pub levels: Vec<String>,
+}
+
+/// Arguments of `colony wildfire bench-gen`.
+#[derive(Args, Debug)]
+pub struct BenchGenArgs {
+    /// Map sides, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "100,250,1000")]
+    pub sizes: Vec<u32>,
+    /// Seeds timed per side (the mean is printed).
+    #[arg(long, default_value_t = 3)]
+    pub repeats: u64,
 }
 
 /// Arguments of `colony wildfire bcs`.
@@ -73,6 +97,8 @@ pub fn run(args: WildfireArgs) -> Result<()> {
         WildfireAction::Bcs(a) => bcs(a),
         WildfireAction::Levels(a) => levels(a),
         WildfireAction::Snapshot(a) => snapshot(a),
+        WildfireAction::DoNothing(a) => do_nothing(a),
+        WildfireAction::BenchGen(a) => bench_gen(a),
     }
 }
 
@@ -147,6 +173,58 @@ fn snapshot(a: SnapshotArgs) -> Result<()> {
             fs::write(path, svg).with_context(|| format!("writing {}", path.display()))?
         }
         None => print!("{svg}"),
+    }
+    Ok(())
+}
+
+fn do_nothing(a: DoNothingArgs) -> Result<()> {
+    use colony_env_api::Environment;
+    let mut out = BTreeMap::new();
+    for name in &a.levels {
+        let level = colony_wildfire::metrics::resolve(name)?;
+        let mut total = 0.0;
+        for &seed in &level.seeds {
+            let mut env = colony_wildfire::WildfireEnv::new(level.clone())?;
+            env.try_reset(seed)?;
+            loop {
+                let r = env.step(&BTreeMap::new());
+                if r.terminated || r.truncated {
+                    break;
+                }
+            }
+            total += env.score();
+        }
+        let mean = total / level.seeds.len().max(1) as f64;
+        eprintln!(
+            "{} ({}): Do-Nothing mean {mean:.2} over {} seeds (paper {:.2})",
+            level.number,
+            level.id,
+            level.seeds.len(),
+            level.do_nothing
+        );
+        out.insert(name.clone(), mean);
+    }
+    println!("{}", serde_json::to_string(&out)?);
+    Ok(())
+}
+
+fn bench_gen(a: BenchGenArgs) -> Result<()> {
+    let mut level = colony_wildfire::config::bench_level(100, 20);
+    for size in a.sizes {
+        if !(8..=4000).contains(&size) {
+            bail!("--sizes: {size} is outside 8..=4000");
+        }
+        level.map_size = size;
+        let start = std::time::Instant::now();
+        for seed in 0..a.repeats.max(1) {
+            colony_wildfire::setup::new_episode(&level, seed)?;
+        }
+        let ms = start.elapsed().as_secs_f64() * 1e3 / a.repeats.max(1) as f64;
+        println!(
+            "{}",
+            serde_json::json!({"map_size": size, "cells": u64::from(size) * u64::from(size),
+                               "repeats": a.repeats.max(1), "ms_per_map": ms})
+        );
     }
     Ok(())
 }
