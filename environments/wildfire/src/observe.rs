@@ -165,6 +165,54 @@ pub fn observe_agent(s: &WildfireState, i: usize) -> AgentObservation {
     }
 }
 
+/// The game-level observation (§9.2): level, task, targets, score components, fire state and
+/// clock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameObservation {
+    /// Level id.
+    pub level: String,
+    /// Level type.
+    pub kind: crate::config::LevelKind,
+    /// Map side.
+    pub map_size: usize,
+    /// Task description (§11.4).
+    pub task: String,
+    /// Level targets (known ones are also in the task text).
+    pub targets: crate::state::Targets,
+    /// Current score (§12.3).
+    pub score: f64,
+    /// Score components.
+    pub counters: crate::state::Counters,
+    /// Rescued civilians.
+    pub rescued: usize,
+    /// Transported firefighters.
+    pub transported: usize,
+    /// Some cell is `Ignited` or `OnFire`.
+    pub fire_active: bool,
+    /// Step `t`.
+    pub step: u32,
+    /// Step limit.
+    pub max_steps: u32,
+}
+
+/// The game-level observation of a state.
+pub fn observe_game(s: &WildfireState) -> GameObservation {
+    GameObservation {
+        level: s.level.id.clone(),
+        kind: s.level.kind,
+        map_size: s.grid.size,
+        task: crate::prompts::task_description(s),
+        targets: s.targets.clone(),
+        score: crate::sim::score(s),
+        counters: s.counters.clone(),
+        rescued: s.civilians.iter().filter(|c| c.rescued).count(),
+        transported: s.transported.len(),
+        fire_active: s.fire_active,
+        step: s.step,
+        max_steps: s.level.max_steps,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

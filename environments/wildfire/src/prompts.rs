@@ -318,3 +318,18 @@ pub fn chat_history(messages: &[(u32, String, String)]) -> String {
         .map(|(t, who, m)| format!("TIME {t}: {who}: {m}\n"))
         .collect()
 }
+
+/// `STEP HISTORY`: previous steps' (global state summary, chosen actions) pairs (§11.3).
+pub fn step_history(steps: &[(String, Vec<String>)]) -> String {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(k, (summary, actions))| {
+            format!(
+                "STEP {}:\nState: {summary}\nActions: {}\n",
+                k + 1,
+                actions.join("; ")
+            )
+        })
+        .collect()
+}
