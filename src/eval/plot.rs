@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use thiserror::Error;
 
@@ -56,6 +57,32 @@ fn padded(lo: f64, hi: f64, floor_zero: bool) -> (f64, f64) {
     (lo, hi + 0.15 * span)
 }
 
+/// The chart area of both chart kinds: white background, caption, labelled mesh.
+fn axes<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+) -> Result<
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    DrawingAreaErrorKind<std::io::Error>,
+> {
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(56)
+        .build_cartesian_2d(x, y)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()?;
+    Ok(chart)
+}
+
 /// Draws a bubble chart to an SVG file.
 pub fn bubble_chart(
     path: &Path,
@@ -86,20 +113,8 @@ pub fn bubble_chart(
     };
     let root = SVGBackend::new(path, (800, 560)).into_drawing_area();
     let err = |e: &dyn std::fmt::Display| plot_error(path, e);
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(16)
-        .x_label_area_size(44)
-        .y_label_area_size(56)
-        .build_cartesian_2d(xmin..xmax, ymin..ymax)
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .draw()
-        .map_err(|e| err(&e))?;
+    let mut chart =
+        axes(&root, title, (x_label, y_label), xmin..xmax, ymin..ymax).map_err(|e| err(&e))?;
     for (i, b) in bubbles.iter().enumerate() {
         let color = Palette99::pick(i).mix(0.6);
         chart
@@ -141,20 +156,14 @@ pub fn line_chart(
     };
     let root = SVGBackend::new(path, (800, 560)).into_drawing_area();
     let err = |e: &dyn std::fmt::Display| plot_error(path, e);
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(16)
-        .x_label_area_size(44)
-        .y_label_area_size(56)
-        .build_cartesian_2d(xmin..xmax, y_range.0..y_range.1)
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .draw()
-        .map_err(|e| err(&e))?;
+    let mut chart = axes(
+        &root,
+        title,
+        (x_label, y_label),
+        xmin..xmax,
+        y_range.0..y_range.1,
+    )
+    .map_err(|e| err(&e))?;
     for (i, line) in lines.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
         let points = line.points.clone();
