@@ -20,7 +20,7 @@ pub fn cell_code(grid: &Grid, c: Cell, civilians: &HashSet<Cell>) -> u8 {
     if !grid.contains(c) {
         return UNREVEALED;
     }
-    if civilians.contains(&c) {
+    if !civilians.is_empty() && civilians.contains(&c) {
         return CIVILIAN;
     }
     let i = grid.idx(c);
@@ -47,34 +47,43 @@ pub fn civilian_cells(s: &WildfireState) -> HashSet<Cell> {
         .collect()
 }
 
-/// Refreshes the team map around every live agent (§9.1).
+/// Refreshes the team map around every live agent (§9.1). Cells seen by several agents are
+/// coded once (a visibility mask first), which matters with thousands of agents.
 pub fn reveal(s: &mut WildfireState) {
     let civ = civilian_cells(s);
     let size = s.grid.size as i32;
+    let mut visible = vec![false; s.grid.len()];
     for a in s.agents.iter().filter(|a| a.alive) {
         let (x, y) = a.cell();
         let r = a.kind.view_radius();
+        let (x0, x1) = ((x - r).max(0), (x + r).min(size - 1));
         for ny in (y - r).max(0)..=(y + r).min(size - 1) {
-            for nx in (x - r).max(0)..=(x + r).min(size - 1) {
-                let i = (ny * size + nx) as usize;
-                s.team_map[i] = cell_code(&s.grid, (nx, ny), &civ);
-            }
+            let row = (ny * size) as usize;
+            visible[row + x0 as usize..=row + x1 as usize].fill(true);
         }
+    }
+    for (i, _) in visible.iter().enumerate().filter(|(_, v)| **v) {
+        s.team_map[i] = cell_code(&s.grid, s.grid.cell(i), &civ);
     }
 }
 
 /// The `(2R+1)²` team-map codes around `centre`, rows top to bottom; off-map cells are 0.
 pub fn window(s: &WildfireState, centre: Cell, r: i32) -> Vec<u8> {
-    let mut w = Vec::with_capacity(((2 * r + 1) * (2 * r + 1)) as usize);
-    for y in centre.1 - r..=centre.1 + r {
-        for x in centre.0 - r..=centre.0 + r {
-            let c = (x, y);
-            w.push(if s.grid.contains(c) {
-                s.team_map[s.grid.idx(c)]
-            } else {
-                UNREVEALED
-            });
+    let side = (2 * r + 1) as usize;
+    let size = s.grid.size as i32;
+    let mut w = vec![UNREVEALED; side * side];
+    let (x0, x1) = ((centre.0 - r).max(0), (centre.0 + r).min(size - 1));
+    if x0 > x1 {
+        return w;
+    }
+    for (k, y) in (centre.1 - r..=centre.1 + r).enumerate() {
+        if !(0..size).contains(&y) {
+            continue;
         }
+        let src = (y * size) as usize;
+        let dst = k * side + (x0 - (centre.0 - r)) as usize;
+        let len = (x1 - x0 + 1) as usize;
+        w[dst..dst + len].copy_from_slice(&s.team_map[src + x0 as usize..src + x0 as usize + len]);
     }
     w
 }
@@ -225,6 +234,30 @@ mod tests {
         ];
         let want = "-,-,0,1,1,\n-,2,'2',1,B,\n0,0,*3*,f,i,\nw,0,3,e,x,\n-,-,C,0,0,\n";
         assert_eq!(render_window(&codes, 5), want);
+    }
+
+    #[test]
+    fn window_matches_a_cell_by_cell_reading() {
+        let level = crate::config::find_level("cut_trees_sparse_small").unwrap();
+        let mut s = crate::setup::new_episode(&level, 2).unwrap();
+        for (i, c) in s.team_map.iter_mut().enumerate() {
+            *c = (i % 16) as u8;
+        }
+        for centre in [(0, 0), (29, 29), (15, 3), (-5, 10), (40, 40), (3, 28)] {
+            for r in [0, 2, 10, 25] {
+                let mut naive = Vec::new();
+                for y in centre.1 - r..=centre.1 + r {
+                    for x in centre.0 - r..=centre.0 + r {
+                        naive.push(if s.grid.contains((x, y)) {
+                            s.team_map[s.grid.idx((x, y))]
+                        } else {
+                            UNREVEALED
+                        });
+                    }
+                }
+                assert_eq!(window(&s, centre, r), naive, "{centre:?} r {r}");
+            }
+        }
     }
 
     #[test]
