@@ -27,6 +27,7 @@ pub mod render;
 pub mod setup;
 pub mod sim;
 pub mod state;
+mod suppress;
 mod validate;
 
 pub use entry::entry;

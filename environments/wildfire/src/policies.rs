@@ -3,8 +3,8 @@
 //!
 //! It reads ground truth only where the level's task text gives it (cut targets, transport and
 //! rescue targets, known civilian clusters); unknown fires and civilians are searched for
-//! through the team map. Suppress and Full levels keep ground agents away from the fire (the
-//! Do-Nothing behavior) — this heuristic is not meant to score there.
+//! through the team map. Suppress and Full levels use water (see `suppress.rs`); without a
+//! water source ground agents stay idle.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,31 +21,31 @@ use crate::state::{Agent, WildfireState};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HeuristicPolicy;
 
-fn dist2(a: Cell, b: Cell) -> i64 {
+pub(crate) fn dist2(a: Cell, b: Cell) -> i64 {
     let (dx, dy) = (i64::from(a.0 - b.0), i64::from(a.1 - b.1));
     dx * dx + dy * dy
 }
 
-fn chebyshev(a: Cell, b: Cell) -> i32 {
+pub(crate) fn chebyshev(a: Cell, b: Cell) -> i32 {
     (a.0 - b.0).abs().max((a.1 - b.1).abs())
 }
 
 /// `Continue` if the agent already executes `p` (same type and parameters), else `p`.
-fn want(a: &Agent, p: Primitive) -> WildfireAction {
+pub(crate) fn want(a: &Agent, p: Primitive) -> WildfireAction {
     match &a.action {
         Some(q) if q.kind == p.kind && q.p1 == p.p1 && q.p2 == p.p2 => WildfireAction::Continue,
         _ => WildfireAction::Primitive(p),
     }
 }
 
-fn go(a: &Agent, kind: u8, c: Cell) -> WildfireAction {
+pub(crate) fn go(a: &Agent, kind: u8, c: Cell) -> WildfireAction {
     want(
         a,
         Primitive::new(kind, c.0, c.1, &format!("move to ({}, {})", c.0, c.1)),
     )
 }
 
-fn act(p: Primitive) -> WildfireAction {
+pub(crate) fn act(p: Primitive) -> WildfireAction {
     WildfireAction::Primitive(p)
 }
 
@@ -58,7 +58,7 @@ impl Policy<WildfireEnv> for HeuristicPolicy {
             LevelKind::Transport => transport(s, &mut out),
             LevelKind::Rescue => rescue(s, &mut out),
             LevelKind::Scout => scout(s, &mut out),
-            LevelKind::Suppress | LevelKind::Full => {}
+            LevelKind::Suppress | LevelKind::Full => crate::suppress::suppress(s, &mut out),
         }
         for a in s.agents.iter().filter(|a| a.is_active()) {
             out.entry(a.id.to_string())
@@ -218,7 +218,7 @@ fn scout(s: &WildfireState, out: &mut BTreeMap<AgentId, WildfireAction>) {
 }
 
 /// Moves every selected agent to `found` if known, else along its sweep.
-fn search(
+pub(crate) fn search(
     s: &WildfireState,
     out: &mut BTreeMap<AgentId, WildfireAction>,
     found: Option<Cell>,
