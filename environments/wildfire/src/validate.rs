@@ -93,9 +93,36 @@ pub fn check_state(s: &WildfireState) -> Result<(), EnvError> {
             }
         }
     }
-    for (k, &c) in s.targets.cut_cells.iter().enumerate() {
-        if !g.contains(c) {
-            return Err(bad(format!("targets.cut_cells[{k}]"), "off the map"));
+    let t = &s.targets;
+    let named = [
+        ("targets.spawn".to_string(), Some(t.spawn)),
+        ("targets.fire".to_string(), t.fire),
+        ("targets.water".to_string(), t.water),
+        ("targets.transport".to_string(), t.transport),
+        ("targets.rescue".to_string(), t.rescue),
+    ];
+    let listed = t
+        .cut_cells
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| (format!("targets.cut_cells[{k}]"), Some(c)))
+        .chain(
+            t.clusters
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| (format!("targets.clusters[{k}]"), Some(c))),
+        )
+        .chain(t.lines.iter().enumerate().flat_map(|(k, &(a, b))| {
+            [
+                (format!("targets.lines[{k}]"), Some(a)),
+                (format!("targets.lines[{k}]"), Some(b)),
+            ]
+        }));
+    for (field, cell) in named.into_iter().chain(listed) {
+        if let Some(c) = cell {
+            if !g.contains(c) {
+                return Err(bad(field, format!("cell {c:?} is off the map")));
+            }
         }
     }
     if s.level.fire_frames == 0 || s.level.civ_frames == 0 {

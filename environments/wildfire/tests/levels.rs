@@ -162,3 +162,33 @@ proptest! {
         });
     }
 }
+
+type Breaker = Box<dyn Fn(&mut colony_wildfire::state::WildfireState)>;
+
+#[test]
+fn restore_rejects_bad_states_naming_the_field() {
+    let l = find_level("suppress_fire_extinguish").unwrap();
+    let mut env = WildfireEnv::new(l).unwrap();
+    env.reset(2994);
+    let good = env.state();
+    let cases: Vec<(Breaker, &str)> = vec![
+        (
+            Box::new(|s| s.targets.water = Some((60, 3))),
+            "targets.water",
+        ),
+        (
+            Box::new(|s| s.grid.trees.pop().map(|_| ()).unwrap_or(())),
+            "grid.trees",
+        ),
+        (Box::new(|s| s.agents[2].px = -1.0), "agents[2].px"),
+        (Box::new(|s| s.agents[0].id = 7), "agents[0].id"),
+        (Box::new(|s| s.team_map[5] = 99), "team_map[5]"),
+    ];
+    for (break_it, field) in cases {
+        let mut bad = good.clone();
+        break_it(&mut bad);
+        let err = env.restore(bad).unwrap_err().to_string();
+        assert!(err.contains(field), "{field}: {err}");
+    }
+    env.restore(good).unwrap();
+}
