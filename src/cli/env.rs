@@ -169,7 +169,11 @@ fn reset(a: ResetArgs) -> Result<()> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&env.state_json())?);
     } else {
-        print!("{}", env.render());
+        let picture = env.render();
+        print!("{picture}");
+        if !picture.ends_with('\n') {
+            println!();
+        }
     }
     Ok(())
 }
@@ -321,12 +325,14 @@ fn run_episodes(a: RunArgs) -> Result<()> {
     if let Some(dir) = &a.out {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
+    for policy in &a.policy {
+        // Validate every name before running anything.
+        entry.make_policy(policy, 0)?;
+    }
     let mut summary = serde_json::Map::new();
     println!("| policy | episodes | score (mean ± std) | min | max | steps (mean) | terminated | ms/episode |");
     println!("|---|---|---|---|---|---|---|---|");
     for policy in &a.policy {
-        // Validate the name before running anything.
-        entry.make_policy(policy, 0)?;
         let mut episodes = Vec::new();
         for &seed in &seeds {
             let path = match &a.out {
