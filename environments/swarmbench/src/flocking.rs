@@ -1,17 +1,18 @@
 //! The Flocking distance D (spec §9.4, Q18): the minimum over the reference's candidate
 //! translations (pair differences agent − target) of the optimal assignment cost
-//! (Kuhn–Munkres, `pathfinding`), with exact lower bounds to skip candidates.
+//! (Hungarian method, [`crate::lap`]; cross-checked against `pathfinding::kuhn_munkres` in
+//! tests), with exact lower bounds to skip candidates.
 //!
 //! Only the minimum value matters, so a candidate is solved only if a lower bound on its cost
 //! is below the best cost found so far. Bounds: the 1-D optimal assignment of rows plus that of
 //! columns (a relaxation of the 2-D problem, computed once per distinct shift), then the sum over
-//! targets of the cheapest agent and the sum of the cheapest per-agent costs.
+//! targets of the cheapest agent and the sum of the cheapest per-agent costs, and a dual
+//! bound: for any 1-Lipschitz (L1) function g on the grid, `Σ_t g(t + s) + Σ_p min(0, −g(p))`
+//! is a feasible dual value of the assignment at every translation s. Taking
+//! `g(x) = min_p (|x − p|₁ − v_p)` from the optimal column potentials v of a solved candidate
+//! (an L1 distance transform) makes the bound tight there and close around it.
 
-use std::collections::{BTreeSet, HashMap};
-
-use pathfinding::kuhn_munkres::kuhn_munkres_min;
-use pathfinding::matrix::Matrix;
-
+use crate::lap::Lap;
 use crate::world::Cell;
 
 /// Minimum-cost order-preserving 1-D assignment of every target to a distinct agent
@@ -43,12 +44,14 @@ pub fn distance(agents: &[Cell], target: &[Cell]) -> (i64, Cell) {
     if target.is_empty() || agents.len() < target.len() {
         return (0, (0, 0));
     }
-    let mut cands: BTreeSet<Cell> = BTreeSet::new();
+    let mut cands: Vec<Cell> = Vec::with_capacity(agents.len() * target.len());
     for p in agents {
         for t in target {
-            cands.insert((p.0 - t.0, p.1 - t.1));
+            cands.push((p.0 - t.0, p.1 - t.1));
         }
     }
+    cands.sort_unstable();
+    cands.dedup();
     let sorted = |v: Vec<i32>| {
         let mut v = v;
         v.sort_unstable();
@@ -62,13 +65,27 @@ pub fn distance(agents: &[Cell], target: &[Cell]) -> (i64, Cell) {
         sorted(agents.iter().map(|p| p.0).collect()),
         sorted(agents.iter().map(|p| p.1).collect()),
     );
-    let mut row_lb: HashMap<i32, i64> = HashMap::new();
-    let mut col_lb: HashMap<i32, i64> = HashMap::new();
+    // 1-D bounds per distinct shift, tabulated over the shift range.
+    let table = |shifts: &mut dyn Iterator<Item = i32>, t: &[i32], a: &[i32]| {
+        let v: Vec<i32> = shifts.collect();
+        let lo = v.iter().copied().min().unwrap_or(0);
+        let hi = v.iter().copied().max().unwrap_or(0);
+        let mut out = vec![-1i64; (hi - lo + 1) as usize];
+        for x in v {
+            let slot = &mut out[(x - lo) as usize];
+            if *slot < 0 {
+                *slot = assign_1d(t, a, x);
+            }
+        }
+        (lo, out)
+    };
+    let (row_lo, row_lb) = table(&mut cands.iter().map(|c| c.0), &tr, &ar);
+    let (col_lo, col_lb) = table(&mut cands.iter().map(|c| c.1), &tc, &ac);
     let mut order: Vec<(i64, Cell)> = cands
         .into_iter()
         .map(|(dx, dy)| {
-            let r = *row_lb.entry(dx).or_insert_with(|| assign_1d(&tr, &ar, dx));
-            let c = *col_lb.entry(dy).or_insert_with(|| assign_1d(&tc, &ac, dy));
+            let r = row_lb[(dx - row_lo) as usize];
+            let c = col_lb[(dy - col_lo) as usize];
             (r + c, (dx, dy))
         })
         .collect();
@@ -78,9 +95,19 @@ pub fn distance(agents: &[Cell], target: &[Cell]) -> (i64, Cell) {
     let mut best_shift = (0, 0);
     let mut costs = vec![0i64; m * n];
     let mut agent_min = vec![i64::MAX; n];
+    let mut row_min = vec![0i64; m];
+    let mut row_order: Vec<usize> = (0..m).collect();
+    let mut ordered = vec![0i64; m * n];
+    let mut lap = Lap::default();
+    let mut duals: Option<DualBound> = None;
     for (lb, (dx, dy)) in order {
         if lb >= best {
             break;
+        }
+        if let Some(g) = &duals {
+            if g.bound(target, (dx, dy)) >= best {
+                continue;
+            }
         }
         agent_min.iter_mut().for_each(|x| *x = i64::MAX);
         let mut target_bound = 0;
@@ -93,26 +120,116 @@ pub fn distance(agents: &[Cell], target: &[Cell]) -> (i64, Cell) {
                 agent_min[pi] = agent_min[pi].min(c);
             }
             target_bound += tmin;
+            row_min[ti] = tmin;
         }
         agent_min.sort_unstable();
         let agent_bound: i64 = agent_min[..m].iter().sum();
         if target_bound.max(agent_bound) >= best {
             continue;
         }
-        let cost = match Matrix::from_vec(m, n, costs.clone()) {
-            Ok(matrix) => kuhn_munkres_min(&matrix).0,
-            Err(_) => continue,
-        };
-        if cost < best {
+        // Rows with the dearest cheapest agent first: the partial optimum (the solver's
+        // early-abandon bound) then rises fastest.
+        row_order.sort_unstable_by_key(|&ti| std::cmp::Reverse(row_min[ti]));
+        for (r, &ti) in row_order.iter().enumerate() {
+            ordered[r * n..(r + 1) * n].copy_from_slice(&costs[ti * n..(ti + 1) * n]);
+        }
+        if let Some(cost) = lap.solve(&ordered, m, n, best) {
             best = cost;
             best_shift = (dx, dy);
+            duals = Some(DualBound::new(agents, lap.column_potentials(), target));
         }
     }
     (if best == i64::MAX { 0 } else { best }, best_shift)
 }
 
+/// The dual bound of a solved candidate: g(x) = min_p (|x − p|₁ − v_p) tabulated on a box
+/// covering every translated target cell, by a two-pass L1 distance transform.
+struct DualBound {
+    origin: Cell,
+    rows: i32,
+    cols: i32,
+    g: Vec<i64>,
+    constant: i64,
+}
+
+impl DualBound {
+    fn new(agents: &[Cell], v: &[i64], target: &[Cell]) -> Self {
+        let (mut r0, mut r1, mut c0, mut c1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+        for p in agents {
+            r0 = r0.min(p.0);
+            r1 = r1.max(p.0);
+            c0 = c0.min(p.1);
+            c1 = c1.max(p.1);
+        }
+        // Candidates are p − t' + t: pad by the target's extent on both sides.
+        let (tr, tc) = target
+            .iter()
+            .fold((0, 0), |(a, b), t| (a.max(t.0), b.max(t.1)));
+        let origin = (r0 - tr, c0 - tc);
+        let rows = r1 - r0 + 2 * tr + 1;
+        let cols = c1 - c0 + 2 * tc + 1;
+        const INF: i64 = i64::MAX / 4;
+        let mut g = vec![INF; (rows * cols) as usize];
+        let at = |i: i32, j: i32| (i * cols + j) as usize;
+        for (p, &vp) in agents.iter().zip(v) {
+            let x = at(p.0 - origin.0, p.1 - origin.1);
+            g[x] = g[x].min(-vp);
+        }
+        for i in 0..rows {
+            for j in 0..cols {
+                let mut best = g[at(i, j)];
+                if i > 0 {
+                    best = best.min(g[at(i - 1, j)] + 1);
+                }
+                if j > 0 {
+                    best = best.min(g[at(i, j - 1)] + 1);
+                }
+                g[at(i, j)] = best;
+            }
+        }
+        for i in (0..rows).rev() {
+            for j in (0..cols).rev() {
+                let mut best = g[at(i, j)];
+                if i + 1 < rows {
+                    best = best.min(g[at(i + 1, j)] + 1);
+                }
+                if j + 1 < cols {
+                    best = best.min(g[at(i, j + 1)] + 1);
+                }
+                g[at(i, j)] = best;
+            }
+        }
+        let constant = agents
+            .iter()
+            .map(|p| (-g[at(p.0 - origin.0, p.1 - origin.1)]).min(0))
+            .sum();
+        Self {
+            origin,
+            rows,
+            cols,
+            g,
+            constant,
+        }
+    }
+
+    /// A lower bound on the assignment cost at translation `s` (i64::MIN if out of range).
+    fn bound(&self, target: &[Cell], s: Cell) -> i64 {
+        let mut total = self.constant;
+        for t in target {
+            let (i, j) = (t.0 + s.0 - self.origin.0, t.1 + s.1 - self.origin.1);
+            if i < 0 || j < 0 || i >= self.rows || j >= self.cols {
+                return i64::MIN;
+            }
+            total += self.g[(i * self.cols + j) as usize];
+        }
+        total
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
     use crate::layout::flocking_target;
 
@@ -174,5 +291,50 @@ mod tests {
         let (_, t6) = flocking_target(6);
         let scattered = [(1, 1), (5, 7), (3, 3), (8, 2), (2, 6), (6, 6)];
         assert_eq!(distance(&scattered, &t6).0, brute(&scattered, &t6));
+    }
+
+    /// Every candidate solved by `pathfinding`'s Kuhn–Munkres, no pruning.
+    fn reference(agents: &[Cell], target: &[Cell]) -> i64 {
+        use pathfinding::kuhn_munkres::kuhn_munkres_min;
+        use pathfinding::matrix::Matrix;
+        let mut best = i64::MAX;
+        let cands: BTreeSet<Cell> = agents
+            .iter()
+            .flat_map(|p| target.iter().map(move |t| (p.0 - t.0, p.1 - t.1)))
+            .collect();
+        for s in cands {
+            let w: Vec<i64> = target
+                .iter()
+                .flat_map(|t| {
+                    agents
+                        .iter()
+                        .map(move |p| i64::from((p.0 - t.0 - s.0).abs() + (p.1 - t.1 - s.1).abs()))
+                })
+                .collect();
+            let m = Matrix::from_vec(target.len(), agents.len(), w).unwrap();
+            best = best.min(kuhn_munkres_min(&m).0);
+        }
+        best
+    }
+
+    #[test]
+    fn pruned_search_equals_solving_every_candidate() {
+        let mut seed = 11u64;
+        for trial in 0..60 {
+            let n = 3 + trial % 18;
+            let size = 6 + (trial % 9) as i32;
+            let mut cells = BTreeSet::new();
+            while cells.len() < n {
+                let r = colony_env_api::policy::splitmix64(&mut seed);
+                cells.insert(((r % size as u64) as i32, ((r >> 20) % size as u64) as i32));
+            }
+            let agents: Vec<Cell> = cells.into_iter().collect();
+            let (_, t) = flocking_target(n);
+            assert_eq!(
+                distance(&agents, &t).0,
+                reference(&agents, &t),
+                "trial {trial}"
+            );
+        }
     }
 }
