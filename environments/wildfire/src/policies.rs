@@ -77,6 +77,17 @@ fn cut(s: &WildfireState, out: &mut BTreeMap<AgentId, WildfireAction>) {
         .copied()
         .filter(|&c| g.trees[g.idx(c)] > 0)
         .collect();
+    clear_cells(s, out, &remaining);
+}
+
+/// Ground agents clear `remaining` cells: firefighters standing on one cut it, agents heading
+/// to an unclaimed one keep going, the others take the nearest unclaimed cell (bulldozers
+/// plow their way there).
+pub(crate) fn clear_cells(
+    s: &WildfireState,
+    out: &mut BTreeMap<AgentId, WildfireAction>,
+    remaining: &[Cell],
+) {
     let mut claimed: BTreeSet<Cell> = BTreeSet::new();
     let workers: Vec<&Agent> = s
         .agents

@@ -1,7 +1,8 @@
 //! The `heuristic` policy on Suppress and Full levels: drones search and then hover over the
 //! fire, firefighters shuttle between the water source and a stand-off cell next to the
 //! nearest burning cell and spray it, helicopters dump water on it (they cannot burn).
-//! Bulldozers, and everyone on levels without water, stay idle (the Do-Nothing behavior).
+//! Bulldozers stay idle there. Without water (Contain), ground agents cut a square firebreak
+//! ring at Chebyshev distance 6 around the known fire cell.
 
 use std::collections::BTreeMap;
 
@@ -10,7 +11,7 @@ use colony_env_api::AgentId;
 use crate::config::{AgentKind, LevelKind};
 use crate::env::WildfireAction;
 use crate::grid::Cell;
-use crate::policies::{act, chebyshev, dist2, go, search};
+use crate::policies::{act, chebyshev, clear_cells, dist2, go, search};
 use crate::primitive::Primitive;
 use crate::state::{Agent, WildfireState};
 
@@ -67,7 +68,10 @@ pub fn suppress(s: &WildfireState, out: &mut BTreeMap<AgentId, WildfireAction>) 
     search(s, out, drones_found, |a| {
         a.is_active() && a.kind == AgentKind::Drone
     });
-    let Some(w) = water else { return };
+    let Some(w) = water else {
+        contain(s, out);
+        return;
+    };
     for a in s.agents.iter().filter(|a| a.is_active()) {
         let action = match a.kind {
             AgentKind::Firefighter => firefighter(s, a, w, &burning, known_fire),
@@ -121,4 +125,36 @@ fn helicopter(a: &Agent, w: Cell, burning: &[Cell], known_fire: Option<Cell>) ->
         Some(h) => go(a, 1, h),
         None => act(Primitive::do_nothing()),
     }
+}
+
+/// Radius of the firebreak ring around a known fire (fire ticks every 5 steps on Contain, so
+/// the front needs about 30 steps to reach it).
+const RING: i32 = 6;
+
+/// Cuts a firebreak ring around the known fire cell: its cells that still have trees, are
+/// `Burnable` and are not next to a hot cell (too late there, and deadly).
+fn contain(s: &WildfireState, out: &mut BTreeMap<AgentId, WildfireAction>) {
+    let Some(f) = s.targets.fire.filter(|_| s.level.known && s.fire_active) else {
+        return;
+    };
+    let g = &s.grid;
+    let near_hot = |c: Cell| {
+        (c.1 - 1..=c.1 + 1).any(|y| {
+            (c.0 - 1..=c.0 + 1).any(|x| g.contains((x, y)) && g.fire[g.idx((x, y))].is_lethal())
+        })
+    };
+    let mut ring = Vec::new();
+    for y in f.1 - RING..=f.1 + RING {
+        for x in f.0 - RING..=f.0 + RING {
+            let c = (x, y);
+            if chebyshev(c, f) != RING || !g.contains(c) {
+                continue;
+            }
+            let i = g.idx(c);
+            if g.trees[i] > 0 && g.fire[i] == crate::grid::Fire::Burnable && !near_hot(c) {
+                ring.push(c);
+            }
+        }
+    }
+    clear_cells(s, out, &ring);
 }
