@@ -333,3 +333,116 @@ pub fn step_history(steps: &[(String, Vec<String>)]) -> String {
         })
         .collect()
 }
+
+/// The primitive types an agent kind may use, as `(type, meaning, parameters, example)` rows
+/// (spec §10), for the EXECUTION prompt.
+pub fn primitive_types(kind: AgentKind) -> Vec<(u8, &'static str, &'static str, &'static str)> {
+    let mut rows = vec![(0, "do nothing", "0, 0", "[0, 0, 0, \"do nothing\"]")];
+    rows.extend(match kind {
+        AgentKind::Firefighter => vec![
+            (
+                1,
+                "move to location",
+                "x, y",
+                "[1, 500, 500, \"move to coordinate location of (500, 500)\"]",
+            ),
+            (
+                2,
+                "cut n trees in the current cell",
+                "n (1-3), 0",
+                "[2, 2, 0, \"cut 2 trees in the current cell\"]",
+            ),
+            (
+                3,
+                "cut all trees in the current cell",
+                "0, 0",
+                "[3, 0, 0, \"cut all trees in the current cell\"]",
+            ),
+            (
+                4,
+                "pick up the closest civilian",
+                "0, 0",
+                "[4, 0, 0, \"pick up the closest civilian\"]",
+            ),
+            (
+                5,
+                "drop off the carried civilian",
+                "0, 0",
+                "[5, 0, 0, \"drop off the civilian\"]",
+            ),
+            (
+                6,
+                "spray a water cone toward a target",
+                "x, y",
+                "[6, 12, 40, \"spray water toward (12, 40)\"]",
+            ),
+            (7, "refill water", "0, 0", "[7, 0, 0, \"refill water\"]"),
+        ],
+        AgentKind::Bulldozer => vec![
+            (
+                1,
+                "drive to location with the plow raised",
+                "x, y",
+                "[1, 30, 8, \"drive to (30, 8)\"]",
+            ),
+            (
+                2,
+                "drive to location with the plow lowered, clearing the path",
+                "x, y",
+                "[2, 30, 8, \"clear a path to (30, 8)\"]",
+            ),
+        ],
+        AgentKind::Drone => vec![(
+            1,
+            "fly to location",
+            "x, y",
+            "[1, 70, 15, \"fly to (70, 15)\"]",
+        )],
+        AgentKind::Helicopter => vec![
+            (
+                1,
+                "fly to location",
+                "x, y",
+                "[1, 70, 15, \"fly to (70, 15)\"]",
+            ),
+            (
+                2,
+                "pick up firefighters",
+                "0, 0",
+                "[2, 0, 0, \"pick up nearby firefighters\"]",
+            ),
+            (
+                3,
+                "drop off firefighters",
+                "0, 0",
+                "[3, 0, 0, \"drop off the firefighters\"]",
+            ),
+            (4, "refill water", "0, 0", "[4, 0, 0, \"refill water\"]"),
+            (5, "drop water", "0, 0", "[5, 0, 0, \"drop water below\"]"),
+        ],
+    });
+    rows
+}
+
+/// The EXECUTION prompt (§11.2): converts one text action of a `kind` agent on a map of side
+/// `size` into a single action code line.
+pub fn execution_prompt(kind: AgentKind, size: usize, action: &str) -> String {
+    let types: String = primitive_types(kind)
+        .into_iter()
+        .map(|(t, meaning, params, example)| {
+            format!("- type {t}: {meaning}; parameters: {params}; example: {example}\n")
+        })
+        .collect();
+    format!(
+        "You are the controller of a trained {} agent in a grid forest world (x: [0, {m}], y: [0, {m}]). \
+         Convert the text action below into the executable format without changing it.\n\
+         Format: Action{{ int type, int param 1, int param 2, string description }}, written as one line \
+         [type, param_1, param_2, \"description\"].\n\
+         Allowed types:\n{types}\
+         Choose exactly one type and use whole-number coordinates inside the map. If the action does not \
+         fit any type, answer type 0 and explain why in the description.\n\n\
+         [ACTION]: {action}\n",
+        kind.name(),
+        m = size.saturating_sub(1),
+    )
+}

@@ -97,3 +97,22 @@ fn renders_whole_map() {
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert_eq!(svg.matches("<circle").count(), 3, "three firefighters");
 }
+
+#[test]
+fn execution_prompt_lists_the_kind_types_and_examples_parse() {
+    use colony_wildfire::primitive::{parse_action_code, validate};
+    use colony_wildfire::prompts::{execution_prompt, primitive_types};
+    for kind in AgentKind::ALL {
+        for (t, _, _, example) in primitive_types(kind) {
+            let p = parse_action_code(example).unwrap();
+            assert_eq!(p.kind, t);
+            validate(&p, kind, 1000).unwrap_or_else(|e| panic!("{kind:?} {example}: {e}"));
+        }
+    }
+    let p = execution_prompt(AgentKind::Drone, 100, "fly north to (50, 3)");
+    assert!(
+        p.contains("type 1: fly to location") && !p.contains("type 2"),
+        "{p}"
+    );
+    assert!(p.contains("[ACTION]: fly north to (50, 3)") && p.contains("x: [0, 99]"));
+}
