@@ -254,7 +254,20 @@ impl World {
         scratch: &mut Scratch,
         events: &mut Vec<CubeEvent>,
     ) -> f64 {
-        let ids: Vec<u32> = self.blocks.iter().map(|b| b.id).collect();
+        // Only blocks with a `d`-pusher right in front of them can have force: an agent whose
+        // next cell is a block cell stands at that block's contact face. Pushes in this pass
+        // cannot give force to another block (line agents step into cells of the block they
+        // pushed), so scanning these candidates in ascending id order equals scanning all.
+        let mut ids: Vec<u32> = Vec::new();
+        for (i, &pos) in self.agents.iter().enumerate() {
+            if actions.get(i) == Some(&d) {
+                if let Occupant::Block(id) = self.at(add(pos, d.delta())) {
+                    ids.push(id);
+                }
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
         let mut moved_d: Vec<u32> = Vec::new();
         let mut value = 0.0;
         let mut lines: Vec<Vec<usize>> = Vec::new();

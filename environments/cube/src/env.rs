@@ -101,6 +101,8 @@ pub struct CubeEnv {
     terminated: bool,
     truncated: bool,
     ids: Vec<AgentId>,
+    /// Per-agent maps built once and cloned each step (cloning a sorted map skips the sort).
+    templates: Templates,
     scratch: Scratch,
     events: Vec<CubeEvent>,
 }
@@ -121,6 +123,7 @@ impl CubeEnv {
             seed,
             exec: Executor::new(n),
             ids: (0..n).map(|i| i.to_string()).collect(),
+            templates: Templates::new(n),
             world,
             terminated: false,
             truncated: false,
@@ -283,19 +286,39 @@ impl CubeEnv {
             blocks: self.world.blocks.clone(),
             team_score: self.world.score,
         });
-        self.ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| {
-                (
-                    id.clone(),
-                    CubeObservation {
+        let mut obs = self.templates.observations.clone();
+        obs.values_mut().for_each(|o| o.frame = Arc::clone(&frame));
+        obs
+    }
+}
+
+/// Sorted per-agent maps, built once per episode.
+#[derive(Debug, Clone)]
+struct Templates {
+    rewards: BTreeMap<AgentId, f64>,
+    observations: BTreeMap<AgentId, CubeObservation>,
+}
+
+impl Templates {
+    fn new(n: usize) -> Templates {
+        let empty = Arc::new(Frame {
+            step: 0,
+            agents: Vec::new(),
+            blocks: Vec::new(),
+            team_score: 0.0,
+        });
+        Templates {
+            rewards: (0..n).map(|i| (i.to_string(), 0.0)).collect(),
+            observations: (0..n)
+                .map(|i| {
+                    let o = CubeObservation {
                         self_id: i,
-                        frame: Arc::clone(&frame),
-                    },
-                )
-            })
-            .collect()
+                        frame: Arc::clone(&empty),
+                    };
+                    (i.to_string(), o)
+                })
+                .collect(),
+        }
     }
 }
 
@@ -332,6 +355,47 @@ pub fn to_event(e: &CubeEvent) -> Event {
     }
 }
 
+/// Converts a step's typed events to the shared shape. Failed moves are grouped into one
+/// event per reason (`{"agents": [...]}`), which keeps a random step at n = 256 cheap; the
+/// typed list ([`CubeEnv::last_events`]) keeps one event per agent with its target cell.
+pub fn to_events(events: &[CubeEvent]) -> Vec<Event> {
+    use crate::dynamics::MoveFailure;
+    let mut out = Vec::new();
+    let mut failed: [Vec<serde_json::Value>; 4] = Default::default();
+    for e in events {
+        match e {
+            CubeEvent::MoveFailed { agent, reason, .. } => {
+                let slot = match reason {
+                    MoveFailure::Wall => 0,
+                    MoveFailure::Block => 1,
+                    MoveFailure::Occupied => 2,
+                    MoveFailure::LostRace => 3,
+                };
+                failed[slot].push(serde_json::Value::from(*agent));
+            }
+            other => out.push(to_event(other)),
+        }
+    }
+    let kinds = [
+        "move_into_wall",
+        "move_into_block",
+        "move_into_agent",
+        "lost_cell_race",
+    ];
+    for (agents, kind) in failed.into_iter().zip(kinds) {
+        if !agents.is_empty() {
+            let mut detail = serde_json::Map::new();
+            detail.insert("agents".into(), serde_json::Value::Array(agents));
+            out.push(Event {
+                agent: None,
+                kind: kind.into(),
+                detail: serde_json::Value::Object(detail),
+            });
+        }
+    }
+    out
+}
+
 impl Environment for CubeEnv {
     type Action = CubeAction;
     type Observation = CubeObservation;
@@ -366,7 +430,7 @@ impl Environment for CubeEnv {
             }
         }
         let (reward, events) = match self.advance(&manual) {
-            Ok(info) => (info.reward, self.events.iter().map(to_event).collect()),
+            Ok(info) => (info.reward, to_events(&self.events)),
             Err(e) => (
                 0.0,
                 vec![Event {
@@ -378,7 +442,11 @@ impl Environment for CubeEnv {
         };
         StepResult {
             observations: self.frame(),
-            rewards: self.ids.iter().map(|id| (id.clone(), reward)).collect(),
+            rewards: {
+                let mut r = self.templates.rewards.clone();
+                r.values_mut().for_each(|v| *v = reward);
+                r
+            },
             terminated: self.terminated,
             truncated: self.truncated,
             events,
@@ -476,6 +544,7 @@ impl Environment for CubeEnv {
         exec.agents.resize(n, Default::default());
         self.blocks_at_reset = state.blocks_at_reset.max(world.blocks.len());
         self.ids = (0..n).map(|i| i.to_string()).collect();
+        self.templates = Templates::new(n);
         self.world = world;
         self.exec = exec;
         self.config = state.config;
