@@ -87,36 +87,47 @@ pub(crate) fn act(h: &mut Heuristic, env: &SwarmEnv) -> Vec<Reply> {
             return out;
         }
         slots.truncate(PUSHERS);
-        // Optimal assignment of agents to slots by BFS distance; ties keep last round's
-        // roles so agents do not swap back and forth.
-        let fields: Vec<Vec<i32>> = slots.iter().map(|&s| bfs_field(world, &[s])).collect();
-        let mut cost = Vec::with_capacity(slots.len() * n);
-        for (&s, f) in slots.iter().zip(&fields) {
-            for i in 0..n {
-                cost.push(if env.is_escaped(i) {
-                    1 << 40
-                } else {
-                    let d = i64::from(field_at(world, f, env.agent_pos(i)).min(1 << 20));
-                    2 * d + i64::from(!h.roles.contains(&(s, i)))
-                });
-            }
-        }
-        let rows = crate::policies::assign(&cost, slots.len(), n);
-        let mut assigned = Vec::new();
-        for (i, r) in rows.iter().enumerate() {
-            if let Some(r) = *r {
-                assigned.push((i, slots[r], &fields[r]));
-            }
-        }
-        h.roles = assigned.iter().map(|(i, s, _)| (*s, *i)).collect();
-        // Pushing capacity of the lines behind the box: one unit per agent, the second agent
-        // of a line counting only behind a first one.
         let agent_at = |c: Cell| {
             world
                 .occupant(c)
                 .filter(|&k| world.meshes[k].kind == MeshKind::Agent)
                 .and_then(|k| (0..n).find(|&i| env.agent_pos(i) == c && world.meshes[k].present))
         };
+        // Agents already on a slot keep it; the free slots get the nearest free agents (optimal
+        // assignment by BFS distance; ties keep last round's roles so agents do not swap).
+        let fields: Vec<Vec<i32>> = slots.iter().map(|&s| bfs_field(world, &[s])).collect();
+        let mut assigned: Vec<(usize, Cell, &Vec<i32>)> = Vec::new();
+        let mut busy = vec![false; n];
+        let mut open = Vec::new();
+        for (x, &s) in slots.iter().enumerate() {
+            match agent_at(s) {
+                Some(a) => {
+                    busy[a] = true;
+                    assigned.push((a, s, &fields[x]));
+                }
+                None => open.push(x),
+            }
+        }
+        let free: Vec<usize> = (0..n).filter(|&i| !busy[i] && !env.is_escaped(i)).collect();
+        if !open.is_empty() && open.len() <= free.len() {
+            let mut cost = Vec::with_capacity(open.len() * free.len());
+            for &x in &open {
+                for &i in &free {
+                    let d = i64::from(field_at(world, &fields[x], env.agent_pos(i)).min(1 << 20));
+                    cost.push(2 * d + i64::from(!h.roles.contains(&(slots[x], i))));
+                }
+            }
+            let rows = crate::policies::assign(&cost, open.len(), free.len());
+            for (c, r) in rows.iter().enumerate() {
+                if let Some(r) = *r {
+                    let x = open[r];
+                    assigned.push((free[c], slots[x], &fields[x]));
+                }
+            }
+        }
+        h.roles = assigned.iter().map(|(i, s, _)| (*s, *i)).collect();
+        // Pushing capacity of the lines behind the box: one unit per agent, the second agent
+        // of a line counting only behind a first one.
         let mut pushers = Vec::new();
         for &f in &front {
             if let Some(a) = agent_at(f) {
@@ -125,6 +136,28 @@ pub(crate) fn act(h: &mut Heuristic, env: &SwarmEnv) -> Vec<Reply> {
                     pushers.push(b);
                 }
             }
+        }
+        // Idle agents in the cells the box will enter step aside (they would block the push).
+        let ahead: Vec<Cell> = cells
+            .iter()
+            .map(|c| (c.0 + di, c.1 + dj))
+            .filter(|c| !cells.contains(c))
+            .collect();
+        let mut clear = Vec::new();
+        for i in 0..world.height {
+            for j in 0..world.width {
+                if world.is_empty((i, j)) && !ahead.contains(&(i, j)) {
+                    clear.push((i, j));
+                }
+            }
+        }
+        let away = bfs_field_strict(world, &clear);
+        for (i, reply) in out.iter_mut().enumerate() {
+            let p = env.agent_pos(i);
+            if env.is_escaped(i) || !ahead.contains(&p) || assigned.iter().any(|a| a.0 == i) {
+                continue;
+            }
+            *reply = h.step_on(world, &away, p);
         }
         if pushers.len() >= PUSHERS {
             for &i in &pushers {
