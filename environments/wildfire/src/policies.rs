@@ -145,6 +145,9 @@ pub(crate) fn clear_cells(
     }
 }
 
+/// Transport: helicopter `j` first carries firefighters `5j … 5j+4` (they wait at the spawn),
+/// the others walk; a helicopter with nobody left to wait for fetches the nearest walker, and
+/// walkers stop while a helicopter is free so that it can catch them.
 fn transport(s: &WildfireState, out: &mut BTreeMap<AgentId, WildfireAction>) {
     let Some(t) = s.targets.transport else { return };
     let helis: Vec<&Agent> = s
@@ -158,13 +161,26 @@ fn transport(s: &WildfireState, out: &mut BTreeMap<AgentId, WildfireAction>) {
         .filter(|a| a.kind == AgentKind::Firefighter)
         .collect();
     let riders = 5 * helis.len();
-    let waiting =
-        |k: usize, f: &Agent| k < riders && f.is_active() && !s.transported.contains(&f.id);
+    let pending = |f: &Agent| f.is_active() && !s.transported.contains(&f.id);
+    let waiting = |k: usize, f: &Agent| k < riders && pending(f);
+    let assigned = |j: usize| -> Vec<&Agent> {
+        firefighters
+            .iter()
+            .enumerate()
+            .filter(|(k, f)| *k / 5 == j && waiting(*k, f))
+            .map(|(_, f)| *f)
+            .collect()
+    };
+    let free_heli = helis
+        .iter()
+        .enumerate()
+        .any(|(j, h)| h.passengers.is_empty() && assigned(j).is_empty());
     for (k, f) in firefighters.iter().enumerate() {
         if !f.is_active() {
             continue;
         }
-        let action = if chebyshev(f.cell(), t) <= 1 || waiting(k, f) {
+        let stay = chebyshev(f.cell(), t) <= 1 || waiting(k, f) || free_heli;
+        let action = if stay {
             act(Primitive::do_nothing())
         } else {
             go(f, 1, t)
@@ -179,13 +195,18 @@ fn transport(s: &WildfireState, out: &mut BTreeMap<AgentId, WildfireAction>) {
                 go(h, 1, t)
             }
         } else {
-            let mine: Vec<&Agent> = firefighters
-                .iter()
-                .enumerate()
-                .filter(|(k, f)| *k / 5 == j && waiting(*k, f))
-                .map(|(_, f)| *f)
-                .collect();
-            if mine.iter().any(|f| dist2(f.cell(), h.cell()) < 9) {
+            let mine = assigned(j);
+            let mine = if mine.is_empty() {
+                firefighters
+                    .iter()
+                    .copied()
+                    .filter(|f| pending(f) && chebyshev(f.cell(), t) > 3)
+                    .collect()
+            } else {
+                mine
+            };
+            let pickable = |f: &&Agent| pending(f) && dist2(f.cell(), h.cell()) < 9;
+            if mine.iter().any(pickable) && h.water == 0 {
                 act(Primitive::new(2, 0, 0, "pick up firefighters"))
             } else if let Some(f) = mine.iter().min_by_key(|f| dist2(f.cell(), h.cell())) {
                 go(h, 1, f.cell())
