@@ -245,6 +245,16 @@ impl Environment for WildfireEnv {
 
     fn parse_action(&self, agent: &str, text: &str) -> Result<WildfireAction, EnvError> {
         let i = self.index(agent)?;
+        if self.state.terminated || self.state.truncated {
+            // §12.4: after the episode ended, stepping is an error until reset.
+            return Err(EnvError::Action {
+                agent: agent.into(),
+                message: format!(
+                    "the episode ended at step {} (terminated {}, truncated {}); reset first",
+                    self.state.step, self.state.terminated, self.state.truncated
+                ),
+            });
+        }
         let t = text.trim();
         if t.eq_ignore_ascii_case("continue") || t.is_empty() {
             return Ok(WildfireAction::Continue);

@@ -396,3 +396,24 @@ fn w9_helicopter_transport() {
     assert_eq!(w.transported.len(), 5);
     assert_eq!(env.score(), 5.0);
 }
+
+#[test]
+fn stepping_after_the_end_is_refused() {
+    let mut level = suppress();
+    level.max_steps = 1;
+    let mut env =
+        WildfireEnv::from_state(scenario(level, flat(10), &[(AgentKind::Drone, (1, 1))])).unwrap();
+    let r = env.step(&BTreeMap::new());
+    assert!(
+        r.truncated && !r.terminated,
+        "suppress without fire never terminates by itself"
+    );
+    let err = env
+        .parse_action("1", "[1, 2, 2, \"fly\"]")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("episode ended at step 1"), "{err}");
+    let again = env.step(&BTreeMap::new());
+    assert_eq!(again.events[0].kind, "episode_over");
+    assert_eq!(env.world().step, 1);
+}
