@@ -37,7 +37,7 @@ fn main() {
         "typed step_primitives: {:.2} us",
         t0.elapsed().as_secs_f64() * 1e6 / steps as f64
     );
-    if std::env::args().nth(3).is_some() {
+    if std::env::args().nth(3).as_deref() == Some("typed") {
         return;
     }
     let mut cfg = CubeConfig::new(n);
