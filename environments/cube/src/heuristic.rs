@@ -62,7 +62,9 @@ impl Policy<CubeEnv> for HeuristicPolicy {
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                let compact = target.and_then(|b| compaction_step(env, i, b));
+                let compact = target.and_then(|b| {
+                    compaction_step(env, i, b).or_else(|| clear_path_step(env, i, b))
+                });
                 let fresh = a.is_exhausted() || stalled_push(env, i);
                 let action = match (&plan, fresh, compact) {
                     (Some(p), _, Some(step)) => {
@@ -101,6 +103,49 @@ fn stalled_push(env: &CubeEnv, agent: usize) -> bool {
     };
     let block = u32::try_from(id).ok().and_then(|id| env.world().block(id));
     matches!((block, cur.start), (Some(b), Some(start)) if (b.row, b.col) == start)
+}
+
+/// Path clearing (a documented addition to spec §12.1): once the quorum is aligned on the
+/// target's left face, a surplus agent standing right in front of the block (where
+/// `move_to_block` finds no free face or queue cell and so stays) steps out of the block's
+/// rows; otherwise it blocks the push for good (`blocked_destination`).
+fn clear_path_step(env: &CubeEnv, agent: usize, block: u32) -> Option<SymbolicCall> {
+    let plan = env.executor().agents.get(agent)?;
+    if plan
+        .current
+        .as_ref()
+        .is_some_and(|c| c.call.action == "move")
+    {
+        return None;
+    }
+    let world = env.world();
+    let b = *world.block(block)?;
+    let pos = world.agents[agent];
+    let w = b.side();
+    if pos.1 != b.col + w || pos.0 < b.row || pos.0 >= b.row + w {
+        return None;
+    }
+    if world
+        .count_aligned_agents(block, crate::geometry::Face::Left)
+        .ok()?
+        < w as usize
+    {
+        return None;
+    }
+    let up = pos.0 - b.row + 1;
+    let down = b.row + w - pos.0;
+    let (dir, steps) = if (up <= down && b.row >= 1) || b.row + w >= world.k {
+        ("up", up)
+    } else {
+        ("down", down)
+    };
+    Some(SymbolicCall::new(
+        "move",
+        [
+            ("direction", Value::from(dir)),
+            ("steps", Value::from(steps)),
+        ],
+    ))
 }
 
 /// Face compaction (a documented addition to spec §12.1): an agent waiting in the rendezvous
