@@ -51,6 +51,12 @@ pub struct Running {
     /// Block top-left when push_block started.
     #[serde(default)]
     pub start: Option<Cell>,
+    /// Position at the previous poll (move, yield_block), to count moves that displaced.
+    #[serde(default)]
+    pub last_pos: Option<Cell>,
+    /// Emitted moves that actually displaced the agent (informational, spec §9.2 item 1).
+    #[serde(default)]
+    pub moved_cells: i64,
 }
 
 /// Executor state of one agent.
@@ -94,6 +100,9 @@ pub struct HistoryEntry {
     pub primitive: Option<Prim>,
     /// `success` / `failed:<reason>` on `end` entries.
     pub outcome: Option<String>,
+    /// On the `end` entry of `move` / `yield_block`: how many emitted moves displaced the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_cells: Option<i64>,
 }
 
 /// A history entry in the making during one step.
@@ -105,6 +114,7 @@ pub struct Record {
     began: bool,
     primitive: Option<Prim>,
     outcome: Option<String>,
+    moved_cells: Option<i64>,
 }
 
 enum Poll {
@@ -176,6 +186,7 @@ impl Executor {
                     began: false,
                     primitive: None,
                     outcome: Some("failed:preempted".into()),
+                    moved_cells: None,
                 });
             }
             if manual.get(i).copied().flatten().is_some() {
@@ -189,6 +200,7 @@ impl Executor {
                     began: false,
                     primitive: None,
                     outcome: None,
+                    moved_cells: None,
                 });
             }
             prims[i] = self.run_agent(i, world, &mut records[i], Some(&mut barriers));
@@ -242,6 +254,7 @@ impl Executor {
                     began: true,
                     primitive: None,
                     outcome: None,
+                    moved_cells: None,
                 });
                 a.current = Some(Running {
                     plan_index,
@@ -251,6 +264,8 @@ impl Executor {
                     emitted: 0,
                     direction: None,
                     start: None,
+                    last_pos: None,
+                    moved_cells: 0,
                 });
             }
             let Some(cur) = a.current.as_mut() else {
@@ -280,8 +295,14 @@ impl Executor {
                 }
                 Poll::Done(outcome) => {
                     let failed = outcome != "success";
+                    let counts_moves = matches!(
+                        cur.action,
+                        Some(SymbolicAction::Move { .. }) | Some(SymbolicAction::YieldBlock { .. })
+                    );
+                    let moved = counts_moves.then_some(cur.moved_cells);
                     if let Some(r) = record {
                         r.outcome = Some(outcome);
+                        r.moved_cells = moved;
                     }
                     a.current = None;
                     a.mode = AgentMode::Normal;
@@ -312,6 +333,7 @@ impl Executor {
                 .into(),
                 primitive: r.primitive,
                 outcome: r.outcome,
+                moved_cells: r.moved_cells,
             }
         }));
     }
@@ -337,6 +359,12 @@ fn poll(cur: &mut Running, agent: usize, world: &World) -> Poll {
         return Poll::Done("success".into());
     }
     let pos = world.agents[agent];
+    if let Some(prev) = cur.last_pos {
+        if prev != pos {
+            cur.moved_cells += 1;
+        }
+    }
+    cur.last_pos = Some(pos);
     let live = |b: i64| block_id(b).and_then(|id| world.block(id).copied());
     let gone = || Poll::Done("failed:block_gone".into());
     match action {

@@ -252,3 +252,15 @@ fn concepts_on_a_line_of_agents() {
     assert!(w.is_aligned_with_block(9, 0, Face::Left).is_err());
     assert!(w.block_progress(5).is_err());
 }
+
+#[test]
+fn move_history_counts_displacing_moves() {
+    let mut e = layout(8, &[(0, 1, 5, 5)], &[(0, 1)]);
+    e.submit_plan(0, plan("move(left, 3)")).unwrap();
+    for _ in 0..4 {
+        e.step_plans().unwrap();
+    }
+    let end = e.executor().history.last().unwrap();
+    assert_eq!((end.status.as_str(), end.moved_cells), ("end", Some(1)));
+    assert_eq!(e.world().agents[0], (0, 0));
+}
