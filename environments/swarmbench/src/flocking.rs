@@ -6,11 +6,9 @@
 //! Only the minimum value matters, so a candidate is solved only if a lower bound on its cost
 //! is below the best cost found so far. Bounds: the 1-D optimal assignment of rows plus that of
 //! columns (a relaxation of the 2-D problem, computed once per distinct shift), then the sum over
-//! targets of the cheapest agent and the sum of the cheapest per-agent costs, and a dual
-//! bound: for any 1-Lipschitz (L1) function g on the grid, `Σ_t g(t + s) + Σ_p min(0, −g(p))`
-//! is a feasible dual value of the assignment at every translation s. Taking
-//! `g(x) = min_p (|x − p|₁ − v_p)` from the optimal column potentials v of a solved candidate
-//! (an L1 distance transform) makes the bound tight there and close around it.
+//! targets of the cheapest agent and the sum of the cheapest per-agent costs. (A dual bound
+//! from the best candidate's potentials, `Σ_t g(t + s) + Σ_p min(0, −g(p))` with
+//! `g(x) = min_p (|x − p|₁ − v_p)`, was tried and pruned nothing on 40×40 maps.)
 
 use crate::lap::Lap;
 use crate::world::Cell;
@@ -99,15 +97,9 @@ pub fn distance(agents: &[Cell], target: &[Cell]) -> (i64, Cell) {
     let mut row_order: Vec<usize> = (0..m).collect();
     let mut ordered = vec![0i64; m * n];
     let mut lap = Lap::default();
-    let mut duals: Option<DualBound> = None;
     for (lb, (dx, dy)) in order {
         if lb >= best {
             break;
-        }
-        if let Some(g) = &duals {
-            if g.bound(target, (dx, dy)) >= best {
-                continue;
-            }
         }
         agent_min.iter_mut().for_each(|x| *x = i64::MAX);
         let mut target_bound = 0;
@@ -127,103 +119,19 @@ pub fn distance(agents: &[Cell], target: &[Cell]) -> (i64, Cell) {
         if target_bound.max(agent_bound) >= best {
             continue;
         }
-        // Rows with the dearest cheapest agent first: the partial optimum (the solver's
-        // early-abandon bound) then rises fastest.
-        row_order.sort_unstable_by_key(|&ti| std::cmp::Reverse(row_min[ti]));
+        // Rows with the cheapest nearest agent first: their augmenting paths stay short, which
+        // measured faster (5.1 vs 6.3 ms per 40×40 step) than dearest-first, although the
+        // early-abandon bound then rises later.
+        row_order.sort_unstable_by_key(|&ti| row_min[ti]);
         for (r, &ti) in row_order.iter().enumerate() {
             ordered[r * n..(r + 1) * n].copy_from_slice(&costs[ti * n..(ti + 1) * n]);
         }
         if let Some(cost) = lap.solve(&ordered, m, n, best) {
             best = cost;
             best_shift = (dx, dy);
-            duals = Some(DualBound::new(agents, lap.column_potentials(), target));
         }
     }
     (if best == i64::MAX { 0 } else { best }, best_shift)
-}
-
-/// The dual bound of a solved candidate: g(x) = min_p (|x − p|₁ − v_p) tabulated on a box
-/// covering every translated target cell, by a two-pass L1 distance transform.
-struct DualBound {
-    origin: Cell,
-    rows: i32,
-    cols: i32,
-    g: Vec<i64>,
-    constant: i64,
-}
-
-impl DualBound {
-    fn new(agents: &[Cell], v: &[i64], target: &[Cell]) -> Self {
-        let (mut r0, mut r1, mut c0, mut c1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
-        for p in agents {
-            r0 = r0.min(p.0);
-            r1 = r1.max(p.0);
-            c0 = c0.min(p.1);
-            c1 = c1.max(p.1);
-        }
-        // Candidates are p − t' + t: pad by the target's extent on both sides.
-        let (tr, tc) = target
-            .iter()
-            .fold((0, 0), |(a, b), t| (a.max(t.0), b.max(t.1)));
-        let origin = (r0 - tr, c0 - tc);
-        let rows = r1 - r0 + 2 * tr + 1;
-        let cols = c1 - c0 + 2 * tc + 1;
-        const INF: i64 = i64::MAX / 4;
-        let mut g = vec![INF; (rows * cols) as usize];
-        let at = |i: i32, j: i32| (i * cols + j) as usize;
-        for (p, &vp) in agents.iter().zip(v) {
-            let x = at(p.0 - origin.0, p.1 - origin.1);
-            g[x] = g[x].min(-vp);
-        }
-        for i in 0..rows {
-            for j in 0..cols {
-                let mut best = g[at(i, j)];
-                if i > 0 {
-                    best = best.min(g[at(i - 1, j)] + 1);
-                }
-                if j > 0 {
-                    best = best.min(g[at(i, j - 1)] + 1);
-                }
-                g[at(i, j)] = best;
-            }
-        }
-        for i in (0..rows).rev() {
-            for j in (0..cols).rev() {
-                let mut best = g[at(i, j)];
-                if i + 1 < rows {
-                    best = best.min(g[at(i + 1, j)] + 1);
-                }
-                if j + 1 < cols {
-                    best = best.min(g[at(i, j + 1)] + 1);
-                }
-                g[at(i, j)] = best;
-            }
-        }
-        let constant = agents
-            .iter()
-            .map(|p| (-g[at(p.0 - origin.0, p.1 - origin.1)]).min(0))
-            .sum();
-        Self {
-            origin,
-            rows,
-            cols,
-            g,
-            constant,
-        }
-    }
-
-    /// A lower bound on the assignment cost at translation `s` (i64::MIN if out of range).
-    fn bound(&self, target: &[Cell], s: Cell) -> i64 {
-        let mut total = self.constant;
-        for t in target {
-            let (i, j) = (t.0 + s.0 - self.origin.0, t.1 + s.1 - self.origin.1);
-            if i < 0 || j < 0 || i >= self.rows || j >= self.cols {
-                return i64::MIN;
-            }
-            total += self.g[(i * self.cols + j) as usize];
-        }
-        total
-    }
 }
 
 #[cfg(test)]

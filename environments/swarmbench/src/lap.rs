@@ -6,20 +6,25 @@
 //! It replaces `pathfinding::kuhn_munkres` on the Flocking hot path (spec §9.4, Q18): same
 //! optimum, no allocation per call, and most losing candidates stop before the last row.
 
+/// Per-column solver data, kept together for locality.
+#[derive(Debug, Clone, Copy)]
+struct Col {
+    v: i64,
+    spc: i64,
+    path: usize,
+    row: usize,
+}
+
 /// Reusable buffers of the solver.
 #[derive(Debug, Default, Clone)]
 pub struct Lap {
     u: Vec<i64>,
-    v: Vec<i64>,
-    path: Vec<usize>,
+    cols: Vec<Col>,
     col4row: Vec<usize>,
-    row4col: Vec<usize>,
-    spc: Vec<i64>,
     remaining: Vec<usize>,
-    sr: Vec<bool>,
-    sc: Vec<bool>,
     visited_rows: Vec<usize>,
     visited_cols: Vec<usize>,
+    v_out: Vec<i64>,
 }
 
 const INF: i64 = i64::MAX / 4;
@@ -36,48 +41,50 @@ impl Lap {
     /// each row the running total is the optimum of the rows so far.
     pub fn solve(&mut self, cost: &[i64], rows: usize, cols: usize, bound: i64) -> Option<i64> {
         let (nr, nc) = (rows, cols);
+        if cost.len() < nr * nc || nr > nc {
+            return None;
+        }
         self.u.clear();
         self.u.resize(nr, 0);
-        self.v.clear();
-        self.v.resize(nc, 0);
-        self.path.clear();
-        self.path.resize(nc, NONE);
+        self.cols.clear();
+        self.cols.resize(
+            nc,
+            Col {
+                v: 0,
+                spc: INF,
+                path: NONE,
+                row: NONE,
+            },
+        );
         self.col4row.clear();
         self.col4row.resize(nr, NONE);
-        self.row4col.clear();
-        self.row4col.resize(nc, NONE);
-        self.spc.clear();
-        self.spc.resize(nc, INF);
-        self.sr.clear();
-        self.sr.resize(nr, false);
-        self.sc.clear();
-        self.sc.resize(nc, false);
         let mut total = 0i64;
         for cur in 0..nr {
             self.remaining.clear();
             self.remaining.extend((0..nc).rev());
-            self.spc.iter_mut().for_each(|x| *x = INF);
+            for c in &mut self.cols {
+                c.spc = INF;
+            }
             let mut min_val = 0i64;
             let mut i = cur;
             let sink;
             self.visited_rows.clear();
             self.visited_cols.clear();
             loop {
-                self.sr[i] = true;
                 self.visited_rows.push(i);
                 let row = &cost[i * nc..(i + 1) * nc];
-                let ui = self.u[i];
+                let base = min_val - self.u[i];
                 let mut lowest = INF;
                 let mut index = NONE;
                 for (it, &j) in self.remaining.iter().enumerate() {
-                    let r = min_val + row[j] - ui - self.v[j];
-                    if r < self.spc[j] {
-                        self.path[j] = i;
-                        self.spc[j] = r;
+                    let c = &mut self.cols[j];
+                    let r = base + row[j] - c.v;
+                    if r < c.spc {
+                        c.path = i;
+                        c.spc = r;
                     }
-                    let s = self.spc[j];
-                    if s < lowest || (s == lowest && self.row4col[j] == NONE) {
-                        lowest = s;
+                    if c.spc < lowest || (c.spc == lowest && c.row == NONE) {
+                        lowest = c.spc;
                         index = it;
                     }
                 }
@@ -86,29 +93,27 @@ impl Lap {
                 }
                 min_val = lowest;
                 let j = self.remaining.swap_remove(index);
-                self.sc[j] = true;
                 self.visited_cols.push(j);
-                if self.row4col[j] == NONE {
+                if self.cols[j].row == NONE {
                     sink = j;
                     break;
                 }
-                i = self.row4col[j];
+                i = self.cols[j].row;
             }
             self.u[cur] += min_val;
             for &r in &self.visited_rows {
                 if r != cur {
-                    self.u[r] += min_val - self.spc[self.col4row[r]];
+                    self.u[r] += min_val - self.cols[self.col4row[r]].spc;
                 }
-                self.sr[r] = false;
             }
             for &j in &self.visited_cols {
-                self.v[j] -= min_val - self.spc[j];
-                self.sc[j] = false;
+                let c = &mut self.cols[j];
+                c.v -= min_val - c.spc;
             }
             let mut j = sink;
             loop {
-                let r = self.path[j];
-                self.row4col[j] = r;
+                let r = self.cols[j].path;
+                self.cols[j].row = r;
                 let prev = std::mem::replace(&mut self.col4row[r], j);
                 if r == cur {
                     break;
@@ -121,20 +126,22 @@ impl Lap {
                 return None;
             }
         }
+        self.v_out.clear();
+        self.v_out.extend(self.cols.iter().map(|c| c.v));
         Some(total)
     }
 
     /// For each column, the row assigned to it by the last completed solve.
     pub fn row_of_column(&self) -> Vec<Option<usize>> {
-        self.row4col
+        self.cols
             .iter()
-            .map(|&r| (r != NONE).then_some(r))
+            .map(|c| (c.row != NONE).then_some(c.row))
             .collect()
     }
 
     /// Column potentials of the last completed solve (all ≤ 0).
     pub fn column_potentials(&self) -> &[i64] {
-        &self.v
+        &self.v_out
     }
 }
 
