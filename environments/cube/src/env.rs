@@ -161,10 +161,21 @@ impl CubeEnv {
 
     /// Submits a plan for `agent` (spec §9.3); an unknown agent is an error.
     pub fn submit_plan(&mut self, agent: usize, plan: Vec<SymbolicCall>) -> Result<(), CubeError> {
+        self.submit_plan_with(agent, plan, false)
+    }
+
+    /// [`CubeEnv::submit_plan`] with the `abort_on_failure` flag of spec §9.3 (stop the plan
+    /// at the first failed action).
+    pub fn submit_plan_with(
+        &mut self,
+        agent: usize,
+        plan: Vec<SymbolicCall>,
+        abort_on_failure: bool,
+    ) -> Result<(), CubeError> {
         if agent >= self.world.agents.len() {
             return Err(CubeError::UnknownAgent(agent));
         }
-        self.exec.submit(agent, plan, false);
+        self.exec.submit(agent, plan, abort_on_failure);
         Ok(())
     }
 

@@ -198,3 +198,33 @@ fn heuristic_delivers_every_block_within_200_steps() {
     eprintln!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn invalid_states_name_the_field() {
+    let mut e = env(4, 0);
+    let mut s = serde_json::to_value(e.state()).unwrap();
+    s["agents"][1] = s["agents"][0].clone();
+    let err = e
+        .restore(serde_json::from_value(s.clone()).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("agents[1]") && err.contains("agent 0"),
+        "{err}"
+    );
+    let mut s2 = serde_json::to_value(e.state()).unwrap();
+    s2["blocks"][0]["col"] = serde_json::json!(19);
+    let err = e
+        .restore(serde_json::from_value(s2).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("blocks[0]"), "{err}");
+    // A minimal hand-written state (no executor, no config extras) loads.
+    let minimal = serde_json::json!({
+        "grid_size": 6, "t": 0, "agents": [[0, 0]],
+        "blocks": [{"id": 0, "weight": 1, "row": 2, "col": 2}],
+        "config": {"n": 1, "max_steps": 50, "step_cost": 0.01, "deliver_reward": 1.0}
+    });
+    e.restore(serde_json::from_value(minimal).unwrap()).unwrap();
+    assert_eq!(e.agents(), vec!["0".to_string()]);
+}

@@ -264,3 +264,16 @@ fn move_history_counts_displacing_moves() {
     assert_eq!((end.status.as_str(), end.moved_cells), ("end", Some(1)));
     assert_eq!(e.world().agents[0], (0, 0));
 }
+
+#[test]
+fn abort_on_failure_stops_the_plan() {
+    let mut e = layout(8, &[(0, 2, 2, 4)], &[(0, 0)]);
+    e.submit_plan_with(0, plan("push_block(block=0, steps=1)\nmove(down, 2)"), true)
+        .unwrap();
+    assert_eq!(e.step_plans().unwrap().primitives, vec![Stay]);
+    assert!(e.executor().agents[0].is_exhausted());
+    let mut e = layout(8, &[(0, 2, 2, 4)], &[(0, 0)]);
+    e.submit_plan(0, plan("push_block(block=0, steps=1)\nmove(down, 2)"))
+        .unwrap();
+    assert_eq!(e.step_plans().unwrap().primitives, vec![Down]);
+}
