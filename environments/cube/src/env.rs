@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::CubeConfig;
 use crate::dynamics::{CubeEvent, RewardParams, Scratch};
 use crate::executor::Executor;
+use crate::feedback::{Feedback, FeedbackHook};
 use crate::generate::generate;
 use crate::geometry::{Cell, Prim};
 use crate::observation::{symbolic_observation, HistoryWindow, SymbolicObservation};
@@ -105,6 +106,8 @@ pub struct CubeEnv {
     templates: Templates,
     scratch: Scratch,
     events: Vec<CubeEvent>,
+    feedback_hook: Option<FeedbackHook>,
+    feedback: Vec<Feedback>,
 }
 
 impl CubeEnv {
@@ -129,13 +132,28 @@ impl CubeEnv {
             truncated: false,
             scratch: Scratch::default(),
             events: Vec::new(),
+            feedback_hook: None,
+            feedback: Vec::new(),
         })
     }
 
     /// Starts a new episode; errors for a configuration that cannot be generated.
     pub fn try_reset(&mut self, seed: u64) -> Result<(), CubeError> {
+        let hook = self.feedback_hook.take();
         *self = Self::with_seed(self.config.clone(), seed)?;
+        self.feedback_hook = hook;
         Ok(())
+    }
+
+    /// Installs the per-step feedback hook (spec §10); it runs after every step and its
+    /// messages appear in [`CubeEnv::last_feedback`] and as `feedback` events.
+    pub fn set_feedback_hook(&mut self, hook: Option<FeedbackHook>) {
+        self.feedback_hook = hook;
+    }
+
+    /// Feedback messages of the last step.
+    pub fn last_feedback(&self) -> &[Feedback] {
+        &self.feedback
     }
 
     /// The configuration.
@@ -230,6 +248,10 @@ impl CubeEnv {
         if !records.is_empty() {
             self.exec.record(self.world.t, records);
         }
+        self.feedback = match &self.feedback_hook {
+            Some(hook) => (hook.0)(&self.world, &self.events),
+            None => Vec::new(),
+        };
         self.terminated = out.terminated;
         // The shared conformance test forbids both flags at once; success wins (spec §7 lets
         // consumers check termination first anyway).
@@ -441,7 +463,15 @@ impl Environment for CubeEnv {
             }
         }
         let (reward, events) = match self.advance(&manual) {
-            Ok(info) => (info.reward, to_events(&self.events)),
+            Ok(info) => {
+                let mut events = to_events(&self.events);
+                events.extend(self.feedback.iter().map(|f| Event {
+                    agent: f.agent.map(|a| a.to_string()),
+                    kind: "feedback".into(),
+                    detail: serde_json::Value::String(f.text.clone()),
+                }));
+                (info.reward, events)
+            }
             Err(e) => (
                 0.0,
                 vec![Event {

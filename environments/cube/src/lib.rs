@@ -14,6 +14,7 @@ pub mod dynamics;
 mod entry;
 pub mod env;
 pub mod executor;
+pub mod feedback;
 pub mod generate;
 pub mod geometry;
 pub mod heuristic;

@@ -62,3 +62,29 @@ fn render_uses_the_spec_notation() {
         "   01234567\n0  .......G\n1  .0aab..G\n2  21aa...G\n3  .......G\n4  .......G\n5  .......G\n6  .......G\n7  .......G\n"
     );
 }
+
+#[test]
+fn feedback_hook_reports_through_concepts() {
+    use colony_cube::feedback::{Feedback, FeedbackHook};
+    use colony_cube::{CubeEvent, Face, Prim};
+    let mut e = layout(8, &[(0, 2, 2, 4)], &[(2, 3), (0, 0)]);
+    e.set_feedback_hook(Some(FeedbackHook::new(|world, events| {
+        let failed = events
+            .iter()
+            .any(|ev| matches!(ev, CubeEvent::PushFailed { .. }));
+        let deficit = world.quorum_deficit(0, Face::Left).unwrap_or(0);
+        if failed {
+            vec![Feedback {
+                agent: Some(0),
+                text: format!("block 0 needs {deficit} more agent(s) on its left face"),
+            }]
+        } else {
+            Vec::new()
+        }
+    })));
+    e.step_primitives(&[Prim::Right, Prim::Stay]).unwrap();
+    assert_eq!(e.last_feedback().len(), 1);
+    assert!(e.last_feedback()[0].text.contains("needs 1 more"));
+    let r = e.step(&Default::default());
+    assert!(r.events.iter().all(|ev| ev.kind != "feedback"));
+}
