@@ -272,6 +272,10 @@ pub(crate) fn search(
     }
 }
 
+/// Chebyshev distance from the safe location beyond which a carrying firefighter waits for a
+/// helicopter rather than walking.
+const FERRY_DISTANCE: i32 = 30;
+
 fn rescue(s: &WildfireState, out: &mut BTreeMap<AgentId, WildfireAction>) {
     let Some(r) = s.targets.rescue else { return };
     let g = &s.grid;
@@ -290,12 +294,46 @@ fn rescue(s: &WildfireState, out: &mut BTreeMap<AgentId, WildfireAction>) {
         .iter()
         .filter(|a| a.kind == AgentKind::Firefighter && a.is_active())
         .collect();
+    // Helicopters ferry firefighters that carry a civilian far from the safe location (the
+    // civilian rides along); those firefighters wait while a helicopter is free to fetch them.
+    let far = |f: &Agent| f.carrying.is_some() && chebyshev(f.cell(), r) > FERRY_DISTANCE;
+    let helis: Vec<&Agent> = s
+        .agents
+        .iter()
+        .filter(|a| a.kind == AgentKind::Helicopter && a.is_active())
+        .collect();
+    let free_heli = helis.iter().any(|h| h.passengers.is_empty());
     let mut idle = Vec::new();
+    for h in &helis {
+        let action = if !h.passengers.is_empty() {
+            if h.cell() == r {
+                act(Primitive::new(3, 0, 0, "drop off firefighters"))
+            } else {
+                go(h, 1, r)
+            }
+        } else if let Some(f) = firefighters
+            .iter()
+            .filter(|f| far(f))
+            .min_by_key(|f| dist2(f.cell(), h.cell()))
+        {
+            if dist2(f.cell(), h.cell()) < 9 && h.water == 0 {
+                act(Primitive::new(2, 0, 0, "pick up firefighters"))
+            } else {
+                go(h, 1, f.cell())
+            }
+        } else {
+            idle.push(h.id);
+            act(Primitive::do_nothing())
+        };
+        out.insert(h.id.to_string(), action);
+    }
     for f in &firefighters {
         let here = f.cell();
         let action = if f.carrying.is_some() {
             if chebyshev(here, r) <= 2 {
                 act(Primitive::new(5, 0, 0, "drop off civilian"))
+            } else if free_heli && far(f) {
+                act(Primitive::do_nothing())
             } else {
                 go(f, 1, r)
             }
@@ -321,7 +359,10 @@ fn rescue(s: &WildfireState, out: &mut BTreeMap<AgentId, WildfireAction>) {
         let idle_ids: BTreeSet<u32> = idle.into_iter().collect();
         search(s, out, None, |a| {
             a.is_active()
-                && (a.kind == AgentKind::Drone || (idle_ids.contains(&a.id) && found.is_none()))
+                && (a.kind == AgentKind::Drone
+                    || (idle_ids.contains(&a.id)
+                        && found.is_none()
+                        && a.kind == AgentKind::Firefighter))
         });
     }
 }
