@@ -13,6 +13,7 @@ pub mod config;
 pub mod dynamics;
 mod entry;
 pub mod env;
+pub mod event_json;
 pub mod executor;
 pub mod feedback;
 pub mod generate;
