@@ -44,14 +44,16 @@ fn place(e: &SwarmEnv, moves: &[(usize, (i32, i32))]) -> SwarmEnv {
 #[test]
 fn prey_flees_two_cells_and_is_caught_then_respawns_static() {
     let mut e = env(Task::Pursuit);
-    // Seed 42: prey at (8,6), agents far away: it flees by a two-step move or stays.
+    // Seed 42: prey at (8,6). The baseline danger is taken left of the prey (Q2):
+    // danger(8,5) = 3 agents + 0.9 × 8 walls = 10.2, and no valid two-step destination is
+    // lower (the best, (8,8), is 1 + 0.9 × 11 = 10.9), so the prey stays. With the prey's own
+    // cell as baseline (14.7) it would flee to (8,8).
     let prey = e.special_mesh().unwrap();
     assert_eq!(e.world().meshes[prey].pos, (8, 6));
     let r = e.step(&BTreeMap::new());
-    let after = e.world().meshes[prey].pos;
-    let dist = (after.0 - 8).abs() + (after.1 - 6).abs();
-    assert!(dist == 0 || dist == 2, "{after:?}");
-    assert!(r.events.iter().all(|ev| ev.kind != "capture"));
+    assert_eq!(e.world().meshes[prey].pos, (8, 6));
+    assert!(r.events.is_empty());
+    assert!((colony_swarmbench::pursuit::danger(e.world(), (8, 5)) - 10.2).abs() < 1e-9);
     // Surround the prey: wall below at row 9; agents left, right and above.
     let mut e = env(Task::Pursuit);
     let e2 = place(&e, &[(0, (8, 5)), (1, (8, 7)), (2, (7, 6))]);
@@ -63,6 +65,43 @@ fn prey_flees_two_cells_and_is_caught_then_respawns_static() {
     let m = &e.world().meshes[prey];
     assert!(m.present && m.is_static && m.kind == MeshKind::Prey);
     assert_eq!(e.world().symbol(m.pos), 'P');
+}
+
+#[test]
+fn prey_moves_are_two_cells_to_a_safer_cell_than_its_left_neighbour() {
+    let mut moves = 0;
+    for seed in 0..10 {
+        let mut e = env(Task::Pursuit);
+        e.reset(seed);
+        let names = e.agents();
+        for step in 0..100u64 {
+            let actions: BTreeMap<_, _> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    (
+                        n.clone(),
+                        e.random_action(n, step * 31 + i as u64 * 7 + seed),
+                    )
+                })
+                .collect();
+            let r = e.step(&actions);
+            for ev in r.events.iter().filter(|ev| ev.kind == "prey_moved") {
+                let from: (i32, i32) = serde_json::from_value(ev.detail["from"].clone()).unwrap();
+                let to: (i32, i32) = serde_json::from_value(ev.detail["to"].clone()).unwrap();
+                assert_eq!(
+                    (from.0 - to.0).abs() + (from.1 - to.1).abs(),
+                    2,
+                    "{from:?} {to:?}"
+                );
+                // The prey's symbol does not count in the danger, so the post-step map works.
+                let d = |c| colony_swarmbench::pursuit::danger(e.world(), c);
+                assert!(d(to) < d((from.0, from.1 - 1)), "{from:?} -> {to:?}");
+                moves += 1;
+            }
+        }
+    }
+    assert!(moves > 10, "only {moves} prey moves");
 }
 
 #[test]
