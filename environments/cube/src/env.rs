@@ -441,6 +441,17 @@ impl Environment for CubeEnv {
     fn random_action(&self, _agent: &str, draw: u64) -> CubeAction {
         CubeAction::Prim(Prim::ALL[(draw % 5) as usize])
     }
+    /// The same random primitives as the default (one draw per agent in index order), on the
+    /// typed path: no per-agent maps, so `env bench` times the physics (spec §13).
+    fn step_random(&mut self, rng: &mut u64) -> bool {
+        let actions: Vec<Prim> = (0..self.world.agents.len())
+            .map(|_| Prim::ALL[(colony_env_api::policy::splitmix64(rng) % 5) as usize])
+            .collect();
+        match self.step_primitives(&actions) {
+            Ok(info) => info.terminated || info.truncated,
+            Err(_) => true,
+        }
+    }
     fn parse_action(&self, agent: &str, text: &str) -> Result<CubeAction, EnvError> {
         let t = text.trim();
         if t.is_empty() || t.eq_ignore_ascii_case("continue") {
