@@ -96,6 +96,7 @@ pub fn distance(agents: &[Cell], target: &[Cell]) -> (i64, Cell) {
     let mut row_min = vec![0i64; m];
     let mut row_order: Vec<usize> = (0..m).collect();
     let mut ordered = vec![0i64; m * n];
+    let mut rest = vec![0i64; m];
     let mut lap = Lap::default();
     for (lb, (dx, dy)) in order {
         if lb >= best {
@@ -126,7 +127,12 @@ pub fn distance(agents: &[Cell], target: &[Cell]) -> (i64, Cell) {
         for (r, &ti) in row_order.iter().enumerate() {
             ordered[r * n..(r + 1) * n].copy_from_slice(&costs[ti * n..(ti + 1) * n]);
         }
-        if let Some(cost) = lap.solve(&ordered, m, n, best) {
+        let mut acc = 0;
+        for r in (0..m).rev() {
+            rest[r] = acc;
+            acc += row_min[row_order[r]];
+        }
+        if let Some(cost) = lap.solve_with_rest(&ordered, m, n, best, &rest) {
             best = cost;
             best_shift = (dx, dy);
         }

@@ -40,6 +40,21 @@ impl Lap {
     /// broken towards free columns (short paths with the many ties of grid distances). After
     /// each row the running total is the optimum of the rows so far.
     pub fn solve(&mut self, cost: &[i64], rows: usize, cols: usize, bound: i64) -> Option<i64> {
+        self.solve_with_rest(cost, rows, cols, bound, &[])
+    }
+
+    /// [`Lap::solve`] with `rest[i]` = a lower bound on the cost of rows `i+1..` alone (e.g.
+    /// the sum of their row minima): the optimum of rows `0..=i` plus `rest[i]` is then a
+    /// lower bound on the full optimum, which abandons losing candidates earlier. Missing
+    /// entries count as 0.
+    pub fn solve_with_rest(
+        &mut self,
+        cost: &[i64],
+        rows: usize,
+        cols: usize,
+        bound: i64,
+        rest: &[i64],
+    ) -> Option<i64> {
         let (nr, nc) = (rows, cols);
         if cost.len() < nr * nc || nr > nc {
             return None;
@@ -120,9 +135,10 @@ impl Lap {
                 }
                 j = prev;
             }
-            // The running total is the optimum of rows 0..=cur: a lower bound on the full one.
+            // The running total is the optimum of rows 0..=cur; any full assignment also pays
+            // at least `rest[cur]` for the other rows.
             total += min_val;
-            if total >= bound {
+            if total + rest.get(cur).copied().unwrap_or(0) >= bound {
                 return None;
             }
         }
