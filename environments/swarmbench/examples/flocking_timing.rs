@@ -1,4 +1,5 @@
-//! Profiling aid: repeated Flocking distance evaluations under random play (40x40, 100 agents).
+//! Timing of Flocking steps under random play (40x40, 100 agents), for profiling:
+//! `cargo run --release -p colony-swarmbench --example flocking_timing`.
 use colony_env_api::{boxed, DynEnvironment};
 use colony_swarmbench::{Config, SwarmEnv, Task};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
