@@ -21,6 +21,7 @@ pub mod prompt;
 pub mod pursuit;
 pub mod reply;
 pub mod rng;
+mod rules;
 pub mod scenario;
 pub mod state;
 mod transport_policy;
