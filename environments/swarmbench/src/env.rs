@@ -307,6 +307,12 @@ impl SwarmEnv {
 
     /// Plays one round (spec §3 steps 2–8) with one reply per agent (missing: STAY).
     pub fn play_round(&mut self, actions: &BTreeMap<AgentId, Reply>) -> (f64, Vec<Event>) {
+        let picked: Vec<Option<&Reply>> = self.names.iter().map(|n| actions.get(n)).collect();
+        self.play_replies(&picked)
+    }
+
+    /// [`SwarmEnv::play_round`] with one optional reply per agent index (None: STAY).
+    pub fn play_replies(&mut self, replies: &[Option<&Reply>]) -> (f64, Vec<Event>) {
         let mut events = Vec::new();
         if self.is_done() {
             return (0.0, events);
@@ -323,7 +329,7 @@ impl SwarmEnv {
             if self.escaped[i] {
                 continue;
             }
-            let reply = actions.get(&self.names[i]).unwrap_or(&stay);
+            let reply = replies.get(i).copied().flatten().unwrap_or(&stay);
             self.record_decision(i, reply);
             if !reply.message.is_empty() {
                 self.send(i, r, &reply.message);
@@ -391,6 +397,15 @@ impl SwarmEnv {
             speaker,
             text,
         });
+    }
+
+    /// The random action of `draw`: a uniformly chosen valid move, no message.
+    fn random_reply(&self, draw: u64) -> Reply {
+        let valid = Move::valid(self.cfg.task == Task::Synchronization);
+        Reply {
+            action: Some(valid[(draw % valid.len() as u64) as usize]),
+            message: String::new(),
+        }
     }
 
     /// A snapshot for save files.
@@ -470,6 +485,17 @@ impl Environment for SwarmEnv {
         }
     }
 
+    fn step_random(&mut self, rng: &mut u64) -> bool {
+        // The same draws as the generic path (one per agent, in index order), without the
+        // per-agent maps and observations.
+        let replies: Vec<Reply> = (0..self.agents.len())
+            .map(|_| self.random_reply(colony_env_api::policy::splitmix64(rng)))
+            .collect();
+        let picked: Vec<Option<&Reply>> = replies.iter().map(Some).collect();
+        self.play_replies(&picked);
+        self.is_done()
+    }
+
     fn noop(&self, _agent: &str) -> Reply {
         Reply {
             action: Some(Move::Stay),
@@ -478,11 +504,7 @@ impl Environment for SwarmEnv {
     }
 
     fn random_action(&self, _agent: &str, draw: u64) -> Reply {
-        let valid = Move::valid(self.cfg.task == Task::Synchronization);
-        Reply {
-            action: Some(valid[(draw % valid.len() as u64) as usize]),
-            message: String::new(),
-        }
+        self.random_reply(draw)
     }
 
     fn parse_action(&self, agent: &str, text: &str) -> Result<Reply, EnvError> {

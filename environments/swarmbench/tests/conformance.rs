@@ -74,3 +74,38 @@ fn state_errors_name_the_field() {
         .to_string();
     assert!(err.contains("agents.Agent_99"), "{err}");
 }
+
+#[test]
+fn typed_step_random_equals_the_generic_path() {
+    use std::collections::BTreeMap;
+    for task in Task::ALL {
+        let cfg = Config {
+            task,
+            max_round: 30,
+            ..Config::default()
+        };
+        let (mut a, mut b) = (
+            SwarmEnv::new(cfg.clone()).unwrap(),
+            SwarmEnv::new(cfg).unwrap(),
+        );
+        let (mut ra, mut rb) = (5u64, 5u64);
+        for _ in 0..30 {
+            let done_a = a.step_random(&mut ra);
+            let actions: BTreeMap<_, _> = b
+                .agents()
+                .into_iter()
+                .map(|n| {
+                    let act = b.random_action(&n, colony_env_api::policy::splitmix64(&mut rb));
+                    (n, act)
+                })
+                .collect();
+            let r = b.step(&actions);
+            assert_eq!(done_a, r.terminated || r.truncated);
+            assert_eq!(
+                serde_json::to_string(&a.state()).unwrap(),
+                serde_json::to_string(&b.state()).unwrap(),
+                "{task:?}"
+            );
+        }
+    }
+}
