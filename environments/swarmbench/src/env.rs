@@ -107,6 +107,8 @@ pub struct SwarmEnv {
     pub(crate) comm_rng: u64,
     physics: Physics,
     phys_actions: Vec<Option<Dir>>,
+    /// Last Flocking optimum's translation: a speed hint only (not part of the state).
+    flock_hint: Option<Cell>,
 }
 
 impl SwarmEnv {
@@ -131,6 +133,7 @@ impl SwarmEnv {
             comm_rng: 0,
             physics: Physics::default(),
             phys_actions: Vec::new(),
+            flock_hint: None,
         };
         env.reset_seed(42);
         Ok(env)
@@ -249,14 +252,16 @@ impl SwarmEnv {
         }
     }
 
-    pub(crate) fn flock_distance(&self) -> i64 {
+    pub(crate) fn flock_distance(&mut self) -> i64 {
         let cells: Vec<Cell> = self
             .agents
             .iter()
             .filter(|&&k| self.world.meshes[k].present)
             .map(|&k| self.world.meshes[k].pos)
             .collect();
-        flocking::distance(&cells, &self.target).0
+        let (d, shift) = flocking::distance_with_hint(&cells, &self.target, self.flock_hint);
+        self.flock_hint = Some(shift);
+        d
     }
 
     /// The task's own completion test (Flocking: D = 0; Transport: every agent escaped).
@@ -432,6 +437,7 @@ impl SwarmEnv {
             comm_rng: 0,
             physics: Physics::default(),
             phys_actions: Vec::new(),
+            flock_hint: None,
         }
     }
 }

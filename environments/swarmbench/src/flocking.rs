@@ -39,6 +39,13 @@ fn assign_1d(targets: &[i32], agents: &[i32], shift: i32) -> i64 {
 /// D for agents `agents` and target cells `target` (spec §9.4), and the translation that
 /// achieves it. Needs `agents.len() ≥ target.len()`; otherwise returns 0.
 pub fn distance(agents: &[Cell], target: &[Cell]) -> (i64, Cell) {
+    distance_with_hint(agents, target, None)
+}
+
+/// [`distance`], solving the candidate translation `hint` first when it is one (e.g. the
+/// previous round's best): a tight best cost from the start abandons the others sooner. The
+/// distance is the same; with ties the returned translation may differ.
+pub fn distance_with_hint(agents: &[Cell], target: &[Cell], hint: Option<Cell>) -> (i64, Cell) {
     if target.is_empty() || agents.len() < target.len() {
         return (0, (0, 0));
     }
@@ -98,6 +105,10 @@ pub fn distance(agents: &[Cell], target: &[Cell]) -> (i64, Cell) {
     let mut ordered = vec![0i64; m * n];
     let mut rest = vec![0i64; m];
     let mut lap = Lap::default();
+    if let Some(x) = hint.and_then(|h| order.iter().position(|&(_, c)| c == h)) {
+        let first = order.remove(x);
+        order.insert(0, first);
+    }
     for (lb, (dx, dy)) in order {
         if lb >= best {
             break;
