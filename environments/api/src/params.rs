@@ -18,6 +18,17 @@ pub struct ParamSpec {
     pub doc: String,
 }
 
+impl ParamSpec {
+    /// A parameter's documentation: name, default (as text) and what it controls.
+    pub fn new(name: &str, default: &str, doc: &str) -> Self {
+        Self {
+            name: name.into(),
+            default: default.into(),
+            doc: doc.into(),
+        }
+    }
+}
+
 /// Raw `key=value` settings; environments take typed values out of it and reject leftovers.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EnvParams {

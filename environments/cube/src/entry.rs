@@ -26,35 +26,27 @@ pub fn entry() -> &'static dyn EnvEntry {
     &ENTRY
 }
 
-fn spec(name: &str, default: &str, doc: &str) -> ParamSpec {
-    ParamSpec {
-        name: name.into(),
-        default: default.into(),
-        doc: doc.into(),
-    }
-}
-
 fn params() -> Vec<ParamSpec> {
     vec![
-        spec(
+        ParamSpec::new(
             "n",
             &DEFAULT_N.to_string(),
             "curriculum parameter: agents, grid max(20,n), blocks (spec §4.2)",
         ),
-        spec("grid_size", "max(20,n)", "grid side K"),
-        spec("num_agents", "n", "number of agents (≤ K)"),
-        spec(
+        ParamSpec::new("grid_size", "max(20,n)", "grid side K"),
+        ParamSpec::new("num_agents", "n", "number of agents (≤ K)"),
+        ParamSpec::new(
             "block_specs",
             "from n",
             "block tiers WEIGHTxCOUNT,… e.g. 3x1,1x2",
         ),
-        spec(
+        ParamSpec::new(
             "max_steps",
             "500",
             "truncation horizon (the paper's baselines use 200)",
         ),
-        spec("step_cost", "0.01", "per-step cost r_s"),
-        spec(
+        ParamSpec::new("step_cost", "0.01", "per-step cost r_s"),
+        ParamSpec::new(
             "deliver_reward",
             "1.0",
             "reward per unit of delivered weight r_d",

@@ -12,54 +12,46 @@ use crate::env::SwarmEnv;
 /// The registration of `swarmbench-v0`.
 pub struct SwarmEntry;
 
-fn spec(name: &str, default: &str, doc: &str) -> ParamSpec {
-    ParamSpec {
-        name: name.into(),
-        default: default.into(),
-        doc: doc.into(),
-    }
-}
-
 /// Every `--set` parameter (spec §6 defaults of the paper's main runs).
 pub fn params() -> Vec<ParamSpec> {
     vec![
-        spec(
+        ParamSpec::new(
             "task",
             "pursuit",
             "pursuit | synchronization | foraging | flocking | transport",
         ),
-        spec("agents", "10", "number of agents N"),
-        spec("size", "10", "sets both height and width"),
-        spec("height", "10", "map rows (>= 6)"),
-        spec("width", "10", "map columns (>= 6)"),
-        spec("view", "5", "view size k (odd recommended)"),
-        spec("max_round", "100", "maximum number of rounds"),
-        spec(
+        ParamSpec::new("agents", "10", "number of agents N"),
+        ParamSpec::new("size", "10", "sets both height and width"),
+        ParamSpec::new("height", "10", "map rows (>= 6)"),
+        ParamSpec::new("width", "10", "map columns (>= 6)"),
+        ParamSpec::new("view", "5", "view size k (odd recommended)"),
+        ParamSpec::new("max_round", "100", "maximum number of rounds"),
+        ParamSpec::new(
             "memory",
             "5",
             "views and history entries kept in the prompt",
         ),
-        spec(
+        ParamSpec::new(
             "msg_cap",
             "120",
             "message cap in characters (longer: cut + \"...\")",
         ),
-        spec(
+        ParamSpec::new(
             "corruption",
             "0",
             "probability that a message is corrupted (paper L.4: 0.2)",
         ),
-        spec(
+        ParamSpec::new(
             "delay_min",
             "0",
             "minimum extra delivery delay in rounds (L.4)",
         ),
-        spec(
+        ParamSpec::new(
             "delay_max",
             "0",
             "maximum extra delivery delay in rounds (L.4: 4)",
         ),
-        spec(
+        ParamSpec::new(
             "commander",
             "false",
             "Agent_0 gets a global view and is the only one others hear (L.3)",

@@ -11,22 +11,14 @@ use crate::config::{bench_level, find_level, mixed_team, LevelConfig};
 use crate::env::WildfireEnv;
 use crate::policies::HeuristicPolicy;
 
-fn spec(name: &str, default: &str, doc: &str) -> ParamSpec {
-    ParamSpec {
-        name: name.into(),
-        default: default.into(),
-        doc: doc.into(),
-    }
-}
-
 fn params() -> Vec<ParamSpec> {
     vec![
-        spec("level", "cut_trees_sparse_small", "level id or number 1–17 (spec §12.1), or `bench` (synthetic suppress level; the default when map_size or agents is set without level)"),
-        spec("map_size", "0", "map side override (0 = the level's)"),
-        spec("agents", "0", "team size override: M agents of mixed types F,B,D,H in turn (0 = the level's team)"),
-        spec("max_steps", "0", "step limit override (0 = the level's)"),
-        spec("fire_frames", "0", "frames per fire tick override (0 = the level's)"),
-        spec("trees_destroyed_fire_only", "false", "count only trees destroyed by fire in TreesDestroyed (spec §12.3)"),
+        ParamSpec::new("level", "cut_trees_sparse_small", "level id or number 1–17 (spec §12.1), or `bench` (synthetic suppress level; the default when map_size or agents is set without level)"),
+        ParamSpec::new("map_size", "0", "map side override (0 = the level's)"),
+        ParamSpec::new("agents", "0", "team size override: M agents of mixed types F,B,D,H in turn (0 = the level's team)"),
+        ParamSpec::new("max_steps", "0", "step limit override (0 = the level's)"),
+        ParamSpec::new("fire_frames", "0", "frames per fire tick override (0 = the level's)"),
+        ParamSpec::new("trees_destroyed_fire_only", "false", "count only trees destroyed by fire in TreesDestroyed (spec §12.3)"),
     ]
 }
 
