@@ -75,6 +75,10 @@ impl Lap {
         self.col4row.resize(nr, NONE);
         let mut total = 0i64;
         for cur in 0..nr {
+            // Dijkstra's distances only grow, so once the running total plus the next shortest
+            // distance (a lower bound on this row's increment) plus the rest reaches `bound`,
+            // the candidate is lost without finishing the row.
+            let stop = bound.saturating_sub(total + rest.get(cur).copied().unwrap_or(0));
             self.remaining.clear();
             self.remaining.extend((0..nc).rev());
             for c in &mut self.cols {
@@ -89,7 +93,10 @@ impl Lap {
                 self.visited_rows.push(i);
                 let row = &cost[i * nc..(i + 1) * nc];
                 let base = min_val - self.u[i];
-                let mut lowest = INF;
+                // Ties go to free columns (short paths with the many ties of grid distances):
+                // the key `2·spc + assigned` orders by distance, then free before assigned, in
+                // one comparison the compiler can make branch-free.
+                let mut lowest_key = 2 * INF + 1;
                 let mut index = NONE;
                 for (it, &j) in self.remaining.iter().enumerate() {
                     let c = &mut self.cols[j];
@@ -98,13 +105,18 @@ impl Lap {
                         c.path = i;
                         c.spc = r;
                     }
-                    if c.spc < lowest || (c.spc == lowest && c.row == NONE) {
-                        lowest = c.spc;
+                    let key = 2 * c.spc + i64::from(c.row != NONE);
+                    if key < lowest_key {
+                        lowest_key = key;
                         index = it;
                     }
                 }
                 if index == NONE {
                     return None; // cannot happen with rows ≤ cols and finite costs
+                }
+                let lowest = lowest_key >> 1;
+                if lowest >= stop {
+                    return None;
                 }
                 min_val = lowest;
                 let j = self.remaining.swap_remove(index);
@@ -180,6 +192,23 @@ mod tests {
                 assert_eq!(lap.solve(&cost, rows, cols, i64::MAX), Some(want));
                 assert_eq!(lap.solve(&cost, rows, cols, want), None);
                 assert_eq!(lap.solve(&cost, rows, cols, want + 1), Some(want));
+                // With the row-minima suffix bound (as Flocking passes it) the abandonment,
+                // including in the middle of a row's search, still never loses the optimum.
+                let mut rest = vec![0i64; rows];
+                let mut acc = 0;
+                for r in (0..rows).rev() {
+                    rest[r] = acc;
+                    acc += cost[r * cols..(r + 1) * cols]
+                        .iter()
+                        .copied()
+                        .min()
+                        .unwrap();
+                }
+                assert_eq!(lap.solve_with_rest(&cost, rows, cols, want, &rest), None);
+                for slack in 1..4 {
+                    let got = lap.solve_with_rest(&cost, rows, cols, want + slack, &rest);
+                    assert_eq!(got, Some(want));
+                }
             }
         }
     }
