@@ -287,3 +287,22 @@ fn a_failing_model_is_recorded_per_item_and_the_run_continues() {
     let line = std::fs::read_to_string(dir.path().join("single.jsonl")).unwrap();
     assert!(line.contains("500"), "the error is recorded: {line}");
 }
+
+#[test]
+fn a_damaged_summary_is_a_clear_error_not_a_silent_reset() {
+    let m = mock(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("summary.json"), "{\"policies\": [").unwrap();
+    let out = eval(&m.url, dir.path(), &["--limit", "1"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("summary.json") && err.contains("not a colony summary"),
+        "{err}"
+    );
+    // Nothing was overwritten.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("summary.json")).unwrap(),
+        "{\"policies\": ["
+    );
+}

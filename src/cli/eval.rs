@@ -187,7 +187,13 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let summary_path = a.out.join("summary.json");
     let mut summary: Summary = match std::fs::read_to_string(&summary_path) {
-        Ok(t) => serde_json::from_str(&t).unwrap_or_default(),
+        // A damaged summary is an error, not a reset: it holds other datasets' totals.
+        Ok(t) => serde_json::from_str(&t).with_context(|| {
+            format!(
+                "{} is not a colony summary; fix or remove it (the JSONL results are kept)",
+                summary_path.display()
+            )
+        })?,
         Err(_) => Summary::default(),
     };
     let eval = EvalConfig {

@@ -9,10 +9,20 @@ use crate::eval::plot::{line_chart, Line, PlotError};
 /// The label every output of the study carries.
 pub const SIMULATION_LABEL: &str = "SIMULATION (colony's simulated model, not an LLM)";
 
+/// The distinct values of `items`, in first-seen order (rows come in the study's order).
+fn distinct<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for x in items {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
 /// Part (a) as Markdown: one row per N, closed form and Monte-Carlo per p.
 pub fn closed_form_markdown(rows: &[ClosedFormRow], config: &StudyConfig) -> String {
-    let mut ps: Vec<f64> = rows.iter().map(|r| r.p).collect();
-    ps.dedup();
+    let ps = distinct(rows.iter().map(|r| r.p));
     let mut out = format!(
         "**{SIMULATION_LABEL}.** P(at least two of N agents correct): closed form vs \
          Monte-Carlo ({} trials per cell, seed {}).\n\n| N |",
@@ -55,15 +65,8 @@ pub fn closed_form_csv(rows: &[ClosedFormRow]) -> String {
 
 /// Parts (b)/(c) as Markdown: one row per policy, accuracy (and tokens per item) per p.
 pub fn policy_markdown(title: &str, rows: &[PolicyRow], with_tokens: bool) -> String {
-    let mut ps: Vec<f64> = rows.iter().map(|r| r.p).collect();
-    ps.sort_by(f64::total_cmp);
-    ps.dedup();
-    let mut policies: Vec<&str> = Vec::new();
-    for r in rows {
-        if !policies.contains(&r.policy.as_str()) {
-            policies.push(&r.policy);
-        }
-    }
+    let ps = distinct(rows.iter().map(|r| r.p));
+    let policies = distinct(rows.iter().map(|r| r.policy.as_str()));
     let mut out = format!("**{SIMULATION_LABEL}.** {title}\n\n| Policy |");
     for p in &ps {
         let _ = write!(out, " p={p} |");
@@ -123,8 +126,7 @@ pub fn policy_csv(rows: &[PolicyRow]) -> String {
 
 /// Part (a) plot: closed-form curves and Monte-Carlo markers against N.
 pub fn closed_form_svg(rows: &[ClosedFormRow], path: &Path) -> Result<(), PlotError> {
-    let mut ps: Vec<f64> = rows.iter().map(|r| r.p).collect();
-    ps.dedup();
+    let ps = distinct(rows.iter().map(|r| r.p));
     let mut lines = Vec::new();
     for p in ps {
         let mine: Vec<&ClosedFormRow> = rows.iter().filter(|r| r.p == p).collect();
@@ -152,12 +154,7 @@ pub fn closed_form_svg(rows: &[ClosedFormRow], path: &Path) -> Result<(), PlotEr
 /// Parts (b)/(c) plot: accuracy against the per-agent accuracy p, one line per policy, with
 /// the single agent's diagonal for reference.
 pub fn policy_svg(title: &str, rows: &[PolicyRow], path: &Path) -> Result<(), PlotError> {
-    let mut policies: Vec<&str> = Vec::new();
-    for r in rows {
-        if !policies.contains(&r.policy.as_str()) {
-            policies.push(&r.policy);
-        }
-    }
+    let policies = distinct(rows.iter().map(|r| r.policy.as_str()));
     let mut lines: Vec<Line> = policies
         .iter()
         .map(|policy| Line {
@@ -170,7 +167,7 @@ pub fn policy_svg(title: &str, rows: &[PolicyRow], path: &Path) -> Result<(), Pl
             markers_only: false,
         })
         .collect();
-    let ps: Vec<f64> = rows.iter().map(|r| r.p).collect();
+    let ps = distinct(rows.iter().map(|r| r.p));
     lines.push(Line {
         name: "y = p (one agent)".into(),
         points: ps.iter().map(|&p| (p, p)).collect(),

@@ -295,18 +295,23 @@ mod tests {
         best
     }
 
+    /// `n` distinct random cells in a `size`×`size` square.
+    fn random_cells(seed: &mut u64, n: usize, size: i32) -> Vec<Cell> {
+        let mut cells = BTreeSet::new();
+        while cells.len() < n {
+            let r = colony_env_api::policy::splitmix64(seed);
+            cells.insert(((r % size as u64) as i32, ((r >> 20) % size as u64) as i32));
+        }
+        cells.into_iter().collect()
+    }
+
     #[test]
     fn pruned_search_equals_solving_every_candidate() {
         let mut seed = 11u64;
         for trial in 0..60 {
             let n = 3 + trial % 18;
             let size = 6 + (trial % 9) as i32;
-            let mut cells = BTreeSet::new();
-            while cells.len() < n {
-                let r = colony_env_api::policy::splitmix64(&mut seed);
-                cells.insert(((r % size as u64) as i32, ((r >> 20) % size as u64) as i32));
-            }
-            let agents: Vec<Cell> = cells.into_iter().collect();
+            let agents = random_cells(&mut seed, n, size);
             let (_, t) = flocking_target(n);
             assert_eq!(
                 distance(&agents, &t).0,
@@ -322,12 +327,7 @@ mod tests {
         for trial in 0..40 {
             let n = 4 + trial % 14;
             let size = 5 + (trial % 11) as i32;
-            let mut cells = BTreeSet::new();
-            while cells.len() < n {
-                let r = colony_env_api::policy::splitmix64(&mut seed);
-                cells.insert(((r % size as u64) as i32, ((r >> 20) % size as u64) as i32));
-            }
-            let agents: Vec<Cell> = cells.into_iter().collect();
+            let agents = random_cells(&mut seed, n, size);
             let (_, t) = flocking_target(n);
             let want: Vec<Cell> = agents
                 .iter()
