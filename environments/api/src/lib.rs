@@ -12,6 +12,7 @@
 //! environment crate runs.
 
 pub mod conformance;
+pub mod llm_play;
 mod params;
 pub mod policy;
 pub mod pyrandom;
@@ -23,6 +24,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use llm_play::{ExecutionPrompter, ParsedReply, ReplyOutcome};
 pub use params::{EnvParams, ParamSpec};
 pub use policy::{typed_policy, DynPolicy, NoopPolicy, Policy, RandomPolicy};
 pub use registry::EnvEntry;
@@ -127,6 +129,74 @@ pub trait Environment {
     /// An ASCII picture of the state.
     fn render(&self) -> String;
 
+    // --- LLM play (opt-in; see [`llm_play`]) ---
+
+    /// The benchmark's instructions for `agent`: its system prompt (rules, action vocabulary,
+    /// reply format). The default names the environment and shows the no-op's action text.
+    fn instructions(&self, agent: &str) -> String {
+        format!(
+            "You are agent {agent} in the environment {}. Each turn you get your observation; \
+             reply with one action in the environment's action syntax, for example: {}",
+            self.id(),
+            self.format_action(agent, &self.noop(agent))
+        )
+    }
+
+    /// The agents that must decide now (PettingZoo AEC's `agent_selection`, generalised to
+    /// many at once). Agents left out keep doing what they do (they take the no-op).
+    /// Default: every agent, every step.
+    fn deciding_agents(&self) -> Vec<AgentId> {
+        self.agents()
+    }
+
+    /// The prompt of a PERCEPTION call that turns the observation into the text the agent
+    /// acts on, for benchmarks whose protocol has one (CREW-Wildfire §11.1). `None` (the
+    /// default): [`Environment::observe_text`] is what the agent acts on.
+    fn perception_prompt(&self, agent: &str) -> Option<String> {
+        let _ = agent;
+        None
+    }
+
+    /// The text an agent acts on after its PERCEPTION call answered `summary` (e.g. the
+    /// summary plus position and status lines). Default: the summary itself.
+    fn perceived_text(&self, agent: &str, summary: &str) -> String {
+        let _ = agent;
+        summary.to_string()
+    }
+
+    /// The EXECUTION prompt builder for `agent`, for benchmarks whose protocol translates a
+    /// free-text action with another model call (CREW-Wildfire §11.2); the translated reply
+    /// then goes to [`Environment::parse_reply`]. `None` (the default): replies are parsed
+    /// directly.
+    fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter> {
+        let _ = agent;
+        None
+    }
+
+    /// Lenient parser of a model reply: always an action, with feedback for the next prompt
+    /// and the reason when the benchmark's fallback was taken. Default: the strict
+    /// [`Environment::parse_action`], and the no-op when it fails.
+    fn parse_reply(&self, agent: &str, text: &str) -> ParsedReply<Self::Action> {
+        match self.parse_action(agent, text) {
+            Ok(action) => ParsedReply::ok(action),
+            Err(e) => ParsedReply::fallback(self.noop(agent), e.to_string()),
+        }
+    }
+
+    /// Whether `listener` can hear `speaker` now, for policies that run their own message
+    /// channels. Default: everyone hears everyone.
+    fn hears(&self, listener: &str, speaker: &str) -> bool {
+        let _ = (listener, speaker);
+        true
+    }
+
+    /// True when the environment itself carries agents' messages (inside their replies, with
+    /// its own radius, delay and corruption, like SwarmBench): policies must not deliver them
+    /// a second time. Default: false.
+    fn delivers_messages(&self) -> bool {
+        false
+    }
+
     /// One step in which every agent takes [`Environment::random_action`] with draws from
     /// [`policy::splitmix64`] on `rng`; returns whether the episode ended. This is what
     /// `colony env bench` times. The default goes through [`Environment::step`]; environments
@@ -178,8 +248,9 @@ pub struct StepJson {
 /// The object-safe, text-and-JSON view of an [`Environment`], for the CLI and LLM policies.
 ///
 /// Get one with [`boxed`]; it is a separate wrapper rather than a blanket impl so the method
-/// names do not clash with [`Environment`]'s in implementers' code.
-pub trait DynEnvironment {
+/// names do not clash with [`Environment`]'s in implementers' code. It is `Send` so an async
+/// episode can own one (it never crosses an `.await` while borrowed).
+pub trait DynEnvironment: Send {
     /// Versioned id.
     fn id(&self) -> &'static str;
     /// Agent ids.
@@ -218,17 +289,42 @@ pub trait DynEnvironment {
     fn score(&self) -> f64;
     /// ASCII picture.
     fn render(&self) -> String;
+    /// The action text of the no-op for `agent`.
+    fn noop_text(&self, agent: &str) -> String;
+
+    /// [`Environment::instructions`].
+    fn instructions(&self, agent: &str) -> String;
+    /// [`Environment::deciding_agents`].
+    fn deciding_agents(&self) -> Vec<AgentId>;
+    /// [`Environment::perception_prompt`].
+    fn perception_prompt(&self, agent: &str) -> Option<String>;
+    /// [`Environment::perceived_text`].
+    fn perceived_text(&self, agent: &str, summary: &str) -> String;
+    /// [`Environment::execution_prompter`].
+    fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter>;
+    /// [`Environment::hears`].
+    fn hears(&self, listener: &str, speaker: &str) -> bool;
+    /// [`Environment::delivers_messages`].
+    fn delivers_messages(&self) -> bool;
+    /// [`Environment::parse_reply`], reported as text; an unknown agent is an error.
+    fn parse_reply_text(&self, agent: &str, text: &str) -> Result<ReplyOutcome, EnvError>;
+    /// Parses each reply leniently ([`Environment::parse_reply`]) and steps once; agents not
+    /// named take the no-op. Returns the step and how each reply was taken.
+    fn step_replies(
+        &mut self,
+        replies: &BTreeMap<AgentId, String>,
+    ) -> Result<(StepOutcome, BTreeMap<AgentId, ReplyOutcome>), EnvError>;
 }
 
 /// Wraps an [`Environment`] as a [`DynEnvironment`].
 pub struct TextEnv<E>(pub E);
 
 /// A boxed [`DynEnvironment`] view of `env`.
-pub fn boxed<E: Environment + 'static>(env: E) -> Box<dyn DynEnvironment> {
+pub fn boxed<E: Environment + Send + 'static>(env: E) -> Box<dyn DynEnvironment> {
     Box::new(TextEnv(env))
 }
 
-impl<E: Environment + 'static> DynEnvironment for TextEnv<E> {
+impl<E: Environment + Send + 'static> DynEnvironment for TextEnv<E> {
     fn id(&self) -> &'static str {
         self.0.id()
     }
@@ -286,6 +382,72 @@ impl<E: Environment + 'static> DynEnvironment for TextEnv<E> {
     }
     fn render(&self) -> String {
         self.0.render()
+    }
+    fn noop_text(&self, agent: &str) -> String {
+        self.0.format_action(agent, &self.0.noop(agent))
+    }
+    fn instructions(&self, agent: &str) -> String {
+        self.0.instructions(agent)
+    }
+    fn deciding_agents(&self) -> Vec<AgentId> {
+        self.0.deciding_agents()
+    }
+    fn perception_prompt(&self, agent: &str) -> Option<String> {
+        self.0.perception_prompt(agent)
+    }
+    fn perceived_text(&self, agent: &str, summary: &str) -> String {
+        self.0.perceived_text(agent, summary)
+    }
+    fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter> {
+        self.0.execution_prompter(agent)
+    }
+    fn hears(&self, listener: &str, speaker: &str) -> bool {
+        self.0.hears(listener, speaker)
+    }
+    fn delivers_messages(&self) -> bool {
+        self.0.delivers_messages()
+    }
+    fn parse_reply_text(&self, agent: &str, text: &str) -> Result<ReplyOutcome, EnvError> {
+        if !self.0.agents().iter().any(|a| a == agent) {
+            return Err(EnvError::UnknownAgent(agent.to_string()));
+        }
+        let p = self.0.parse_reply(agent, text);
+        Ok(ReplyOutcome {
+            action: self.0.format_action(agent, &p.action),
+            feedback: p.feedback,
+            fallback: p.fallback,
+        })
+    }
+    fn step_replies(
+        &mut self,
+        replies: &BTreeMap<AgentId, String>,
+    ) -> Result<(StepOutcome, BTreeMap<AgentId, ReplyOutcome>), EnvError> {
+        let agents = self.0.agents();
+        let mut parsed = BTreeMap::new();
+        let mut outcomes = BTreeMap::new();
+        for (agent, text) in replies {
+            if !agents.contains(agent) {
+                return Err(EnvError::UnknownAgent(agent.clone()));
+            }
+            let p = self.0.parse_reply(agent, text);
+            outcomes.insert(
+                agent.clone(),
+                ReplyOutcome {
+                    action: self.0.format_action(agent, &p.action),
+                    feedback: p.feedback,
+                    fallback: p.fallback,
+                },
+            );
+            parsed.insert(agent.clone(), p.action);
+        }
+        let r = self.0.step(&parsed);
+        let outcome = StepOutcome {
+            rewards: r.rewards,
+            terminated: r.terminated,
+            truncated: r.truncated,
+            events: r.events,
+        };
+        Ok((outcome, outcomes))
     }
 }
 

@@ -16,8 +16,9 @@ pub trait Policy<E: Environment> {
     fn act(&mut self, env: &E) -> BTreeMap<AgentId, E::Action>;
 }
 
-/// The object-safe form of a policy: picks action texts for a [`DynEnvironment`].
-pub trait DynPolicy {
+/// The object-safe form of a policy: picks action texts for a [`DynEnvironment`]. `Send`, so
+/// an async episode loop can own one.
+pub trait DynPolicy: Send {
     /// Action texts per agent for the environment's current state.
     fn act_text(&mut self, env: &dyn DynEnvironment)
         -> Result<BTreeMap<AgentId, String>, EnvError>;
@@ -29,7 +30,7 @@ struct TypedPolicy<E, P> {
     env: PhantomData<fn(&E)>,
 }
 
-impl<E: Environment + 'static, P: Policy<E>> DynPolicy for TypedPolicy<E, P> {
+impl<E: Environment + 'static, P: Policy<E> + Send> DynPolicy for TypedPolicy<E, P> {
     fn act_text(
         &mut self,
         env: &dyn DynEnvironment,
@@ -54,7 +55,7 @@ impl<E: Environment + 'static, P: Policy<E>> DynPolicy for TypedPolicy<E, P> {
 }
 
 /// Boxes a typed policy for environments of type `E`.
-pub fn typed_policy<E: Environment + 'static, P: Policy<E> + 'static>(
+pub fn typed_policy<E: Environment + 'static, P: Policy<E> + Send + 'static>(
     policy: P,
 ) -> Box<dyn DynPolicy> {
     Box::new(TypedPolicy {

@@ -41,6 +41,23 @@ pub trait EnvEntry: Send + Sync {
         Err(unknown_policy(name, &self.policy_names()))
     }
 
+    /// The reply a simulated agent gives to a prompt of this benchmark, or `None` when the
+    /// prompt is not one of this environment's (the offline default model asks every
+    /// environment in turn). With probability `accuracy` the reply carries the action an
+    /// expert would choose from the prompt text alone, otherwise a random legal action; all
+    /// randomness comes from `draw`, so the same prompt and draw give the same reply. The
+    /// reply is in the format the prompt requests (it goes through the benchmark's parser).
+    fn simulated_reply(
+        &self,
+        system: &str,
+        user: &str,
+        accuracy: f64,
+        draw: u64,
+    ) -> Option<String> {
+        let _ = (system, user, accuracy, draw);
+        None
+    }
+
     /// Builds any built-in policy: `random`, `noop`, or one of the environment's own.
     fn make_policy(&self, name: &str, seed: u64) -> Result<Box<dyn DynPolicy>, EnvError> {
         match name {
