@@ -8,10 +8,13 @@
 //!   simulated model, with fault injection for tests.
 //! - [`policy`] and [`eval`]: coordination policies and the evaluation runner.
 //!
+//! - [`env`]: the registry of environments (ids, construction, seeds, simulated agents).
+//!
 //! Environments live in their own synchronous crates under `environments/`; their shared trait
-//! is re-exported as [`env`].
+//! is re-exported as [`env_api`].
 
 pub mod embed;
+pub mod env;
 pub mod eval;
 pub mod llm;
 pub mod mock_server;
@@ -20,4 +23,5 @@ pub mod runtime;
 pub mod stable_hash;
 pub mod study;
 
-pub use colony_env_api as env;
+/// The `Environment` trait shared by every environment crate.
+pub use colony_env_api as env_api;

@@ -35,6 +35,9 @@ enum Cmd {
     Embed(cli::embed::EmbedArgs),
     /// Run reasoning policies over a dataset (resumable) and print the results table.
     Eval(cli::eval::EvalArgs),
+    /// Compare coordination policies on one embodied task, same seeds, side by side
+    /// (resumable; table, plots, trajectories and call logs).
+    Compare(cli::compare::CompareArgs),
     /// Tools to look inside SelfOrg (graph formation from embedding vectors).
     Selforg(cli::selforg::SelforgArgs),
     /// Grade a JSONL of model outputs against a reasoning dataset.
@@ -80,12 +83,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Embed(a) => cli::embed::run(a).await,
         Cmd::Grade(a) => cli::grade::run(a),
         Cmd::Eval(a) => cli::eval::run(a, config).await,
+        Cmd::Compare(a) => cli::compare::run(a, config).await,
         Cmd::Selforg(a) => cli::selforg::run(a),
         Cmd::Datasets(a) => cli::grade::datasets(a),
-        Cmd::Env(a) => cli::env::run(a),
+        Cmd::Env(a) => cli::env::run(a).await,
         Cmd::Cube(a) => cli::cube::run(a),
         Cmd::Swarmbench(a) => cli::swarmbench::run(a),
-        Cmd::Wildfire(a) => cli::wildfire::run(a),
+        Cmd::Wildfire(a) => cli::wildfire::run(a).await,
         Cmd::Study(a) => cli::study::run(a).await,
     }
 }

@@ -3,16 +3,15 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
+use colony::env::{entries, find, parse_seeds};
+use colony::eval::env_run::{markdown_table, run_builtin, EnvRunConfig};
 use colony_env_api::{AgentId, DynEnvironment, EnvEntry, EnvParams};
 use serde_json::json;
-
-use crate::cli::env_registry::{entries, find};
 
 /// `colony env …`.
 #[derive(Args, Debug)]
@@ -116,12 +115,12 @@ struct BenchArgs {
 }
 
 /// Runs `colony env …`.
-pub fn run(args: EnvArgs) -> Result<()> {
+pub async fn run(args: EnvArgs) -> Result<()> {
     match args.command {
         EnvCmd::List { json } => list(json),
         EnvCmd::Reset(a) => reset(a),
         EnvCmd::Step(a) => step(a),
-        EnvCmd::Run(a) => run_episodes(a),
+        EnvCmd::Run(a) => run_episodes(a).await,
         EnvCmd::Bench(a) => bench(a),
     }
 }
@@ -142,12 +141,7 @@ fn list(as_json: bool) -> Result<()> {
 }
 
 fn build(config: &ConfigArgs) -> Result<(&'static dyn EnvEntry, Box<dyn DynEnvironment>)> {
-    let entry = find(&config.env)?;
-    let params = EnvParams::parse(&config.set)?;
-    let env = entry
-        .make(params)
-        .with_context(|| format!("configuring {}", entry.info().id))?;
-    Ok((entry, env))
+    Ok(colony::env::build(&config.env, &config.set)?)
 }
 
 fn reset(a: ResetArgs) -> Result<()> {
@@ -225,158 +219,25 @@ fn step(a: StepArgs) -> Result<()> {
     Ok(())
 }
 
-/// Parses `A..B`, `A..=B` or `A` into a list of seeds.
-fn parse_seeds(spec: &str) -> Result<Vec<u64>> {
-    let num = |s: &str| -> Result<u64> {
-        s.trim()
-            .parse()
-            .with_context(|| format!("--seeds {spec:?}: {s:?} is not a number"))
+async fn run_episodes(a: RunArgs) -> Result<()> {
+    let config = EnvRunConfig {
+        env: a.config.env.clone(),
+        set: a.config.set.clone(),
+        policies: a.policy.clone(),
+        seeds: parse_seeds(&a.seeds)?,
+        max_steps: a.max_steps,
+        out: a.out.clone(),
     };
-    let seeds: Vec<u64> = if let Some((a, b)) = spec.split_once("..=") {
-        (num(a)?..=num(b)?).collect()
-    } else if let Some((a, b)) = spec.split_once("..") {
-        (num(a)?..num(b)?).collect()
-    } else {
-        spec.split(',').map(num).collect::<Result<_>>()?
-    };
-    if seeds.is_empty() {
-        bail!("--seeds {spec:?} is empty");
-    }
-    Ok(seeds)
-}
-
-/// One finished episode.
-struct Episode {
-    score: f64,
-    steps: usize,
-    terminated: bool,
-    seconds: f64,
-}
-
-fn run_episode(
-    config: &ConfigArgs,
-    policy_name: &str,
-    seed: u64,
-    max_steps: usize,
-    render: bool,
-    trajectory: Option<&Path>,
-) -> Result<Episode> {
-    let (entry, mut env) = build(config)?;
-    env.reset(seed);
-    let mut policy = entry.make_policy(policy_name, seed)?;
-    let mut out = match trajectory {
-        Some(path) => {
-            let mut f = std::io::BufWriter::new(
-                fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
-            );
-            let head = json!({"env": env.id(), "policy": policy_name, "seed": seed,
-                              "config": config.set, "state": env.state_json()});
-            writeln!(f, "{head}")?;
-            Some(f)
-        }
-        None => None,
-    };
-    let start = Instant::now();
-    let (mut steps, mut terminated) = (0, false);
-    while steps < max_steps {
-        let actions = policy
-            .act_text(env.as_ref())
-            .with_context(|| format!("policy {policy_name} at step {steps}"))?;
-        let r = env
-            .step_events(&actions)
-            .with_context(|| format!("policy {policy_name} at step {steps}"))?;
-        steps += 1;
-        if let Some(f) = out.as_mut() {
-            let line = json!({"t": steps, "actions": actions, "rewards": r.rewards,
-                              "events": r.events, "score": env.score(),
-                              "terminated": r.terminated, "truncated": r.truncated});
-            writeln!(f, "{line}")?;
-        }
-        if render {
-            println!("{policy_name} seed {seed} step {steps}\n{}", env.render());
-        }
-        if r.terminated || r.truncated {
-            terminated = r.terminated;
-            break;
-        }
-    }
-    if let Some(mut f) = out {
-        f.flush()?;
-    }
-    Ok(Episode {
-        score: env.score(),
-        steps,
-        terminated,
-        seconds: start.elapsed().as_secs_f64(),
-    })
-}
-
-fn mean_std(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
-    (mean, var.sqrt())
-}
-
-fn run_episodes(a: RunArgs) -> Result<()> {
-    let seeds = parse_seeds(&a.seeds)?;
-    let (entry, _) = build(&a.config)?;
-    let id = entry.info().id;
     if let Some(dir) = &a.out {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    for policy in &a.policy {
-        // Validate every name before running anything.
-        entry.make_policy(policy, 0)?;
-    }
-    let mut summary = serde_json::Map::new();
-    println!("| policy | episodes | score (mean ± std) | min | max | steps (mean) | terminated | ms/episode |");
-    println!("|---|---|---|---|---|---|---|---|");
-    for policy in &a.policy {
-        let mut episodes = Vec::new();
-        for &seed in &seeds {
-            let path = match &a.out {
-                Some(dir) => {
-                    let d = dir.join(policy);
-                    fs::create_dir_all(&d)?;
-                    Some(d.join(format!("seed-{seed}.jsonl")))
-                }
-                None => None,
-            };
-            episodes.push(run_episode(
-                &a.config,
-                policy,
-                seed,
-                a.max_steps,
-                a.render,
-                path.as_deref(),
-            )?);
-        }
-        let scores: Vec<f64> = episodes.iter().map(|e| e.score).collect();
-        let (mean, std) = mean_std(&scores);
-        let min = scores.iter().cloned().fold(f64::INFINITY, f64::min);
-        let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        let steps = episodes.iter().map(|e| e.steps as f64).sum::<f64>() / episodes.len() as f64;
-        let done = episodes.iter().filter(|e| e.terminated).count();
-        let ms = 1e3 * episodes.iter().map(|e| e.seconds).sum::<f64>() / episodes.len() as f64;
-        println!(
-            "| {policy} | {} | {mean:.4} ± {std:.4} | {min:.4} | {max:.4} | {steps:.1} | {done} | {ms:.1} |",
-            episodes.len()
-        );
-        summary.insert(
-            policy.clone(),
-            json!({"episodes": episodes.len(), "seeds": seeds, "scores": scores,
-                   "mean": mean, "std": std, "min": min, "max": max, "mean_steps": steps,
-                   "terminated": done}),
-        );
-    }
-    if let Some(dir) = &a.out {
-        let doc = json!({"env": id, "config": a.config.set, "policies": summary});
-        fs::write(
-            dir.join("summary.json"),
-            serde_json::to_string_pretty(&doc)?,
-        )?;
-    }
+    let mut show = |policy: &str, seed: u64, step: u64, picture: &str| {
+        println!("{policy} seed {seed} step {step}\n{picture}");
+    };
+    let render: Option<&mut (dyn FnMut(&str, u64, u64, &str) + Send)> =
+        if a.render { Some(&mut show) } else { None };
+    let all = run_builtin(&config, render).await?;
+    print!("{}", markdown_table(&all));
     Ok(())
 }
 
@@ -414,19 +275,6 @@ fn bench(a: BenchArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn seeds_ranges_and_lists() {
-        assert_eq!(parse_seeds("0..3").unwrap(), vec![0, 1, 2]);
-        assert_eq!(parse_seeds("2..=3").unwrap(), vec![2, 3]);
-        assert_eq!(parse_seeds("7").unwrap(), vec![7]);
-        assert_eq!(parse_seeds("1,5").unwrap(), vec![1, 5]);
-        assert!(parse_seeds("3..3").is_err());
-        assert!(parse_seeds("a..3")
-            .unwrap_err()
-            .to_string()
-            .contains("\"a\""));
-    }
 
     #[test]
     fn actions_inline_and_structured() {

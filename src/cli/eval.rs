@@ -126,26 +126,8 @@ fn roster(a: &EvalArgs, config: Option<&Path>, items: &[Item]) -> anyhow::Result
 
 /// Splits the policy list: `;` if present, else commas that start a new policy name.
 fn policy_specs(list: &str, rounds: Option<u32>) -> Vec<String> {
-    let raw: Vec<String> = if list.contains(';') {
-        list.split(';').map(|s| s.trim().to_string()).collect()
-    } else {
-        let mut out: Vec<String> = Vec::new();
-        for part in list.split(',') {
-            let part = part.trim();
-            match out.last_mut() {
-                // `key=value` continues the previous policy's options; `name:…` or `name`
-                // starts a new policy.
-                Some(last) if last.contains(':') && part.contains('=') && !part.contains(':') => {
-                    last.push(',');
-                    last.push_str(part);
-                }
-                _ => out.push(part.to_string()),
-            }
-        }
-        out
-    };
+    let raw = colony::policy::split_policy_list(list);
     raw.into_iter()
-        .filter(|s| !s.is_empty())
         .map(|s| match rounds {
             Some(t)
                 if (s.starts_with("debate") || s.starts_with("selforg"))

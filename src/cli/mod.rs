@@ -2,11 +2,11 @@
 
 pub mod bench;
 pub mod chat;
+pub mod compare;
 pub mod cube;
 pub mod dataset_args;
 pub mod embed;
 pub mod env;
-pub mod env_registry;
 pub mod eval;
 pub mod grade;
 pub mod model_args;

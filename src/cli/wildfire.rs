@@ -92,12 +92,12 @@ pub struct SnapshotArgs {
 }
 
 /// Runs `colony wildfire …`.
-pub fn run(args: WildfireArgs) -> Result<()> {
+pub async fn run(args: WildfireArgs) -> Result<()> {
     match args.action {
         WildfireAction::Bcs(a) => bcs(a),
         WildfireAction::Levels(a) => levels(a),
         WildfireAction::Snapshot(a) => snapshot(a),
-        WildfireAction::DoNothing(a) => do_nothing(a),
+        WildfireAction::DoNothing(a) => do_nothing(a).await,
         WildfireAction::BenchGen(a) => bench_gen(a),
     }
 }
@@ -177,22 +177,23 @@ fn snapshot(a: SnapshotArgs) -> Result<()> {
     Ok(())
 }
 
-fn do_nothing(a: DoNothingArgs) -> Result<()> {
-    use colony_env_api::Environment;
+async fn do_nothing(a: DoNothingArgs) -> Result<()> {
+    use colony::eval::episode::{run_episode, EpisodeConfig, NullSink};
+    use colony::policy::embodied::Scripted;
     let mut out = BTreeMap::new();
     for name in &a.levels {
         let level = colony_wildfire::metrics::resolve(name)?;
         let mut total = 0.0;
         for &seed in &level.seeds {
-            let mut env = colony_wildfire::WildfireEnv::new(level.clone())?;
-            env.try_reset(seed)?;
-            loop {
-                let r = env.step(&BTreeMap::new());
-                if r.terminated || r.truncated {
-                    break;
-                }
-            }
-            total += env.score();
+            let mut env = colony_env_api::boxed(colony_wildfire::WildfireEnv::new(level.clone())?);
+            env.reset(seed);
+            let mut noop = Scripted::new("noop", Box::new(colony_env_api::NoopPolicy));
+            let config = EpisodeConfig {
+                seed,
+                max_steps: usize::MAX,
+            };
+            let outcome = run_episode(env.as_mut(), &mut noop, config, &mut NullSink).await?;
+            total += outcome.score;
         }
         let mean = total / level.seeds.len().max(1) as f64;
         eprintln!(

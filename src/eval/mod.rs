@@ -1,12 +1,25 @@
-//! Evaluation: run policies over dataset items, store one JSON line per finished item
-//! (resumable), summarize, and measure resources for benchmarks.
+//! Evaluation: run policies over dataset items or environment episodes, store one JSON line
+//! per finished item or episode (resumable), summarize, and measure resources for benchmarks.
+//!
+//! - Reasoning: [`runner`] (items), [`summary`] (tables).
+//! - Embodied: [`episode`] (the one episode loop), [`trajectory`] (the one trajectory
+//!   format), [`env_run`] (`colony env run`), [`compare`] and [`compare_report`]
+//!   (`colony compare`).
 
+pub mod compare;
+pub mod compare_report;
+pub mod env_run;
+pub mod episode;
 pub mod plot;
 pub mod resources;
 pub mod results;
 pub mod runner;
 pub mod summary;
+pub mod trajectory;
 
-pub use results::{ItemResult, ResultsError, ResultsFile};
+pub use compare::{run_compare, CompareConfig, CompareError, EpisodeResult, Progress};
+pub use compare_report::CompareSummary;
+pub use episode::{run_episode, EpisodeConfig, EpisodeOutcome, EpisodeSink, StepRecord};
+pub use results::{ItemResult, JsonlFile, ResultsError, ResultsFile};
 pub use runner::{run_policy, solve_item, EvalConfig};
 pub use summary::{PolicySummary, Summary};

@@ -221,3 +221,79 @@ pub fn accuracy_vs_tokens(summary: &Summary, path: &Path) -> Result<(), PlotErro
         &bubbles,
     )
 }
+
+/// One bar of an error-bar chart: label, mean and the half-length of its error bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeanBar {
+    /// Label under the marker.
+    pub label: String,
+    /// The mean.
+    pub mean: f64,
+    /// Half-length of the error bar (e.g. one standard deviation).
+    pub error: f64,
+}
+
+/// Draws means with error bars, one column per entry, to an SVG file.
+pub fn error_bar_chart(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    bars: &[MeanBar],
+) -> Result<(), PlotError> {
+    let lo = bars
+        .iter()
+        .map(|b| b.mean - b.error)
+        .fold(f64::INFINITY, f64::min);
+    let hi = bars
+        .iter()
+        .map(|b| b.mean + b.error)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let (ymin, ymax) = if lo.is_finite() && hi.is_finite() {
+        padded(lo.min(0.0), hi.max(lo + 1e-9), false)
+    } else {
+        (0.0, 1.0)
+    };
+    let xmax = bars.len().max(1) as f64;
+    let root = SVGBackend::new(path, (800, 560)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| plot_error(path, e);
+    let mut chart = axes(
+        &root,
+        title,
+        ("policy", y_label),
+        -0.5..xmax - 0.5,
+        ymin..ymax,
+    )
+    .map_err(|e| err(&e))?;
+    for (i, b) in bars.iter().enumerate() {
+        let x = i as f64;
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series([
+                PathElement::new(
+                    vec![(x, b.mean - b.error), (x, b.mean + b.error)],
+                    color.stroke_width(2),
+                ),
+                PathElement::new(
+                    vec![(x - 0.1, b.mean - b.error), (x + 0.1, b.mean - b.error)],
+                    color.stroke_width(2),
+                ),
+                PathElement::new(
+                    vec![(x - 0.1, b.mean + b.error), (x + 0.1, b.mean + b.error)],
+                    color.stroke_width(2),
+                ),
+            ])
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(std::iter::once(Circle::new((x, b.mean), 6, color.filled())))
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                b.label.clone(),
+                (x + 0.12, b.mean),
+                ("sans-serif", 14).into_font().color(&BLACK),
+            )))
+            .map_err(|e| err(&e))?;
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}

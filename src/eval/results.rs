@@ -1,12 +1,16 @@
-//! The results store: one JSON line per finished item in `DIR/<policy>.jsonl`, appended as
-//! items finish, so an interrupted run resumes by skipping the ids already there.
+//! The results store: one JSON line per finished item or episode (`DIR/<policy>.jsonl` of
+//! `colony eval`, `DIR/episodes.jsonl` of `colony compare`), appended as they finish, so an
+//! interrupted run resumes by skipping what is already there. [`JsonlFile`] is the one
+//! append-only writer every command uses.
 
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -65,12 +69,16 @@ pub enum ResultsError {
     },
 }
 
-/// An append-only JSONL file of [`ItemResult`]s.
+/// An append-only JSONL file of `T`s: whole lines, flushed one at a time, one writer.
 #[derive(Debug)]
-pub struct ResultsFile {
+pub struct JsonlFile<T> {
     path: PathBuf,
     file: Mutex<File>,
+    kind: PhantomData<fn(&T)>,
 }
+
+/// The results file of `colony eval`: one [`ItemResult`] per line.
+pub type ResultsFile = JsonlFile<ItemResult>;
 
 fn io(path: &Path, cause: std::io::Error) -> ResultsError {
     ResultsError::Io {
@@ -79,10 +87,10 @@ fn io(path: &Path, cause: std::io::Error) -> ResultsError {
     }
 }
 
-impl ResultsFile {
-    /// Opens (creating) `path` and returns the results already in it. A torn last line (a
+impl<T: Serialize + DeserializeOwned> JsonlFile<T> {
+    /// Opens (creating) `path` and returns the records already in it. A torn last line (a
     /// killed run) is cut so appends start on a fresh line; a bad line elsewhere is an error.
-    pub fn open(path: &Path) -> Result<(Self, Vec<ItemResult>), ResultsError> {
+    pub fn open(path: &Path) -> Result<(Self, Vec<T>), ResultsError> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         }
@@ -104,7 +112,7 @@ impl ResultsFile {
                 keep = offset;
                 continue;
             }
-            let r: ItemResult = serde_json::from_str(line).map_err(|e| ResultsError::Corrupt {
+            let r: T = serde_json::from_str(line).map_err(|e| ResultsError::Corrupt {
                 path: path.display().to_string(),
                 line: i + 1,
                 message: e.to_string(),
@@ -122,13 +130,14 @@ impl ResultsFile {
             Self {
                 path: path.to_path_buf(),
                 file: Mutex::new(file),
+                kind: PhantomData,
             },
             done,
         ))
     }
 
-    /// Appends one result as a whole line and flushes it.
-    pub fn append(&self, r: &ItemResult) -> Result<(), ResultsError> {
+    /// Appends one record as a whole line and flushes it.
+    pub fn append(&self, r: &T) -> Result<(), ResultsError> {
         let mut line = serde_json::to_string(r).map_err(|e| ResultsError::Corrupt {
             path: self.path.display().to_string(),
             line: 0,
@@ -141,6 +150,13 @@ impl ResultsFile {
         f.flush().map_err(|e| io(&self.path, e))
     }
 
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl JsonlFile<ItemResult> {
     /// Ids present in `results`.
     pub fn ids(results: &[ItemResult]) -> BTreeSet<String> {
         results.iter().map(|r| r.id.clone()).collect()

@@ -117,7 +117,8 @@ impl SimulatedModel {
             .filter(|m| m.role == Role::User)
             .find_map(|m| cfg.answer_key.lookup_question(&m.content).map(|qg| (m, qg)));
         let Some((question_msg, (question, gold))) = question else {
-            return generic_reply(&cfg.name, request);
+            return embodied_reply(cfg, request)
+                .unwrap_or_else(|| generic_reply(&cfg.name, request));
         };
         let peers: Vec<String> = request
             .messages
@@ -396,6 +397,20 @@ fn reasoning_text(answer: &str, style: u32) -> String {
     let opener = OPENERS[style as usize % OPENERS.len()];
     let middle = MIDDLES[(style as usize / OPENERS.len()) % MIDDLES.len()];
     format!("{opener}\n{middle}\nThis gives {answer}, so the result is \\boxed{{{answer}}}.\nThe answer is {answer}.")
+}
+
+/// The reply of a simulated agent to an environment's prompt (DESIGN.md, "offline default for
+/// embodied runs"): every registered environment is asked in turn
+/// ([`crate::env::simulated_reply`]); it reads only the prompt, as an LLM would, and answers in
+/// the format the prompt requests, with an expert's action with probability `accuracy`.
+fn embodied_reply(cfg: &SimulatedConfig, r: &ChatRequest) -> Option<String> {
+    let system = r
+        .messages
+        .iter()
+        .find(|m| m.role == Role::System)
+        .map_or("", |m| m.content.as_str());
+    let user = r.messages.iter().rev().find(|m| m.role == Role::User)?;
+    crate::env::simulated_reply(system, &user.content, cfg.accuracy, request_seed(cfg, r))
 }
 
 /// The reply to a prompt that is not in the answer key.

@@ -398,6 +398,13 @@ impl Team {
         self.inner.shared.transcript.snapshot()
     }
 
+    /// Moves the transcript recorded so far out of the team, so long runs (embodied episodes
+    /// with thousands of calls) keep a bounded window in memory; later entries continue the
+    /// same per-agent sequence numbers.
+    pub fn take_transcript(&self) -> Transcript {
+        self.inner.shared.transcript.take()
+    }
+
     /// Calls, tokens, retries and model time per agent and in total.
     pub fn usage(&self) -> UsageReport {
         self.inner.shared.ledger.report()

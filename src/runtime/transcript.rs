@@ -173,6 +173,12 @@ impl TranscriptLog {
             .push(entry);
     }
 
+    /// Moves everything recorded so far out, sorted (the log starts empty again).
+    pub(crate) fn take(&self) -> Transcript {
+        let entries = std::mem::take(&mut *self.entries.lock().unwrap_or_else(|p| p.into_inner()));
+        Transcript::from_entries(entries)
+    }
+
     /// A sorted copy of everything recorded so far.
     pub(crate) fn snapshot(&self) -> Transcript {
         let entries = self

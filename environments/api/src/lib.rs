@@ -292,6 +292,11 @@ pub trait DynEnvironment: Send {
     /// The action text of the no-op for `agent`.
     fn noop_text(&self, agent: &str) -> String;
 
+    /// An owned, read-only copy of the environment as it is now, for policies that need
+    /// more than the per-agent views while they await model calls (e.g. a framework that
+    /// builds a global-state prompt from several agents' perceptions). Policies may downcast
+    /// it ([`DynEnvironment::as_any`]) to use an environment crate's own prompt builders.
+    fn snapshot(&self) -> std::sync::Arc<dyn DynEnvironment + Sync>;
     /// [`Environment::instructions`].
     fn instructions(&self, agent: &str) -> String;
     /// [`Environment::deciding_agents`].
@@ -320,11 +325,11 @@ pub trait DynEnvironment: Send {
 pub struct TextEnv<E>(pub E);
 
 /// A boxed [`DynEnvironment`] view of `env`.
-pub fn boxed<E: Environment + Send + 'static>(env: E) -> Box<dyn DynEnvironment> {
+pub fn boxed<E: Environment + Clone + Send + Sync + 'static>(env: E) -> Box<dyn DynEnvironment> {
     Box::new(TextEnv(env))
 }
 
-impl<E: Environment + Send + 'static> DynEnvironment for TextEnv<E> {
+impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<E> {
     fn id(&self) -> &'static str {
         self.0.id()
     }
@@ -385,6 +390,9 @@ impl<E: Environment + Send + 'static> DynEnvironment for TextEnv<E> {
     }
     fn noop_text(&self, agent: &str) -> String {
         self.0.format_action(agent, &self.0.noop(agent))
+    }
+    fn snapshot(&self) -> std::sync::Arc<dyn DynEnvironment + Sync> {
+        std::sync::Arc::new(TextEnv(self.0.clone()))
     }
     fn instructions(&self, agent: &str) -> String {
         self.0.instructions(agent)

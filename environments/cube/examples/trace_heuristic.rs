@@ -19,7 +19,7 @@ fn main() {
         }
         e.step_plans().unwrap();
         let t = e.world().t;
-        if t % every == 0 {
+        if t.is_multiple_of(every) {
             println!("t={t} delivered={}", e.world().delivered.len());
             print!("{}", colony_cube::layout::render(e.world()));
             if std::env::var("PLANS").is_ok() {

@@ -119,6 +119,18 @@ impl EnvEntry for CubeEntry {
         Ok(boxed(CubeEnv::new(config).map_err(to_env_error)?))
     }
 
+    /// The simulated naive language agent (spec §12.2, [`crate::sim_agent::simulated_reply`]):
+    /// `None` for prompts that are not CUBE naive-agent prompts.
+    fn simulated_reply(
+        &self,
+        system: &str,
+        user: &str,
+        accuracy: f64,
+        draw: u64,
+    ) -> Option<String> {
+        crate::sim_agent::simulated_reply(system, user, accuracy, draw)
+    }
+
     fn policy_names(&self) -> Vec<&'static str> {
         vec!["heuristic"]
     }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use colony_env_api::{AgentId, EnvError, Environment, Event, StepResult};
+use colony_env_api::{AgentId, EnvError, Environment, Event, ParsedReply, StepResult};
 use serde::{Deserialize, Serialize};
 
 use crate::config::CubeConfig;
@@ -488,12 +488,21 @@ impl Environment for CubeEnv {
             CubeAction::Continue => "continue".into(),
         }
     }
+    /// The compact text of spec §8.1 with the agent's own history of the last 10 steps
+    /// (§12.2), the outcomes of its previous plan
+    /// ([`previous_plan_outcomes`](crate::llm_play::previous_plan_outcomes)) and the map.
     fn observe_text(&self, agent: &str) -> Result<String, EnvError> {
         let i = self.agent_index(agent)?;
         let obs = self
             .symbolic_observation_window(i, HistoryWindow::OwnRecent(10))
             .map_err(|e| EnvError::UnknownAgent(e.to_string()))?;
-        Ok(obs.to_text(Some(&self.render())))
+        let mut text = obs.to_text(None);
+        if let Some(previous) = crate::llm_play::previous_plan_outcomes(&self.exec, i) {
+            text.push_str(&previous);
+        }
+        text.push_str("map:\n");
+        text.push_str(&self.render());
+        Ok(text)
     }
     fn score(&self) -> f64 {
         self.world.score
@@ -550,5 +559,33 @@ impl Environment for CubeEnv {
     }
     fn render(&self) -> String {
         crate::layout::render(&self.world)
+    }
+
+    /// The naive language agent's system prompt (spec §12.2,
+    /// [`naive_agent_instructions`](crate::llm_play::naive_agent_instructions)).
+    fn instructions(&self, agent: &str) -> String {
+        crate::llm_play::naive_agent_instructions(agent)
+    }
+
+    /// The agents whose plan is exhausted, in index order (spec §12.2 "Trigger"): all of them
+    /// at the start, later those whose last action ended. Empty once the episode is over.
+    fn deciding_agents(&self) -> Vec<AgentId> {
+        if self.is_done() {
+            return Vec::new();
+        }
+        self.exec
+            .agents
+            .iter()
+            .zip(&self.ids)
+            .filter(|(plan, _)| plan.is_exhausted())
+            .map(|(_, id)| id.clone())
+            .collect()
+    }
+
+    /// The lenient plan parser of spec §12.2
+    /// ([`parse_plan_reply`](crate::llm_play::parse_plan_reply)): at most three actions,
+    /// invalid ones dropped and named in the feedback, an empty plan becomes `[idle(1)]`.
+    fn parse_reply(&self, _agent: &str, text: &str) -> ParsedReply<CubeAction> {
+        crate::llm_play::parse_plan_reply(text, self.world.k as u32)
     }
 }

@@ -6,7 +6,9 @@
 //! ([`observation`], §8), symbolic actions, plans and the executor ([`symbolic`],
 //! [`executor`], §9), the plan parser for LLM output ([`plan_parser`], §12.2), the concepts of
 //! the paper's Table 2 ([`concepts`], §10), the heuristic baseline ([`heuristic`], §12.1), the
-//! ASCII notation ([`layout`], §11) and the `Environment` implementation ([`CubeEnv`]).
+//! naive language agent's prompt, reply parser and offline simulation ([`llm_play`],
+//! [`sim_agent`], §12.2), the ASCII notation ([`layout`], §11) and the `Environment`
+//! implementation ([`CubeEnv`]).
 
 pub mod concepts;
 pub mod config;
@@ -20,9 +22,11 @@ pub mod generate;
 pub mod geometry;
 pub mod heuristic;
 pub mod layout;
+pub mod llm_play;
 pub mod observation;
 pub mod overhead;
 pub mod plan_parser;
+pub mod sim_agent;
 pub mod symbolic;
 pub mod world;
 

@@ -69,12 +69,21 @@ pub fn parse_plan(text: &str, k: u32) -> ParsedPlan {
 /// ignored), an empty plan becomes `[idle(1)]`.
 pub fn parse_llm_plan(text: &str, k: u32) -> ParsedPlan {
     let mut p = parse_plan(text, k);
+    limit_llm_plan(&mut p);
+    p
+}
+
+/// The LLM rules of spec §12.2 applied to a parsed plan: keeps the first
+/// [`MAX_LLM_PLAN`] valid calls and turns an empty plan into `[idle(1)]`. Returns how many
+/// valid calls were ignored beyond the cap (the lenient reply parser reports them).
+pub fn limit_llm_plan(p: &mut ParsedPlan) -> usize {
+    let ignored = p.calls.len().saturating_sub(MAX_LLM_PLAN);
     p.calls.truncate(MAX_LLM_PLAN);
     if p.calls.is_empty() {
         p.calls
             .push(SymbolicCall::new("idle", [("steps", Value::from(1))]));
     }
-    p
+    ignored
 }
 
 enum Raw {

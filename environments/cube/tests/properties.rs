@@ -152,7 +152,7 @@ fn random_actions_through_the_trait_near_blocks() {
                 .map(|a| {
                     let d = colony_env_api::policy::splitmix64(&mut rng);
                     // Bias to RIGHT so blocks get pushed and delivered.
-                    let act = if d % 3 == 0 {
+                    let act = if d.is_multiple_of(3) {
                         CubeAction::Prim(Prim::Right)
                     } else {
                         e.random_action(&a, d)

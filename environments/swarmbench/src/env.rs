@@ -545,6 +545,37 @@ impl Environment for SwarmEnv {
         Ok(())
     }
 
+    /// The system message of spec §11.1, the same for every agent.
+    fn instructions(&self, _agent: &str) -> String {
+        crate::llm_play::SYSTEM.to_string()
+    }
+
+    /// The non-escaped agents, in index order (escaped agents get no prompt, spec §10.1).
+    fn deciding_agents(&self) -> Vec<AgentId> {
+        self.deciding_names()
+    }
+
+    /// The §12.1 parser, lenient: see [`crate::llm_play::lenient_reply`] (feedback always
+    /// `None`; no action found → action `None`, history `NONE`, physically STAY).
+    fn parse_reply(&self, _agent: &str, text: &str) -> colony_env_api::ParsedReply<Reply> {
+        crate::llm_play::lenient_reply(text, self.cfg.task, self.cfg.msg_cap)
+    }
+
+    /// The §10.3 visibility at the current positions ([`SwarmEnv::hears_index`]); unknown
+    /// agents hear nothing.
+    fn hears(&self, listener: &str, speaker: &str) -> bool {
+        match (self.agent_index(listener), self.agent_index(speaker)) {
+            (Ok(l), Ok(s)) => self.hears_index(l, s),
+            _ => false,
+        }
+    }
+
+    /// True: messages travel inside replies (`MSG:`) and the environment delivers them
+    /// (radius, delay, corruption; spec §10.3, appendix L.4).
+    fn delivers_messages(&self) -> bool {
+        true
+    }
+
     fn render(&self) -> String {
         let mut s = self.world.grid_rows().join("\n");
         s.push_str(&format!(

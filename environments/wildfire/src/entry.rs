@@ -111,6 +111,17 @@ impl EnvEntry for WildfireEntry {
         vec!["heuristic"]
     }
 
+    /// §11: the simulated agent of [`crate::sim_agent::simulated_reply`].
+    fn simulated_reply(
+        &self,
+        system: &str,
+        user: &str,
+        accuracy: f64,
+        draw: u64,
+    ) -> Option<String> {
+        crate::sim_agent::simulated_reply(system, user, accuracy, draw)
+    }
+
     fn make_own_policy(&self, name: &str, _seed: u64) -> Result<Box<dyn DynPolicy>, EnvError> {
         match name {
             "heuristic" => Ok(typed_policy::<WildfireEnv, _>(HeuristicPolicy)),

@@ -3,7 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use colony_env_api::{AgentId, EnvError, Environment, Event, StepResult};
+use std::sync::Arc;
+
+use colony_env_api::{
+    AgentId, EnvError, Environment, Event, ExecutionPrompter, ParsedReply, StepResult,
+};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::{AgentKind, LevelConfig};
@@ -15,7 +19,7 @@ use crate::primitive::{
 use crate::setup::new_episode;
 use crate::sim::{score, step_low_level};
 use crate::state::WildfireState;
-use crate::{prompts, render};
+use crate::{llm_play, prompts, render};
 
 /// One agent's action in `wildfire-v0`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,10 +162,12 @@ impl Environment for WildfireEnv {
         let mut commands = vec![LowLevel::STOP; n];
         for (i, command) in commands.iter_mut().enumerate() {
             let id = (i + 1).to_string();
+            // An agent left out keeps executing its current primitive (§10 step 2; idle if it
+            // has none), so policies may send actions only for the deciding agents.
             let action = actions
                 .get(&id)
                 .cloned()
-                .unwrap_or(WildfireAction::Primitive(Primitive::do_nothing()));
+                .unwrap_or(WildfireAction::Continue);
             let a = &mut self.state.agents[i];
             if !a.is_active() {
                 continue;
@@ -225,8 +231,10 @@ impl Environment for WildfireEnv {
         }
     }
 
+    /// `continue`: keep the current primitive, idle without one (§10 step 2). With no primitive
+    /// ever assigned this emits exactly the "do nothing" vector every step (§13.1 baseline).
     fn noop(&self, _agent: &str) -> WildfireAction {
-        WildfireAction::Primitive(Primitive::do_nothing())
+        WildfireAction::Continue
     }
 
     fn random_action(&self, agent: &str, draw: u64) -> WildfireAction {
@@ -310,5 +318,69 @@ impl Environment for WildfireEnv {
 
     fn render(&self) -> String {
         render::render_ascii(&self.state)
+    }
+
+    /// §11.3: who the agent is, map, team, task, abilities and the act reply format
+    /// ([`llm_play::instructions`]).
+    fn instructions(&self, agent: &str) -> String {
+        match self.index(agent) {
+            Ok(i) => llm_play::instructions(&self.state, i),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// §14.1: live, non-passenger agents without a current primitive (completed or never
+    /// set), in id order; the others keep executing theirs.
+    fn deciding_agents(&self) -> Vec<AgentId> {
+        if self.state.terminated || self.state.truncated {
+            return Vec::new();
+        }
+        self.state
+            .agents
+            .iter()
+            .filter(|a| a.is_active() && a.action.is_none())
+            .map(|a| a.id.to_string())
+            .collect()
+    }
+
+    /// §11.1: the PERCEPTION prompt of a live, non-passenger agent (passengers and lost agents
+    /// need no call: their fixed text is [`Environment::observe_text`]).
+    fn perception_prompt(&self, agent: &str) -> Option<String> {
+        let i = self.index(agent).ok()?;
+        self.state.agents[i]
+            .is_active()
+            .then(|| prompts::perception_prompt(&self.state, i))
+    }
+
+    /// §11.3 `PERCEPTION` + `PAST ACTIONS` ([`llm_play::perceived_text`]).
+    fn perceived_text(&self, agent: &str, summary: &str) -> String {
+        match self.index(agent) {
+            Ok(i) => llm_play::perceived_text(&self.state, i, summary),
+            Err(_) => summary.to_string(),
+        }
+    }
+
+    /// §11.2: [`prompts::execution_prompt`] for the agent's kind and the map size.
+    fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter> {
+        let i = self.index(agent).ok()?;
+        let kind = self.state.agents[i].kind;
+        let size = self.state.grid.size;
+        Some(Arc::new(move |action: &str| {
+            prompts::execution_prompt(kind, size, action)
+        }))
+    }
+
+    /// §10/§11.2: the EXECUTION reply through [`crate::primitive::translate`] (type 0
+    /// `ERROR EXECUTING` fallback, reported with feedback); never an error
+    /// ([`llm_play::parse_reply`]).
+    fn parse_reply(&self, agent: &str, text: &str) -> ParsedReply<WildfireAction> {
+        match self.index(agent) {
+            Ok(i) => llm_play::parse_reply(&self.state, i, text),
+            Err(e) => ParsedReply {
+                action: WildfireAction::Primitive(Primitive::do_nothing()),
+                feedback: None,
+                fallback: Some(e.to_string()),
+            },
+        }
     }
 }

@@ -8,7 +8,8 @@
 //! [`setup`] level setup; [`grid`], [`state`] the state; [`fire`] the fire model; [`sim`] one
 //! step; [`observe`] observations; [`primitive`] primitives and action codes; [`prompts`]
 //! placeholder texts; [`metrics`] NS/BCS; [`env`] the `Environment` impl; [`entry`] the CLI
-//! registration; [`policies`] the scripted heuristic; [`render`] ASCII and SVG pictures.
+//! registration; [`policies`] the scripted heuristic; [`render`] ASCII and SVG pictures; [`llm_play`] the
+//! LLM-play texts and [`sim_agent`] the simulated agent answering them offline.
 
 pub mod config;
 pub mod entry;
@@ -17,6 +18,7 @@ mod error;
 pub mod fire;
 pub mod generate;
 pub mod grid;
+pub mod llm_play;
 pub mod metrics;
 pub mod noise;
 pub mod observe;
@@ -26,6 +28,7 @@ pub mod prompts;
 pub mod render;
 pub mod setup;
 pub mod sim;
+pub mod sim_agent;
 pub mod state;
 mod suppress;
 mod validate;

@@ -424,6 +424,10 @@ pub fn primitive_types(kind: AgentKind) -> Vec<(u8, &'static str, &'static str, 
     rows
 }
 
+/// The fixed instruction and format text of the EXECUTION prompt (§11.2); simulated agents
+/// recognise the prompt by it.
+pub const EXECUTION_FORMAT: &str = "Convert the text action below into the executable format without changing it.\nFormat: Action{ int type, int param 1, int param 2, string description }, written as one line [type, param_1, param_2, \"description\"].";
+
 /// The EXECUTION prompt (§11.2): converts one text action of a `kind` agent on a map of side
 /// `size` into a single action code line.
 pub fn execution_prompt(kind: AgentKind, size: usize, action: &str) -> String {
@@ -435,9 +439,7 @@ pub fn execution_prompt(kind: AgentKind, size: usize, action: &str) -> String {
         .collect();
     format!(
         "You are the controller of a trained {} agent in a grid forest world (x: [0, {m}], y: [0, {m}]). \
-         Convert the text action below into the executable format without changing it.\n\
-         Format: Action{{ int type, int param 1, int param 2, string description }}, written as one line \
-         [type, param_1, param_2, \"description\"].\n\
+         {EXECUTION_FORMAT}\n\
          Allowed types:\n{types}\
          Choose exactly one type and use whole-number coordinates inside the map. If the action does not \
          fit any type, answer type 0 and explain why in the description.\n\n\

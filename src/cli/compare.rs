@@ -1,0 +1,212 @@
+//! `colony compare`: coordination policies on one embodied task, same seeds, side by side.
+//! Parses flags, calls [`colony::eval::run_compare`], shows progress, prints the table.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use colony::env::parse_seeds;
+use colony::eval::{run_compare, CompareConfig, Progress};
+use colony::llm::{ModelKind, ModelsConfig, SharedModel};
+use colony::policy::embodied::{CallerConfig, ReplyScript};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::model_args::ModelArgs;
+
+/// Arguments of `colony compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Environment id (`swarmbench`, `cube`, `wildfire`, or with its version).
+    #[arg(long)]
+    pub env: String,
+    /// Policies, comma-separated: `independent`, `scripted:<built-in>` (`scripted:heuristic`,
+    /// `scripted:noop`, `scripted:random`, …).
+    #[arg(long, value_name = "P[,P2,…]")]
+    pub policies: String,
+    /// An environment parameter, `key=value` (repeatable; see `colony env list`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Seeds, `A..B` (B exclusive), `A..=B`, one number or a list.
+    #[arg(long, default_value = "0..5")]
+    pub seeds: String,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// One model per agent, round-robin, names from models.toml (heterogeneous teams).
+    #[arg(long, value_name = "A,B,…", conflicts_with = "model")]
+    pub models: Option<String>,
+    /// Accuracy p of the offline simulated model (the chance its agents take the expert's
+    /// action); overrides models.toml.
+    #[arg(long, value_name = "P")]
+    pub sim_accuracy: Option<f64>,
+    /// Model calls in flight per endpoint (overrides `max_concurrency` of models.toml).
+    #[arg(long, default_value_t = 16)]
+    pub concurrency: usize,
+    /// Episodes run at once.
+    #[arg(long, default_value_t = 4)]
+    pub episodes_in_flight: usize,
+    /// Safety cap on steps per episode (environments end their episodes first).
+    #[arg(long, default_value_t = 10_000)]
+    pub max_steps: usize,
+    /// Completion-token limit per call.
+    #[arg(long, default_value_t = 1024)]
+    pub max_tokens: u32,
+    /// Sampling temperature (default: the server's).
+    #[arg(long)]
+    pub temperature: Option<f32>,
+    /// Output directory (resumable: a rerun skips finished episodes).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Models of the run, their label, and whether they are the offline simulation.
+fn models(
+    a: &CompareArgs,
+    config: Option<&Path>,
+) -> anyhow::Result<(Vec<SharedModel>, String, bool)> {
+    let with_accuracy = |mut spec: colony::llm::ModelSpec| {
+        if let Some(p) = a.sim_accuracy {
+            spec.accuracy = Some(p);
+        }
+        spec
+    };
+    match &a.models {
+        Some(list) => {
+            let cfg = ModelsConfig::discover(config)?;
+            let mut out = Vec::new();
+            let mut simulated = true;
+            for name in list.split(',').map(str::trim) {
+                let spec = with_accuracy(cfg.resolve(Some(name), &a.model.overrides()?)?);
+                simulated &= spec.kind == ModelKind::Simulated;
+                out.push(spec.build()?);
+            }
+            Ok((out, list.clone(), simulated))
+        }
+        None => {
+            let spec = with_accuracy(a.model.spec(config)?);
+            let simulated = spec.kind == ModelKind::Simulated;
+            let label = spec.build_id();
+            let model = if let Some(dir) = &a.model.replay {
+                Arc::new(colony::llm::ReplayModel::replay(&label, dir)?) as SharedModel
+            } else {
+                let m = spec.build()?;
+                match &a.model.record {
+                    Some(dir) => Arc::new(colony::llm::ReplayModel::record(m, dir)?),
+                    None => m,
+                }
+            };
+            Ok((vec![model], label, simulated))
+        }
+    }
+}
+
+/// Runs `colony compare`.
+pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()> {
+    anyhow::ensure!(a.concurrency > 0, "--concurrency must be at least 1");
+    anyhow::ensure!(
+        a.episodes_in_flight > 0,
+        "--episodes-in-flight must be at least 1"
+    );
+    anyhow::ensure!(a.max_steps > 0, "--max-steps must be at least 1");
+    if let Some(p) = a.sim_accuracy {
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&p),
+            "--sim-accuracy must be in [0, 1], got {p}"
+        );
+    }
+    a.model.max_concurrency = Some(a.concurrency);
+    let seeds = parse_seeds(&a.seeds)?;
+    let policies = colony::policy::split_policy_list(&a.policies);
+    anyhow::ensure!(!policies.is_empty(), "--policies is empty");
+    let mut caller = CallerConfig {
+        max_tokens: Some(a.max_tokens),
+        temperature: a.temperature,
+        ..CallerConfig::default()
+    };
+    let (label, simulated) = match a
+        .model
+        .model
+        .as_deref()
+        .and_then(|m| m.strip_prefix("script:"))
+    {
+        Some(file) => {
+            let script = ReplyScript::load(Path::new(file))?;
+            caller.script = Some(Arc::new(script));
+            (format!("script:{file}"), false)
+        }
+        None => {
+            let uses_models = policies
+                .iter()
+                .any(|p| colony::policy::embodied::uses_models(p));
+            if uses_models {
+                let (models, label, simulated) = models(&a, config)?;
+                caller.models = models;
+                (label, simulated)
+            } else {
+                ("none".to_string(), false)
+            }
+        }
+    };
+    let run_config = CompareConfig {
+        env: a.env.clone(),
+        set: a.set.clone(),
+        policies,
+        seeds,
+        max_steps: a.max_steps,
+        episodes_in_flight: a.episodes_in_flight,
+        out: a.out.clone(),
+        caller,
+        model: label,
+        simulated,
+    };
+    let progress = Arc::new(Progress::default());
+    let bar = if a.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("episodes {bar:30} {pos}/{len} {msg} ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let ticker = {
+        let (bar, progress) = (bar.clone(), progress.clone());
+        tokio::spawn(async move {
+            loop {
+                bar.set_length(progress.episodes_total.load(Ordering::Relaxed));
+                bar.set_position(progress.episodes_done.load(Ordering::Relaxed));
+                bar.set_message(format!(
+                    "steps {} calls {} tokens {} errors {}",
+                    progress.steps.load(Ordering::Relaxed),
+                    progress.calls.load(Ordering::Relaxed),
+                    progress.tokens.load(Ordering::Relaxed),
+                    progress.errors.load(Ordering::Relaxed),
+                ));
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        })
+    };
+    let result = run_compare(run_config, progress.clone()).await;
+    ticker.abort();
+    bar.finish_and_clear();
+    let summary = result.with_context(|| format!("colony compare into {}", a.out.display()))?;
+    println!("{}", summary.markdown());
+    let errors: usize = summary.policies.values().map(|p| p.errors).sum();
+    if errors > 0 {
+        eprintln!(
+            "{errors} episode(s) ended with an error (see episodes.jsonl); they are not scored \
+             and run again when the same command is repeated"
+        );
+    }
+    let scored: usize = summary.policies.values().map(|p| p.episodes).sum();
+    anyhow::ensure!(
+        scored > 0 || errors == 0,
+        "every episode ended with an error"
+    );
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! Seed lists from the `--seeds` syntax shared by `colony env run` and `colony compare`:
+//! `A..B` (B exclusive), `A..=B`, one number, or a comma-separated list.
+
+use thiserror::Error;
+
+/// Largest number of seeds one spec may expand to (a typo like `0..1e18` must not allocate).
+pub const MAX_SEEDS: u64 = 1_000_000;
+
+/// A `--seeds` value that does not parse.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("--seeds {spec:?}: {message}")]
+pub struct SeedsError {
+    /// The value given.
+    pub spec: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Parses `A..B`, `A..=B`, `A` or `A,B,…` into a list of seeds.
+pub fn parse_seeds(spec: &str) -> Result<Vec<u64>, SeedsError> {
+    let err = |message: String| SeedsError {
+        spec: spec.to_string(),
+        message,
+    };
+    let num = |s: &str| -> Result<u64, SeedsError> {
+        s.trim()
+            .parse()
+            .map_err(|_| err(format!("{s:?} is not a number")))
+    };
+    let range = |a: u64, b: u64| -> Result<Vec<u64>, SeedsError> {
+        if b.saturating_sub(a) > MAX_SEEDS {
+            return Err(err(format!("more than {MAX_SEEDS} seeds")));
+        }
+        Ok((a..b).collect())
+    };
+    let seeds: Vec<u64> = if let Some((a, b)) = spec.split_once("..=") {
+        range(num(a)?, num(b)?.saturating_add(1))?
+    } else if let Some((a, b)) = spec.split_once("..") {
+        range(num(a)?, num(b)?)?
+    } else {
+        spec.split(',').map(num).collect::<Result<_, _>>()?
+    };
+    if seeds.is_empty() {
+        return Err(err("is empty".into()));
+    }
+    Ok(seeds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_ranges_and_lists() {
+        assert_eq!(parse_seeds("0..3").unwrap(), vec![0, 1, 2]);
+        assert_eq!(parse_seeds("2..=3").unwrap(), vec![2, 3]);
+        assert_eq!(parse_seeds("7").unwrap(), vec![7]);
+        assert_eq!(parse_seeds("1,5").unwrap(), vec![1, 5]);
+        assert!(parse_seeds("3..3").is_err());
+        assert!(parse_seeds("0..99999999999").is_err());
+        assert!(parse_seeds("a..3")
+            .unwrap_err()
+            .to_string()
+            .contains("\"a\""));
+    }
+}

@@ -1,0 +1,398 @@
+//! `colony compare`: every policy × seed episode of one environment, in parallel (bounded),
+//! resumable, with per-episode trajectories and call logs, then the report
+//! ([`super::compare_report`]).
+//!
+//! Output directory (the file and key names are a contract):
+//! - `episodes/<policy>/<seed>/steps.jsonl`, `calls.jsonl`, `initial_state.json`;
+//! - `episodes.jsonl`: one [`EpisodeResult`] per finished episode, appended as episodes end;
+//! - `compare.json`: the run's settings; a rerun with another environment, settings, step cap
+//!   or model into the same directory is refused (results would mix);
+//! - `summary.json`, `results.md`, `results.csv`, `score.svg`, `score_vs_tokens.svg`.
+//!
+//! Resume: episodes already in `episodes.jsonl` without an error are skipped; errored ones
+//! run again and their new line supersedes the old. One process writes a directory at a time
+//! (an OS file lock on `compare.json`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::compare_report::{write_report, CompareSummary};
+use super::episode::{run_episode, EpisodeConfig, EpisodeOutcome, EpisodeSink, StepRecord};
+use super::results::{JsonlFile, ResultsError};
+use super::trajectory::{write_atomic, TrajectoryWriter};
+use crate::env::{build, EnvLookupError};
+use crate::policy::embodied::{
+    embodied_policy, uses_models, CallLog, CallerConfig, EmbodiedError, PolicyContext,
+};
+
+/// Settings of a comparison.
+#[derive(Debug, Clone)]
+pub struct CompareConfig {
+    /// Environment id or short name.
+    pub env: String,
+    /// `key=value` settings.
+    pub set: Vec<String>,
+    /// Policy specs (`independent`, `scripted:heuristic`, …).
+    pub policies: Vec<String>,
+    /// Seeds.
+    pub seeds: Vec<u64>,
+    /// Safety cap on steps per episode.
+    pub max_steps: usize,
+    /// Episodes run at once.
+    pub episodes_in_flight: usize,
+    /// Output directory.
+    pub out: PathBuf,
+    /// Models and call settings.
+    pub caller: CallerConfig,
+    /// A label of the model(s), recorded in results (never a key).
+    pub model: String,
+    /// The model is the offline simulation: every table and plot says SIMULATION.
+    pub simulated: bool,
+}
+
+/// One finished episode, as `episodes.jsonl` stores it (the key names are a contract).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpisodeResult {
+    /// Policy spec.
+    pub policy: String,
+    /// Seed.
+    pub seed: u64,
+    /// The environment's score at the end.
+    pub score: f64,
+    /// Steps taken.
+    pub steps: u64,
+    /// The task ended.
+    pub terminated: bool,
+    /// A limit cut the episode.
+    pub truncated: bool,
+    /// Model calls that returned a reply.
+    pub calls: u64,
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Replies replaced by the environment's fallback.
+    pub fallbacks: u64,
+    /// Why the episode stopped early (a failed model call, a refused action), if it did.
+    pub error: Option<String>,
+    /// Wall time in seconds.
+    pub wall_s: f64,
+    /// Model calls that failed.
+    #[serde(default)]
+    pub failed_calls: u64,
+    /// The environment's paper metrics for this episode (e.g. CUBE's delivered weight).
+    #[serde(default)]
+    pub metrics: BTreeMap<String, f64>,
+}
+
+/// Errors that stop a comparison (an episode's own failure is recorded, not raised).
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum CompareError {
+    /// Unknown environment or bad settings.
+    #[error(transparent)]
+    Env(#[from] EnvLookupError),
+    /// Unknown policy or option.
+    #[error(transparent)]
+    Policy(#[from] EmbodiedError),
+    /// Results could not be read or written.
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    /// A file could not be written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The directory holds a comparison with other settings.
+    #[error("{path} holds a comparison with other settings ({differences}); use another --out")]
+    Mismatch {
+        /// The settings file.
+        path: PathBuf,
+        /// What differs.
+        differences: String,
+    },
+    /// Another process is writing this directory.
+    #[error("{path} is locked by another colony process writing the same directory")]
+    Locked {
+        /// The locked file.
+        path: PathBuf,
+    },
+    /// Reports could not be drawn.
+    #[error(transparent)]
+    Plot(#[from] super::plot::PlotError),
+}
+
+/// Live counters for a progress display.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Episodes to run in this invocation.
+    pub episodes_total: AtomicU64,
+    /// Episodes finished.
+    pub episodes_done: AtomicU64,
+    /// Environment steps taken.
+    pub steps: AtomicU64,
+    /// Model calls made.
+    pub calls: AtomicU64,
+    /// Tokens (prompt + completion).
+    pub tokens: AtomicU64,
+    /// Episodes that ended with an error.
+    pub errors: AtomicU64,
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> CompareError + '_ {
+    move |source| CompareError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The settings that must match for results to be comparable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Settings {
+    env: String,
+    set: Vec<String>,
+    max_steps: usize,
+    model: String,
+}
+
+/// Writes `compare.json` or checks it against this run; keeps it open and locked.
+fn claim(dir: &Path, s: &Settings) -> Result<std::fs::File, CompareError> {
+    let path = dir.join("compare.json");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let old: Settings = serde_json::from_str(&text).map_err(|e| CompareError::Mismatch {
+            path: path.clone(),
+            differences: format!("unreadable: {e}"),
+        })?;
+        let mut diff = Vec::new();
+        if old.env != s.env {
+            diff.push(format!("env {} vs {}", old.env, s.env));
+        }
+        if old.set != s.set {
+            diff.push(format!("--set {:?} vs {:?}", old.set, s.set));
+        }
+        if old.max_steps != s.max_steps {
+            diff.push(format!("--max-steps {} vs {}", old.max_steps, s.max_steps));
+        }
+        if old.model != s.model {
+            diff.push(format!("model {} vs {}", old.model, s.model));
+        }
+        if !diff.is_empty() {
+            return Err(CompareError::Mismatch {
+                path,
+                differences: diff.join("; "),
+            });
+        }
+    } else {
+        let text = serde_json::to_string_pretty(s).unwrap_or_default();
+        write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
+    }
+    let file = std::fs::File::open(&path).map_err(io(&path))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(CompareError::Locked { path }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io(&path)(e)),
+    }
+}
+
+/// A sink writing an episode's files and counting live progress.
+struct CompareSink {
+    writer: TrajectoryWriter,
+    progress: Arc<Progress>,
+}
+
+impl EpisodeSink for CompareSink {
+    fn on_step(&mut self, record: &StepRecord) -> std::io::Result<()> {
+        self.progress.steps.fetch_add(1, Ordering::Relaxed);
+        self.writer.on_step(record)
+    }
+    fn on_calls(&mut self, calls: &[CallLog]) -> std::io::Result<()> {
+        self.progress
+            .calls
+            .fetch_add(calls.len() as u64, Ordering::Relaxed);
+        let tokens: u64 = calls
+            .iter()
+            .map(|c| c.usage.prompt_tokens + c.usage.completion_tokens)
+            .sum();
+        self.progress.tokens.fetch_add(tokens, Ordering::Relaxed);
+        self.writer.on_calls(calls)
+    }
+}
+
+/// The directory of one episode's files.
+pub fn episode_dir(out: &Path, policy: &str, seed: u64) -> PathBuf {
+    out.join("episodes").join(policy).join(seed.to_string())
+}
+
+/// Runs one episode and appends its result.
+async fn one_episode(
+    config: Arc<CompareConfig>,
+    policy: String,
+    seed: u64,
+    results: Arc<JsonlFile<EpisodeResult>>,
+    progress: Arc<Progress>,
+) -> Result<EpisodeResult, CompareError> {
+    let (entry, mut env) = build(&config.env, &config.set)?;
+    env.reset(seed);
+    let ctx = PolicyContext {
+        entry,
+        seed,
+        caller: config.caller.clone(),
+    };
+    let mut p = embodied_policy(&policy, &ctx)?;
+    let dir = episode_dir(&config.out, &policy, seed);
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let initial = dir.join("initial_state.json");
+    let state = serde_json::to_vec(&env.state_json()).unwrap_or_default();
+    write_atomic(&initial, &state).map_err(io(&initial))?;
+    let writer = TrajectoryWriter::create(
+        &dir.join("steps.jsonl"),
+        Some(&dir.join("calls.jsonl")),
+        None,
+    )
+    .map_err(io(&dir))?;
+    let mut sink = CompareSink {
+        writer,
+        progress: progress.clone(),
+    };
+    let cfg = EpisodeConfig {
+        seed,
+        max_steps: config.max_steps,
+    };
+    let outcome = run_episode(env.as_mut(), p.as_mut(), cfg, &mut sink)
+        .await
+        .map_err(|e| io(&dir)(e.0))?;
+    sink.writer.finish().map_err(io(&dir))?;
+    let metrics = super::compare_report::paper_metrics(env.as_ref());
+    let r = result_of(&policy, seed, outcome, metrics);
+    results.append(&r)?;
+    progress.episodes_done.fetch_add(1, Ordering::Relaxed);
+    if r.error.is_some() {
+        progress.errors.fetch_add(1, Ordering::Relaxed);
+    }
+    Ok(r)
+}
+
+fn result_of(
+    policy: &str,
+    seed: u64,
+    o: EpisodeOutcome,
+    metrics: BTreeMap<String, f64>,
+) -> EpisodeResult {
+    EpisodeResult {
+        policy: policy.to_string(),
+        seed,
+        score: o.score,
+        steps: o.steps,
+        terminated: o.terminated,
+        truncated: o.truncated,
+        calls: o.calls,
+        prompt_tokens: o.prompt_tokens,
+        completion_tokens: o.completion_tokens,
+        fallbacks: o.fallbacks,
+        error: o.error,
+        wall_s: o.wall_s,
+        failed_calls: o.failed_calls,
+        metrics,
+    }
+}
+
+/// Runs a comparison (resuming what `config.out` already holds) and writes the report.
+pub async fn run_compare(
+    config: CompareConfig,
+    progress: Arc<Progress>,
+) -> Result<CompareSummary, CompareError> {
+    let (entry, _) = build(&config.env, &config.set)?;
+    // Every policy is checked before anything runs.
+    for policy in &config.policies {
+        let ctx = PolicyContext {
+            entry,
+            seed: 0,
+            caller: config.caller.clone(),
+        };
+        embodied_policy(policy, &ctx)?;
+        if uses_models(policy) && config.caller.models.is_empty() && config.caller.script.is_none()
+        {
+            return Err(CompareError::Policy(EmbodiedError::Config {
+                policy: policy.clone(),
+                message: "needs a model (--model, --base-url or --model script:FILE)".into(),
+            }));
+        }
+    }
+    std::fs::create_dir_all(&config.out).map_err(io(&config.out))?;
+    let _lock = claim(
+        &config.out,
+        &Settings {
+            env: entry.info().id,
+            set: config.set.clone(),
+            max_steps: config.max_steps,
+            model: config.model.clone(),
+        },
+    )?;
+    let (results, earlier) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;
+    let done: BTreeSet<(String, u64)> = earlier
+        .iter()
+        .filter(|r| r.error.is_none())
+        .map(|r| (r.policy.clone(), r.seed))
+        .collect();
+    let mut jobs = Vec::new();
+    for policy in &config.policies {
+        for &seed in &config.seeds {
+            if !done.contains(&(policy.clone(), seed)) {
+                jobs.push((policy.clone(), seed));
+            }
+        }
+    }
+    progress
+        .episodes_total
+        .store(jobs.len() as u64, Ordering::Relaxed);
+    let results = Arc::new(results);
+    let config = Arc::new(config);
+    let mut stream = futures::stream::iter(jobs)
+        .map(|(policy, seed)| {
+            let task = one_episode(
+                config.clone(),
+                policy,
+                seed,
+                results.clone(),
+                progress.clone(),
+            );
+            async move {
+                match tokio::spawn(task).await {
+                    Ok(r) => r.map(|_| ()),
+                    Err(e) => Err(CompareError::Io {
+                        path: config_path_hint(),
+                        source: std::io::Error::other(format!("an episode task failed: {e}")),
+                    }),
+                }
+            }
+        })
+        .buffer_unordered(config.episodes_in_flight.max(1));
+    let mut first_error = None;
+    while let Some(r) = stream.next().await {
+        if let Err(e) = r {
+            first_error.get_or_insert(e);
+        }
+    }
+    drop(stream);
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    let (_, all) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;
+    let do_nothing = super::compare_report::do_nothing_scores(&config, &all).await?;
+    let summary = CompareSummary::of(&config, entry.info().id, &all, do_nothing);
+    write_report(&config.out, &summary, &all)?;
+    Ok(summary)
+}
+
+fn config_path_hint() -> PathBuf {
+    PathBuf::from("<episode task>")
+}

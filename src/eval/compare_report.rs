@@ -1,0 +1,421 @@
+//! The report of `colony compare`: `summary.json`, `results.md`, `results.csv` and two SVG
+//! plots, from `episodes.jsonl` (so a resumed run reports exactly what an uninterrupted one
+//! would).
+//!
+//! Per policy: mean ± std of the environment's score over the episodes that finished without
+//! an error (errored episodes are counted apart, never scored), the paper's metrics
+//! (SwarmBench: the score; CUBE: delivered weight and steps; Wildfire: the normalized score
+//! against Do-Nothing measured in the same run on the same seeds, spec §13.2), calls,
+//! tokens, fallbacks and failed calls. A simulated run says SIMULATION in every table and
+//! plot title.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use colony_env_api::DynEnvironment;
+use serde::{Deserialize, Serialize};
+
+use super::compare::{CompareConfig, CompareError, EpisodeResult};
+use super::env_run::mean_std;
+use super::episode::{run_episode, EpisodeConfig, NullSink};
+use super::plot::{error_bar_chart, line_chart, Line, MeanBar};
+use super::trajectory::write_atomic;
+use crate::env::build;
+use crate::policy::embodied::Scripted;
+
+/// Mean and population standard deviation.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MeanStd {
+    /// Mean.
+    pub mean: f64,
+    /// Population standard deviation.
+    pub std: f64,
+}
+
+impl MeanStd {
+    fn of(xs: &[f64]) -> Self {
+        let (mean, std) = mean_std(xs);
+        Self { mean, std }
+    }
+}
+
+/// One policy's totals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PolicyStats {
+    /// Episodes that finished without an error (the ones scored).
+    pub episodes: usize,
+    /// Episodes that ended with an error (not scored).
+    pub errors: usize,
+    /// Seeds of the scored episodes.
+    pub seeds: Vec<u64>,
+    /// Their scores, in seed order.
+    pub scores: Vec<f64>,
+    /// Score mean ± std.
+    pub score: MeanStd,
+    /// Mean steps per scored episode.
+    pub steps_mean: f64,
+    /// Model calls (all episodes).
+    pub calls: u64,
+    /// Failed model calls (all episodes).
+    pub failed_calls: u64,
+    /// Prompt tokens (all episodes).
+    pub prompt_tokens: u64,
+    /// Completion tokens (all episodes).
+    pub completion_tokens: u64,
+    /// Replies replaced by the environment's fallback (all episodes).
+    pub fallbacks: u64,
+    /// The environment's paper metrics, mean ± std over scored episodes.
+    pub metrics: BTreeMap<String, MeanStd>,
+    /// Wildfire: normalized score of the mean against Do-Nothing (spec §13.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalized_score: Option<f64>,
+}
+
+/// `summary.json` of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareSummary {
+    /// Environment id.
+    pub env: String,
+    /// `--set` settings.
+    pub config: Vec<String>,
+    /// Model label.
+    pub model: String,
+    /// The offline simulated model produced these results.
+    pub simulated: bool,
+    /// Seeds asked for.
+    pub seeds: Vec<u64>,
+    /// Policies in the order asked for.
+    pub order: Vec<String>,
+    /// Per policy.
+    pub policies: BTreeMap<String, PolicyStats>,
+    /// Wildfire: Do-Nothing score per seed, measured in this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub do_nothing: Option<BTreeMap<u64, f64>>,
+}
+
+/// The paper metrics of a finished episode, read from the environment.
+pub fn paper_metrics(env: &dyn DynEnvironment) -> BTreeMap<String, f64> {
+    let mut m = BTreeMap::new();
+    if let Some(cube) = env.as_any().downcast_ref::<colony_cube::CubeEnv>() {
+        let w = cube.world();
+        let delivered: u32 = w.delivered.iter().map(|b| b.weight).sum();
+        let left: u32 = w.blocks.iter().map(|b| b.weight).sum();
+        m.insert("delivered_weight".into(), f64::from(delivered));
+        m.insert(
+            "delivered_fraction".into(),
+            f64::from(delivered) / f64::from((delivered + left).max(1)),
+        );
+    }
+    m
+}
+
+/// Wildfire's Do-Nothing score per seed (spec §13.1), taken from `scripted:noop` episodes of
+/// this run when present, else measured now; `None` for other environments.
+pub async fn do_nothing_scores(
+    config: &CompareConfig,
+    all: &[EpisodeResult],
+) -> Result<Option<BTreeMap<u64, f64>>, CompareError> {
+    let (entry, _) = build(&config.env, &config.set)?;
+    if entry.info().id != "wildfire-v0" {
+        return Ok(None);
+    }
+    let mut out = BTreeMap::new();
+    for &seed in &config.seeds {
+        let known = all
+            .iter()
+            .rev()
+            .find(|r| r.policy == "scripted:noop" && r.seed == seed && r.error.is_none());
+        let score = match known {
+            Some(r) => r.score,
+            None => {
+                let (_, mut env) = build(&config.env, &config.set)?;
+                env.reset(seed);
+                let policy = entry
+                    .make_policy("noop", seed)
+                    .map_err(|e| CompareError::Policy(e.into()))?;
+                let mut noop = Scripted::new("scripted:noop", policy);
+                let cfg = EpisodeConfig {
+                    seed,
+                    max_steps: config.max_steps,
+                };
+                run_episode(env.as_mut(), &mut noop, cfg, &mut NullSink)
+                    .await
+                    .map_err(|e| CompareError::Io {
+                        path: config.out.clone(),
+                        source: e.0,
+                    })?
+                    .score
+            }
+        };
+        out.insert(seed, score);
+    }
+    Ok(Some(out))
+}
+
+impl CompareSummary {
+    /// The summary of `all` (the last line per policy and seed counts) for `config`.
+    pub fn of(
+        config: &CompareConfig,
+        env_id: String,
+        all: &[EpisodeResult],
+        do_nothing: Option<BTreeMap<u64, f64>>,
+    ) -> Self {
+        let mut last: BTreeMap<(&str, u64), &EpisodeResult> = BTreeMap::new();
+        for r in all {
+            last.insert((r.policy.as_str(), r.seed), r);
+        }
+        let level = wildfire_level(&config.env, &config.set);
+        let mut policies = BTreeMap::new();
+        for policy in &config.policies {
+            let rows: Vec<&EpisodeResult> = config
+                .seeds
+                .iter()
+                .filter_map(|s| last.get(&(policy.as_str(), *s)).copied())
+                .collect();
+            let ok: Vec<&EpisodeResult> =
+                rows.iter().copied().filter(|r| r.error.is_none()).collect();
+            let scores: Vec<f64> = ok.iter().map(|r| r.score).collect();
+            let mut keys: Vec<&String> = ok.iter().flat_map(|r| r.metrics.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            let metrics = keys
+                .into_iter()
+                .map(|k| {
+                    let xs: Vec<f64> = ok
+                        .iter()
+                        .filter_map(|r| r.metrics.get(k).copied())
+                        .collect();
+                    (k.clone(), MeanStd::of(&xs))
+                })
+                .collect();
+            let score = MeanStd::of(&scores);
+            let normalized_score = match (&level, &do_nothing) {
+                (Some(level), Some(dn)) if !ok.is_empty() => {
+                    let dns: Vec<f64> =
+                        ok.iter().filter_map(|r| dn.get(&r.seed).copied()).collect();
+                    let (dn_mean, _) = mean_std(&dns);
+                    Some(colony_wildfire::metrics::level_ns(
+                        level, score.mean, dn_mean,
+                    ))
+                }
+                _ => None,
+            };
+            let stats = PolicyStats {
+                episodes: ok.len(),
+                errors: rows.len() - ok.len(),
+                seeds: ok.iter().map(|r| r.seed).collect(),
+                scores,
+                score,
+                steps_mean: mean_std(&ok.iter().map(|r| r.steps as f64).collect::<Vec<_>>()).0,
+                calls: rows.iter().map(|r| r.calls).sum(),
+                failed_calls: rows.iter().map(|r| r.failed_calls).sum(),
+                prompt_tokens: rows.iter().map(|r| r.prompt_tokens).sum(),
+                completion_tokens: rows.iter().map(|r| r.completion_tokens).sum(),
+                fallbacks: rows.iter().map(|r| r.fallbacks).sum(),
+                metrics,
+                normalized_score,
+            };
+            policies.insert(policy.clone(), stats);
+        }
+        Self {
+            env: env_id,
+            config: config.set.clone(),
+            model: config.model.clone(),
+            simulated: config.simulated,
+            seeds: config.seeds.clone(),
+            order: config.policies.clone(),
+            policies,
+            do_nothing,
+        }
+    }
+
+    fn title(&self) -> String {
+        let sim = if self.simulated {
+            " [SIMULATION: offline simulated model]"
+        } else {
+            ""
+        };
+        format!("{} — model {}{sim}", self.env, self.model)
+    }
+
+    fn metric_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .policies
+            .values()
+            .flat_map(|p| p.metrics.keys().cloned())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    fn rows(&self) -> Vec<Vec<String>> {
+        let metrics = self.metric_names();
+        let wildfire = self.do_nothing.is_some();
+        self.order
+            .iter()
+            .filter_map(|name| self.policies.get(name).map(|p| (name, p)))
+            .map(|(name, p)| {
+                let n = (p.episodes + p.errors).max(1) as f64;
+                let mut row = vec![
+                    name.clone(),
+                    p.episodes.to_string(),
+                    p.errors.to_string(),
+                    format!("{:.3} ± {:.3}", p.score.mean, p.score.std),
+                ];
+                if wildfire {
+                    row.push(p.normalized_score.map_or("–".into(), |x| format!("{x:.3}")));
+                }
+                for m in &metrics {
+                    row.push(
+                        p.metrics
+                            .get(m)
+                            .map_or("–".into(), |x| format!("{:.2} ± {:.2}", x.mean, x.std)),
+                    );
+                }
+                row.extend([
+                    format!("{:.1}", p.steps_mean),
+                    format!("{:.1}", p.calls as f64 / n),
+                    format!("{:.0}", (p.prompt_tokens + p.completion_tokens) as f64 / n),
+                    p.fallbacks.to_string(),
+                    p.failed_calls.to_string(),
+                ]);
+                row
+            })
+            .collect()
+    }
+
+    fn header(&self) -> Vec<String> {
+        let mut h: Vec<String> = ["policy", "episodes", "errors", "score (mean ± std)"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        if self.do_nothing.is_some() {
+            h.push("NS vs Do-Nothing".into());
+        }
+        h.extend(self.metric_names());
+        h.extend(
+            [
+                "steps",
+                "calls/episode",
+                "tokens/episode",
+                "fallbacks",
+                "failed calls",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        h
+    }
+
+    /// The Markdown table, titled (SIMULATION when simulated).
+    pub fn markdown(&self) -> String {
+        let h = self.header();
+        let mut out = format!("## {}\n\n", self.title());
+        out.push_str(&format!("| {} |\n", h.join(" | ")));
+        out.push_str(&format!("|{}\n", "---|".repeat(h.len())));
+        for row in self.rows() {
+            out.push_str(&format!("| {} |\n", row.join(" | ")));
+        }
+        out
+    }
+
+    /// The same table as CSV (a `label` column says SIMULATION when simulated).
+    pub fn csv(&self) -> String {
+        let quote = |s: &str| {
+            if s.contains([',', '"', '\n']) {
+                format!("\"{}\"", s.replace('"', "\"\""))
+            } else {
+                s.to_string()
+            }
+        };
+        let label = if self.simulated { "SIMULATION" } else { "" };
+        let mut out = String::new();
+        let mut h = self.header();
+        h.insert(0, "label".into());
+        h.insert(1, "env".into());
+        out.push_str(&h.iter().map(|s| quote(s)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+        for mut row in self.rows() {
+            row.insert(0, label.into());
+            row.insert(1, self.env.clone());
+            out.push_str(&row.iter().map(|s| quote(s)).collect::<Vec<_>>().join(","));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn wildfire_level(env: &str, set: &[String]) -> Option<colony_wildfire::config::LevelConfig> {
+    let (_, e) = build(env, set).ok()?;
+    e.as_any()
+        .downcast_ref::<colony_wildfire::WildfireEnv>()
+        .map(|w| w.world().level.clone())
+}
+
+/// Writes `summary.json`, `results.md`, `results.csv`, `score.svg` and
+/// `score_vs_tokens.svg` into `dir`.
+pub fn write_report(
+    dir: &Path,
+    summary: &CompareSummary,
+    all: &[EpisodeResult],
+) -> Result<(), CompareError> {
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        write_atomic(&path, bytes).map_err(|source| CompareError::Io { path, source })
+    };
+    let json = serde_json::to_string_pretty(summary).unwrap_or_default();
+    write("summary.json", json.as_bytes())?;
+    write("results.md", summary.markdown().as_bytes())?;
+    write("results.csv", summary.csv().as_bytes())?;
+    let bars: Vec<MeanBar> = summary
+        .order
+        .iter()
+        .filter_map(|p| summary.policies.get(p).map(|s| (p, s)))
+        .map(|(p, s)| MeanBar {
+            label: p.clone(),
+            mean: s.score.mean,
+            error: s.score.std,
+        })
+        .collect();
+    error_bar_chart(
+        &dir.join("score.svg"),
+        &format!("Score per policy, mean ± std — {}", summary.title()),
+        "score",
+        &bars,
+    )?;
+    let lines: Vec<Line> = summary
+        .order
+        .iter()
+        .map(|p| Line {
+            name: p.clone(),
+            points: all
+                .iter()
+                .filter(|r| &r.policy == p && r.error.is_none())
+                .map(|r| ((r.prompt_tokens + r.completion_tokens) as f64, r.score))
+                .collect(),
+            markers_only: true,
+        })
+        .collect();
+    let ys: Vec<f64> = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .collect();
+    let lo = ys.iter().cloned().fold(f64::INFINITY, f64::min);
+    let hi = ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if lo.is_finite() {
+        let span = (hi - lo).max(1e-9);
+        (lo - 0.1 * span, hi + 0.15 * span)
+    } else {
+        (0.0, 1.0)
+    };
+    line_chart(
+        &dir.join("score_vs_tokens.svg"),
+        &format!("Score vs tokens per episode — {}", summary.title()),
+        "tokens per episode (prompt + completion)",
+        "score",
+        (lo, hi),
+        &lines,
+    )?;
+    Ok(())
+}

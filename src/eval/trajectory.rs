@@ -1,0 +1,97 @@
+//! The one trajectory format: [`StepRecord`] lines, written as an episode runs.
+//!
+//! `colony compare` writes `DIR/episodes/<policy>/<seed>/steps.jsonl` (one object per step)
+//! and `calls.jsonl` (one [`CallLog`] per model call); `colony env run` writes
+//! `DIR/<policy>/seed-<seed>.jsonl`, the same step lines after one header line holding the
+//! initial state. Files are created fresh for each attempt of an episode: a rerun after a
+//! kill rewrites an unfinished episode's files, and `episodes.jsonl` is what says an episode
+//! finished.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::episode::{EpisodeSink, StepRecord};
+use crate::policy::embodied::CallLog;
+
+/// Writes one episode's steps (and calls) as JSON lines.
+#[derive(Debug)]
+pub struct TrajectoryWriter {
+    steps: BufWriter<File>,
+    calls: Option<BufWriter<File>>,
+}
+
+fn line<T: Serialize>(w: &mut BufWriter<File>, value: &T) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *w, value).map_err(std::io::Error::other)?;
+    w.write_all(b"\n")
+}
+
+impl TrajectoryWriter {
+    /// Creates `steps` (and `calls`, when given), truncating earlier attempts; `header` is
+    /// written as the first line of `steps` when given.
+    pub fn create(
+        steps: &Path,
+        calls: Option<&Path>,
+        header: Option<&serde_json::Value>,
+    ) -> std::io::Result<Self> {
+        let open = |p: &Path| -> std::io::Result<BufWriter<File>> {
+            if let Some(dir) = p.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            File::create(p).map(BufWriter::new).map_err(|e| {
+                std::io::Error::new(e.kind(), format!("creating {}: {e}", p.display()))
+            })
+        };
+        let mut w = Self {
+            steps: open(steps)?,
+            calls: calls.map(open).transpose()?,
+        };
+        if let Some(h) = header {
+            line(&mut w.steps, h)?;
+        }
+        Ok(w)
+    }
+
+    /// Flushes both files.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.steps.flush()?;
+        if let Some(c) = self.calls.as_mut() {
+            c.flush()?;
+        }
+        Ok(())
+    }
+}
+
+impl EpisodeSink for TrajectoryWriter {
+    fn on_step(&mut self, record: &StepRecord) -> std::io::Result<()> {
+        line(&mut self.steps, record)
+    }
+
+    fn on_calls(&mut self, calls: &[CallLog]) -> std::io::Result<()> {
+        if let Some(w) = self.calls.as_mut() {
+            for c in calls {
+                line(w, c)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes `bytes` to `path` atomically (a temporary file in the same directory, then a
+/// rename), so a summary is either the old one or the new one, never half of each.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}

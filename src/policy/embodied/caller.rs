@@ -1,0 +1,282 @@
+//! [`Caller`]: the model calls of an embodied policy, made on a [`Team`] whose actor ids are
+//! the environment's agent ids, and logged with their step, agent and purpose.
+//!
+//! Every call is stateless (the system prompt is the agent's instructions, the prompt carries
+//! the agent's memory as the benchmark defines it: SwarmBench's 5-frame memory, CUBE's own
+//! history), so actors keep no conversation and memory stays bounded whatever the episode
+//! length. The team's transcript is drained after every call batch for the same reason; the
+//! [`CallLog`]s are what the episode writer keeps, streamed to `calls.jsonl`.
+//!
+//! With a [`ReplyScript`] (`--model script:FILE`) replies come from the file, keyed by
+//! (agent, step, purpose), and no team is built.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{AgentView, EmbodiedError, ReplyScript};
+use crate::llm::{approx_prompt_tokens, approx_tokens, Message, SharedModel, Usage};
+use crate::runtime::{AgentSpec, AskOptions, RoleCard, Team};
+use crate::stable_hash::StableHasher;
+use colony_env_api::AgentId;
+
+/// One model call of an episode, as `calls.jsonl` stores it (the key names are a contract).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallLog {
+    /// Environment steps taken before the decision.
+    pub step: u64,
+    /// The calling agent.
+    pub agent: AgentId,
+    /// What the call is for: `act`, `perception`, `execution`, later `camon.review`, ….
+    pub purpose: String,
+    /// The messages sent (`{"role", "content"}`).
+    pub messages: Vec<Message>,
+    /// The reply text (None when the call failed).
+    pub reply: Option<String>,
+    /// The action the environment took from this reply (calls whose reply became an action).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// Why the environment's fallback replaced the reply, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parse_error: Option<String>,
+    /// Token usage reported by the model.
+    pub usage: Usage,
+    /// Latency reported by the model, in milliseconds.
+    pub latency_ms: f64,
+    /// The error, when the call failed.
+    pub error: Option<String>,
+    /// True when this call's reply is the agent's action for the step (set by the policy; the
+    /// episode loop then fills `action` / `parse_error`).
+    #[serde(skip)]
+    pub decides: bool,
+}
+
+/// Settings of a [`Caller`].
+#[derive(Clone, Default)]
+pub struct CallerConfig {
+    /// Models, assigned to agents round-robin in the environment's agent order (one model
+    /// for a homogeneous team; several for a heterogeneous one).
+    pub models: Vec<SharedModel>,
+    /// Replies from a script file instead of models.
+    pub script: Option<Arc<ReplyScript>>,
+    /// Completion-token limit per call (None: the server's default).
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature (None: the server's default).
+    pub temperature: Option<f32>,
+    /// Deadline of one call, queueing included (None: the model's own timeout).
+    pub timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for CallerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ids: Vec<&str> = self.models.iter().map(|m| m.id()).collect();
+        f.debug_struct("CallerConfig")
+            .field("models", &ids)
+            .field("script", &self.script.is_some())
+            .field("max_tokens", &self.max_tokens)
+            .field("temperature", &self.temperature)
+            .finish()
+    }
+}
+
+/// Makes and logs the model calls of one episode (see the module docs).
+#[derive(Debug)]
+pub struct Caller {
+    config: CallerConfig,
+    team: Option<Team>,
+    /// Index of each agent in the environment's order (for round-robin models).
+    order: BTreeMap<AgentId, usize>,
+    seed: u64,
+}
+
+impl Caller {
+    /// A caller for an episode with `seed`.
+    pub fn new(config: CallerConfig, seed: u64) -> Self {
+        Self {
+            config,
+            team: None,
+            order: BTreeMap::new(),
+            seed,
+        }
+    }
+
+    /// Makes sure every deciding agent has an actor (created on first sight, with its
+    /// instructions as the system prompt). Must run inside a tokio runtime.
+    pub fn ensure_agents(
+        &mut self,
+        all: &[AgentId],
+        deciding: &[AgentView],
+    ) -> Result<(), EmbodiedError> {
+        if self.config.script.is_some() {
+            return Ok(());
+        }
+        if self.order.is_empty() {
+            self.order = all
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (a.clone(), i))
+                .collect();
+        }
+        if self.config.models.is_empty() {
+            return Err(EmbodiedError::Config {
+                policy: "caller".into(),
+                message: "no model configured".into(),
+            });
+        }
+        if self.team.is_none() {
+            // Mailboxes hold at most a few pending asks per agent in these policies.
+            self.team = Some(Team::builder().mailbox_capacity(4).build()?);
+        }
+        let Some(team) = self.team.as_ref() else {
+            return Ok(());
+        };
+        for view in deciding {
+            if team.contains(&view.id) {
+                continue;
+            }
+            let i = self.order.get(&view.id).copied().unwrap_or(0);
+            let model = self.config.models[i % self.config.models.len()].clone();
+            let role = RoleCard::new("environment", view.instructions.clone());
+            team.add_agent(AgentSpec::new(view.id.as_str(), role, model))?;
+        }
+        Ok(())
+    }
+
+    /// The LLM `seed` of a call: a stable hash of (episode seed, step, agent, purpose), low
+    /// 31 bits (servers reject larger seeds), so sampled replies differ across seeds and
+    /// agents but repeat exactly on a rerun.
+    fn call_seed(&self, step: u64, agent: &str, purpose: &str) -> u64 {
+        let mut h = StableHasher::new();
+        h.u64(self.seed).u64(step).str(agent).str(purpose);
+        h.finish() & 0x7fff_ffff
+    }
+
+    /// One stateless call of `agent` (system = its instructions, user = `prompt`), logged.
+    /// A failed call is returned as [`EmbodiedError::Call`] carrying its log.
+    pub async fn ask(
+        &self,
+        step: u64,
+        view: &AgentView,
+        purpose: &str,
+        prompt: String,
+    ) -> Result<CallLog, EmbodiedError> {
+        let mut messages = Vec::with_capacity(2);
+        if !view.instructions.is_empty() {
+            messages.push(Message::system(view.instructions.as_str()));
+        }
+        messages.push(Message::user(prompt.as_str()));
+        let mut log = CallLog {
+            step,
+            agent: view.id.clone(),
+            purpose: purpose.to_string(),
+            messages,
+            reply: None,
+            action: None,
+            parse_error: None,
+            usage: Usage::default(),
+            latency_ms: 0.0,
+            error: None,
+            decides: false,
+        };
+        if let Some(script) = &self.config.script {
+            let reply = script.reply(&view.id, step, purpose)?;
+            log.usage = Usage {
+                prompt_tokens: approx_prompt_tokens(&log.messages),
+                completion_tokens: approx_tokens(&reply),
+                ..Usage::default()
+            };
+            log.reply = Some(reply);
+            return Ok(log);
+        }
+        let team = self.team.as_ref().ok_or_else(|| EmbodiedError::Config {
+            policy: "caller".into(),
+            message: "ensure_agents was not called before ask".into(),
+        })?;
+        let mut options = AskOptions::new()
+            .stateless()
+            .seed(self.call_seed(step, &view.id, purpose))
+            .tag(format!("step {step} {purpose}"));
+        if let Some(n) = self.config.max_tokens {
+            options = options.max_tokens(n);
+        }
+        if let Some(t) = self.config.temperature {
+            options = options.temperature(t);
+        }
+        if let Some(d) = self.config.timeout {
+            options = options.timeout(d);
+        }
+        match team.ask_with(view.id.as_str(), prompt, options).await {
+            Ok(reply) => {
+                log.usage = reply.usage;
+                log.latency_ms = reply.latency.as_secs_f64() * 1e3;
+                log.reply = Some(reply.text);
+                Ok(log)
+            }
+            Err(source) => {
+                log.error = Some(source.to_string());
+                Err(EmbodiedError::Call {
+                    step,
+                    source,
+                    calls: vec![log],
+                })
+            }
+        }
+    }
+
+    /// Drops the team's transcript recorded so far (the [`CallLog`]s hold what is kept).
+    pub fn forget_transcript(&self) {
+        if let Some(team) = &self.team {
+            drop(team.take_transcript());
+        }
+    }
+
+    /// Stops the actors.
+    pub async fn shutdown(&mut self) {
+        if let Some(team) = self.team.take() {
+            team.shutdown().await;
+        }
+    }
+}
+
+/// Joins per-agent call results (in agent order): the logs of every agent, or the first
+/// failure in that order carrying every log made so far (failed calls included).
+pub(crate) fn merge_failure(
+    step: u64,
+    results: Vec<Result<Vec<CallLog>, EmbodiedError>>,
+) -> Result<Vec<CallLog>, EmbodiedError> {
+    let mut logs = Vec::new();
+    let mut failure: Option<EmbodiedError> = None;
+    for r in results {
+        match r {
+            Ok(mut l) => logs.append(&mut l),
+            Err(EmbodiedError::Call {
+                source, mut calls, ..
+            }) => {
+                logs.append(&mut calls);
+                if failure.is_none() {
+                    failure = Some(EmbodiedError::Call {
+                        step,
+                        source,
+                        calls: Vec::new(),
+                    });
+                }
+            }
+            Err(other) => {
+                if failure.is_none() {
+                    failure = Some(other);
+                }
+            }
+        }
+    }
+    match failure {
+        None => Ok(logs),
+        Some(EmbodiedError::Call { step, source, .. }) => Err(EmbodiedError::Call {
+            step,
+            source,
+            calls: logs,
+        }),
+        Some(other) => Err(other),
+    }
+}

@@ -1,0 +1,152 @@
+//! `independent`: one LLM agent per environment agent, prompted with the environment's own
+//! observation, no coordination beyond what the environment itself carries.
+//!
+//! - SwarmBench: this **is** the paper's protocol (spec §10–12): system = the fixed §11.1
+//!   text, user = the exact §11.2 prompt with its 5-frame memory, `ACTION:`/`MSG:` replies,
+//!   messages delivered by the environment (radius, delay, corruption, commander).
+//! - CUBE: the naive language agent of spec §12.2: asked for a plan when its plan is
+//!   exhausted, rejected actions fed back in the next prompt.
+//! - Wildfire: spec §11's PERCEPTION call (minimap → text), then the act call, then the
+//!   EXECUTION call (text action → primitive), all three LLM calls as in the paper.
+//!
+//! Decision: feedback from the environment's reply parser is appended to the next user
+//! prompt under the line `Feedback on your previous reply:`; environments whose prompt must
+//! stay byte-exact (SwarmBench) give none.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use colony_env_api::DynEnvironment;
+use futures::future::join_all;
+
+use super::caller::merge_failure;
+use super::tags::tag_content;
+use super::{
+    AgentView, CallLog, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView,
+};
+
+/// The `independent` policy (see the module docs).
+#[derive(Debug)]
+pub struct Independent {
+    config: CallerConfig,
+    caller: Option<Caller>,
+}
+
+impl Independent {
+    /// A policy whose calls go through `config`.
+    pub fn new(config: CallerConfig) -> Self {
+        Self {
+            config,
+            caller: None,
+        }
+    }
+}
+
+/// `prompt` with the parser's feedback on the previous reply appended, when there is some.
+pub fn with_feedback(prompt: String, feedback: Option<&str>) -> String {
+    match feedback {
+        Some(f) => format!("{prompt}\n\nFeedback on your previous reply:\n{f}"),
+        None => prompt,
+    }
+}
+
+/// The calls of one agent for one step: perception (if the environment has it), act, and
+/// execution (if the environment has it); the last one's reply is the agent's action.
+async fn decide_agent(
+    caller: &Caller,
+    env: Option<&Arc<dyn DynEnvironment + Sync>>,
+    step: u64,
+    agent: &AgentView,
+) -> Result<Vec<CallLog>, EmbodiedError> {
+    let mut logs = Vec::new();
+    let keep = |logs: &mut Vec<CallLog>, e: EmbodiedError| match e {
+        EmbodiedError::Call {
+            step,
+            source,
+            mut calls,
+        } => {
+            logs.append(&mut calls);
+            EmbodiedError::Call {
+                step,
+                source,
+                calls: std::mem::take(logs),
+            }
+        }
+        other => other,
+    };
+    let observation = match (&agent.perception_prompt, env) {
+        (Some(prompt), Some(env)) => {
+            let log = caller
+                .ask(step, agent, "perception", prompt.clone())
+                .await
+                .map_err(|e| keep(&mut logs, e))?;
+            let summary = log.reply.clone().unwrap_or_default();
+            logs.push(log);
+            env.perceived_text(&agent.id, &summary)
+        }
+        _ => agent.observation.clone(),
+    };
+    let prompt = with_feedback(observation, agent.feedback.as_deref());
+    let mut act = caller
+        .ask(step, agent, "act", prompt)
+        .await
+        .map_err(|e| keep(&mut logs, e))?;
+    match &agent.execution {
+        Some(execution) => {
+            let reply = act.reply.clone().unwrap_or_default();
+            let action = tag_content(&reply, "action").unwrap_or(reply);
+            logs.push(act);
+            let mut exec = caller
+                .ask(step, agent, "execution", execution(&action))
+                .await
+                .map_err(|e| keep(&mut logs, e))?;
+            exec.decides = true;
+            logs.push(exec);
+        }
+        None => {
+            act.decides = true;
+            logs.push(act);
+        }
+    }
+    Ok(logs)
+}
+
+#[async_trait]
+impl EmbodiedPolicy for Independent {
+    fn name(&self) -> &str {
+        "independent"
+    }
+
+    fn wants_snapshot(&self) -> bool {
+        true
+    }
+
+    async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
+        let caller = self
+            .caller
+            .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));
+        caller.ensure_agents(&view.agents, &view.deciding)?;
+        let caller = &*caller;
+        let env = view.env.as_ref();
+        let results = join_all(
+            view.deciding
+                .iter()
+                .map(|a| decide_agent(caller, env, view.step, a)),
+        )
+        .await;
+        caller.forget_transcript();
+        let calls = merge_failure(view.step, results)?;
+        let replies = calls
+            .iter()
+            .filter(|c| c.decides)
+            .map(|c| (c.agent.clone(), c.reply.clone().unwrap_or_default()))
+            .collect();
+        Ok(Decision { replies, calls })
+    }
+
+    async fn finish(&mut self) {
+        if let Some(mut caller) = self.caller.take() {
+            caller.shutdown().await;
+        }
+    }
+}
