@@ -233,12 +233,12 @@ fn sweep(size: i32, r: i32, j: usize, n: usize, k: usize) -> Cell {
     };
     let m = (k / 2) % cols.len();
     let (top, bottom) = (r.min(size - 1), (size - 1 - r).max(0));
-    let (first, second) = if m % 2 == 0 {
+    let (first, second) = if m.is_multiple_of(2) {
         (top, bottom)
     } else {
         (bottom, top)
     };
-    let y = if k % 2 == 0 { first } else { second };
+    let y = if k.is_multiple_of(2) { first } else { second };
     (cols[m].clamp(0, size - 1), y)
 }
 

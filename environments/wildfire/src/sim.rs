@@ -275,7 +275,9 @@ fn frame(s: &mut WildfireState, rng: &mut ChaCha8Rng) {
         }
     }
     civilians(s, rng);
-    if s.frame % u64::from(s.level.fire_frames.max(1)) == 0 {
+    if s.frame
+        .is_multiple_of(u64::from(s.level.fire_frames.max(1)))
+    {
         fire_tick(&mut s.grid, &mut s.counters);
     }
     task_zones(s);
@@ -285,7 +287,7 @@ fn civilians(s: &mut WildfireState, rng: &mut ChaCha8Rng) {
     if s.civilians.is_empty() {
         return;
     }
-    let walk = s.frame % u64::from(s.level.civ_frames.max(1)) == 0;
+    let walk = s.frame.is_multiple_of(u64::from(s.level.civ_frames.max(1)));
     for k in 0..s.civilians.len() {
         if !s.civilians[k].alive || s.civilians[k].carried_by.is_some() {
             continue;

@@ -9,6 +9,7 @@
 //! through [`splitmix64`], so the same prompt and draw give the same reply.
 
 mod act;
+mod act_read;
 mod execute;
 mod perceive;
 

@@ -1,0 +1,633 @@
+//! `colony compare` end to end: every environment against `serve-mock` over loopback HTTP and
+//! against the in-process simulated model, SwarmBench prompts byte for byte, scripted replies
+//! and their fallbacks, determinism with many episodes in flight, record → replay, resume
+//! after `kill -9`, and bad input.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use colony_env_api::Environment;
+use common::{Mock, BIN};
+use serde_json::Value;
+
+fn colony(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn stats(url: &str) -> Value {
+    let out = Command::new("curl")
+        .args(["-s", &format!("{url}/mock/stats")])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Small settings per environment, so each episode takes milliseconds.
+const ENVS: &[(&str, &[&str])] = &[
+    ("swarmbench", &["--set", "agents=4", "--set", "max_round=6"]),
+    ("cube", &["--set", "n=2"]),
+    ("wildfire", &["--set", "level=1"]),
+];
+
+fn compare(env: &str, set: &[&str], extra: &[&str], out: &Path) -> (bool, String, String) {
+    let mut args = vec!["compare", "--env", env];
+    args.extend_from_slice(set);
+    args.extend_from_slice(&[
+        "--policies",
+        "independent,scripted:noop",
+        "--seeds",
+        "0..2",
+        "--max-steps",
+        "40",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    args.extend_from_slice(extra);
+    colony(&args)
+}
+
+#[test]
+fn every_environment_against_serve_mock_counts_the_servers_tokens() {
+    let m = Mock::start(&[], &[]);
+    for (env, set) in ENVS {
+        let dir = tempfile::tempdir().unwrap();
+        let before = stats(&m.url);
+        let (ok, out, err) = compare(
+            env,
+            set,
+            &["--base-url", &m.url, "--model", "sim"],
+            dir.path(),
+        );
+        assert!(ok, "{env}: {err}");
+        assert!(out.contains("| independent |"), "{env}: {out}");
+        let rows = jsonl(&dir.path().join("episodes.jsonl"));
+        assert_eq!(rows.len(), 4, "{env}: two policies × two seeds");
+        let (mut prompt, mut completion, mut calls) = (0, 0, 0);
+        for r in &rows {
+            assert!(r["error"].is_null(), "{env}: {r}");
+            prompt += r["prompt_tokens"].as_u64().unwrap();
+            completion += r["completion_tokens"].as_u64().unwrap();
+            calls += r["calls"].as_u64().unwrap();
+        }
+        assert!(calls > 0, "{env}: the LLM policy made no call");
+        let after = stats(&m.url);
+        let delta = |k: &str| after[k].as_u64().unwrap() - before[k].as_u64().unwrap();
+        assert_eq!(delta("prompt_tokens"), prompt, "{env}");
+        assert_eq!(delta("completion_tokens"), completion, "{env}");
+        for f in [
+            "summary.json",
+            "results.md",
+            "results.csv",
+            "score.svg",
+            "score_vs_tokens.svg",
+        ] {
+            assert!(dir.path().join(f).is_file(), "{env}: {f}");
+        }
+        // Every call of the LLM policy is logged with its purpose, and its reply became an
+        // action (or a counted fallback).
+        let calls_log = jsonl(&dir.path().join("episodes/independent/0/calls.jsonl"));
+        assert!(calls_log
+            .iter()
+            .all(|c| c["purpose"].is_string() && c["reply"].is_string()));
+        assert!(calls_log
+            .iter()
+            .any(|c| c["action"].is_string() || c["parse_error"].is_string()));
+        let steps = jsonl(&dir.path().join("episodes/independent/0/steps.jsonl"));
+        assert_eq!(steps[0]["step"], 0);
+        for key in [
+            "actions",
+            "rewards",
+            "score",
+            "terminated",
+            "truncated",
+            "events",
+        ] {
+            assert!(!steps[0][key].is_null(), "{env}: steps.jsonl lacks {key}");
+        }
+    }
+}
+
+#[test]
+fn in_process_simulation_is_labelled_and_wildfire_gets_its_normalized_score() {
+    for (env, set) in ENVS {
+        let dir = tempfile::tempdir().unwrap();
+        let (ok, out, err) = compare(env, set, &[], dir.path());
+        assert!(ok, "{env}: {err}");
+        assert!(out.contains("SIMULATION"), "{env}: {out}");
+        let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+        assert!(
+            csv.lines().nth(1).unwrap().starts_with("SIMULATION,"),
+            "{csv}"
+        );
+        let svg = std::fs::read_to_string(dir.path().join("score.svg")).unwrap();
+        assert!(svg.contains("SIMULATION"));
+        let summary: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(summary["simulated"], true);
+        if *env == "wildfire" {
+            assert!(summary["do_nothing"].is_object(), "{summary}");
+            assert!(summary["policies"]["independent"]["normalized_score"].is_number());
+        }
+        if *env == "cube" {
+            assert!(summary["policies"]["independent"]["metrics"]["delivered_weight"].is_object());
+        }
+    }
+}
+
+#[test]
+fn swarmbench_prompts_in_calls_jsonl_are_the_environments_prompts_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "swarmbench",
+        "--set",
+        "agents=3",
+        "--set",
+        "max_round=5",
+        "--set",
+        "task=foraging",
+        "--policies",
+        "independent",
+        "--seeds",
+        "3",
+        "--quiet",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let ep = dir.path().join("episodes/independent/3");
+    let state: colony_swarmbench::state::SwarmState =
+        serde_json::from_str(&std::fs::read_to_string(ep.join("initial_state.json")).unwrap())
+            .unwrap();
+    let mut env = state.into_env().unwrap();
+    let calls = jsonl(&ep.join("calls.jsonl"));
+    let steps = jsonl(&ep.join("steps.jsonl"));
+    assert_eq!(steps.len(), 5);
+    let mut checked = 0;
+    for s in &steps {
+        let step = s["step"].as_u64().unwrap();
+        for c in calls.iter().filter(|c| c["step"].as_u64() == Some(step)) {
+            let agent = c["agent"].as_str().unwrap();
+            let msgs = c["messages"].as_array().unwrap();
+            assert_eq!(msgs.len(), 2);
+            assert_eq!(msgs[0]["role"], "system");
+            assert_eq!(
+                msgs[0]["content"],
+                "You are a agent. You need to cooperate with other agents and finish a given task."
+            );
+            assert_eq!(msgs[1]["role"], "user");
+            assert_eq!(
+                msgs[1]["content"].as_str().unwrap(),
+                env.observe_text(agent).unwrap()
+            );
+            checked += 1;
+        }
+        let actions: BTreeMap<String, colony_swarmbench::reply::Reply> = s["actions"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(a, t)| (a.clone(), env.parse_action(a, t.as_str().unwrap()).unwrap()))
+            .collect();
+        env.step(&actions);
+    }
+    assert_eq!(checked, 15, "3 agents × 5 rounds");
+}
+
+#[test]
+fn scripted_replies_fallbacks_are_counted_and_a_missing_line_is_an_episode_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "x".repeat(200);
+    let script = dir.path().join("script.jsonl");
+    let lines = [
+        serde_json::json!({"agent": "Agent_0", "step": 0, "reply": "I think I should go up."}),
+        serde_json::json!({"agent": "Agent_1", "step": 0, "purpose": "act", "reply": format!("ACTION: LEFT\nMSG: {long}")}),
+        serde_json::json!({"agent": "Agent_0", "step": 1, "reply": "ACTION: DOWN"}),
+        serde_json::json!({"agent": "Agent_1", "step": 1, "reply": "ACTION: STAY"}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&script, text).unwrap();
+    let out = dir.path().join("run");
+    let model = format!("script:{}", script.display());
+    let run = |max_round: &str| {
+        colony(&[
+            "compare",
+            "--env",
+            "swarmbench",
+            "--set",
+            "agents=2",
+            "--set",
+            &format!("max_round={max_round}"),
+            "--policies",
+            "independent",
+            "--seeds",
+            "0",
+            "--model",
+            &model,
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let (ok, _, err) = run("2");
+    assert!(ok, "{err}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    assert_eq!(rows[0]["fallbacks"], 2, "{}", rows[0]);
+    assert!(rows[0]["error"].is_null());
+    let calls = jsonl(&out.join("episodes/independent/0/calls.jsonl"));
+    let first: Vec<&Value> = calls.iter().filter(|c| c["step"] == 0).collect();
+    assert!(
+        first[0]["parse_error"].as_str().unwrap().contains("action"),
+        "{}",
+        first[0]
+    );
+    assert!(first[1]["parse_error"].is_string(), "{}", first[1]);
+    assert_eq!(
+        first[1]["action"].as_str().unwrap(),
+        format!("ACTION: LEFT\nMSG: {}...", &long[..120])
+    );
+    // The next prompt shows the unparsed reply as NONE (spec §10.4).
+    let second = calls
+        .iter()
+        .find(|c| c["step"] == 1 && c["agent"] == "Agent_0")
+        .unwrap();
+    assert!(second["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("Action: NONE"));
+
+    // A third round has no script line: the episode is recorded with an error naming the
+    // call, the run completes, and (every episode having failed) exits non-zero.
+    let out2 = dir.path().join("run2");
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "swarmbench",
+        "--set",
+        "agents=2",
+        "--set",
+        "max_round=3",
+        "--policies",
+        "independent",
+        "--seeds",
+        "0",
+        "--model",
+        &model,
+        "--quiet",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("error"), "{err}");
+    let rows = jsonl(&out2.join("episodes.jsonl"));
+    let e = rows[0]["error"].as_str().unwrap();
+    assert!(
+        e.contains("Agent_0") && e.contains("step 2") && e.contains("act"),
+        "{e}"
+    );
+}
+
+/// Every file of every episode, by relative path.
+fn episode_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.join("episodes")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// A JSONL file's lines with every `latency_ms` zeroed.
+fn without_latency(bytes: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if let Some(o) = v.as_object_mut() {
+                if o.contains_key("latency_ms") {
+                    o.insert("latency_ms".into(), Value::from(0));
+                }
+            }
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn same_seeds_give_identical_trajectories_and_replay_is_offline_and_identical() {
+    let m = Mock::start(&[], &[]);
+    let root = tempfile::tempdir().unwrap();
+    let set = [
+        "--set",
+        "agents=6",
+        "--set",
+        "max_round=8",
+        "--set",
+        "task=pursuit",
+    ];
+    let run = |name: &str, extra: &[&str]| {
+        let out = root.path().join(name);
+        let mut args = vec!["compare", "--env", "swarmbench"];
+        args.extend_from_slice(&set);
+        args.extend_from_slice(&[
+            "--policies",
+            "independent,scripted:random",
+            "--seeds",
+            "0..6",
+            "--episodes-in-flight",
+            "6",
+            "--concurrency",
+            "32",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        args.extend_from_slice(extra);
+        let (ok, _, err) = colony(&args);
+        assert!(ok, "{name}: {err}");
+        out
+    };
+    let rec = root.path().join("rec");
+    let a = run(
+        "a",
+        &[
+            "--base-url",
+            &m.url,
+            "--model",
+            "sim",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    let b = run("b", &["--base-url", &m.url, "--model", "sim"]);
+    let files_a = episode_files(&a);
+    assert_eq!(files_a.len(), 2 * 6 * 3);
+    let files_b = episode_files(&b);
+    assert_eq!(
+        files_a.keys().collect::<Vec<_>>(),
+        files_b.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &files_a {
+        // Live HTTP latencies differ run to run; everything else must be identical.
+        assert!(
+            without_latency(bytes) == without_latency(&files_b[path]),
+            "{path} differs between two runs"
+        );
+    }
+    let served = stats(&m.url)["requests"].as_u64().unwrap();
+    drop(m);
+    // The server is gone: a replay must not need it, and replayed calls carry the recorded
+    // latencies, so every file is byte-identical to the recorded run's.
+    let c = run(
+        "c",
+        &[
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "sim",
+            "--replay",
+            rec.to_str().unwrap(),
+        ],
+    );
+    let files_c = episode_files(&c);
+    assert_eq!(files_a.len(), files_c.len());
+    for (path, bytes) in &files_a {
+        assert!(
+            Some(bytes) == files_c.get(path),
+            "{path} differs after replay"
+        );
+    }
+    assert!(served > 0);
+}
+
+#[test]
+fn killed_mid_run_resumes_without_duplicates_to_the_same_summary() {
+    let m = Mock::start(&["--latency-ms", "15"], &[]);
+    let root = tempfile::tempdir().unwrap();
+    let args = |out: &Path| -> Vec<String> {
+        [
+            "compare",
+            "--env",
+            "swarmbench",
+            "--set",
+            "agents=3",
+            "--set",
+            "max_round=6",
+            "--policies",
+            "independent",
+            "--seeds",
+            "0..12",
+            "--episodes-in-flight",
+            "2",
+            "--base-url",
+            &m.url,
+            "--model",
+            "sim",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let whole = root.path().join("whole");
+    let (ok, _, err) = colony(&args(&whole).iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{err}");
+    let killed = root.path().join("killed");
+    let mut child = Command::new(BIN)
+        .args(args(&killed))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let episodes = killed.join("episodes.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_to_string(&episodes).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(std::time::Instant::now() < deadline, "no progress");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let done_before = jsonl(&episodes).len();
+    assert!(done_before < 12, "the run finished before it was killed");
+    assert!(!killed.join("summary.json").exists());
+    let (ok, _, err) = colony(&args(&killed).iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{err}");
+    let rows = jsonl(&episodes);
+    let mut seeds: Vec<u64> = rows.iter().map(|r| r["seed"].as_u64().unwrap()).collect();
+    seeds.sort();
+    assert_eq!(
+        seeds,
+        (0..12).collect::<Vec<_>>(),
+        "each episode exactly once"
+    );
+    let summary = |d: &Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(d.join("summary.json")).unwrap()).unwrap()
+    };
+    assert_eq!(summary(&whole), summary(&killed));
+}
+
+#[test]
+fn bad_input_is_a_clear_error_and_a_failing_endpoint_is_recorded_not_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x");
+    let o = out.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "compare",
+                "--env",
+                "chess",
+                "--policies",
+                "independent",
+                "--out",
+                o,
+            ],
+            "unknown environment \"chess\"",
+        ),
+        (
+            &[
+                "compare",
+                "--env",
+                "cube",
+                "--policies",
+                "telepathy",
+                "--out",
+                o,
+            ],
+            "unknown policy \"telepathy\"",
+        ),
+        (
+            &[
+                "compare",
+                "--env",
+                "cube",
+                "--policies",
+                "scripted:magic",
+                "--out",
+                o,
+            ],
+            "magic",
+        ),
+        (
+            &[
+                "compare",
+                "--env",
+                "cube",
+                "--set",
+                "n=x",
+                "--policies",
+                "independent",
+                "--out",
+                o,
+            ],
+            "parameter n",
+        ),
+        (
+            &[
+                "compare",
+                "--env",
+                "cube",
+                "--policies",
+                "independent",
+                "--seeds",
+                "5..1",
+                "--out",
+                o,
+            ],
+            "--seeds",
+        ),
+        (
+            &[
+                "compare",
+                "--env",
+                "cube",
+                "--policies",
+                "independent",
+                "--model",
+                "script:/nonexistent.jsonl",
+                "--out",
+                o,
+            ],
+            "/nonexistent.jsonl",
+        ),
+    ];
+    for (args, needle) in cases {
+        let (ok, _, err) = colony(args);
+        assert!(!ok, "{args:?} succeeded");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(
+            err.trim().lines().count(),
+            1,
+            "{args:?}: one line expected: {err}"
+        );
+    }
+    // An endpoint that always fails: every episode is recorded with its error, nothing is
+    // scored, the run completes and exits non-zero.
+    let m = Mock::start(&["--fail-500", "1.0"], &[]);
+    let (ok, out_text, err) = colony(&[
+        "compare",
+        "--env",
+        "cube",
+        "--set",
+        "n=1",
+        "--policies",
+        "independent,scripted:heuristic",
+        "--seeds",
+        "0..2",
+        "--base-url",
+        &m.url,
+        "--model",
+        "sim",
+        "--max-retries",
+        "0",
+        "--quiet",
+        "--out",
+        o,
+    ]);
+    assert!(ok, "the heuristic scored, so the run succeeds: {err}");
+    assert!(err.contains("2 episode(s) ended with an error"), "{err}");
+    assert!(out_text.contains("| independent | 0 | 2 |"), "{out_text}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    let failed: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["policy"] == "independent")
+        .collect();
+    assert_eq!(failed.len(), 2);
+    assert!(failed
+        .iter()
+        .all(|r| r["error"].as_str().unwrap().contains("500")));
+    assert!(failed
+        .iter()
+        .all(|r| r["failed_calls"].as_u64().unwrap() >= 1));
+}
