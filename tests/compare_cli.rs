@@ -155,19 +155,13 @@ fn in_process_simulation_is_labelled_and_wildfire_gets_its_normalized_score() {
     }
 }
 
-#[test]
-fn swarmbench_prompts_in_calls_jsonl_are_the_environments_prompts_byte_for_byte() {
+/// Runs `independent` on SwarmBench with `set` and checks every logged prompt against the
+/// environment's prompt function, replaying the logged actions on a fresh copy.
+fn prompts_match_the_environment(set: &[&str], rounds: u64, agents: u64) {
     let dir = tempfile::tempdir().unwrap();
-    let (ok, _, err) = colony(&[
-        "compare",
-        "--env",
-        "swarmbench",
-        "--set",
-        "agents=3",
-        "--set",
-        "max_round=5",
-        "--set",
-        "task=foraging",
+    let mut args = vec!["compare", "--env", "swarmbench"];
+    args.extend_from_slice(set);
+    args.extend_from_slice(&[
         "--policies",
         "independent",
         "--seeds",
@@ -176,6 +170,7 @@ fn swarmbench_prompts_in_calls_jsonl_are_the_environments_prompts_byte_for_byte(
         "--out",
         dir.path().to_str().unwrap(),
     ]);
+    let (ok, _, err) = colony(&args);
     assert!(ok, "{err}");
     let ep = dir.path().join("episodes/independent/3");
     let state: colony_swarmbench::state::SwarmState =
@@ -184,8 +179,9 @@ fn swarmbench_prompts_in_calls_jsonl_are_the_environments_prompts_byte_for_byte(
     let mut env = state.into_env().unwrap();
     let calls = jsonl(&ep.join("calls.jsonl"));
     let steps = jsonl(&ep.join("steps.jsonl"));
-    assert_eq!(steps.len(), 5);
+    assert_eq!(steps.len() as u64, rounds);
     let mut checked = 0;
+    let mut messages = 0;
     for s in &steps {
         let step = s["step"].as_u64().unwrap();
         for c in calls.iter().filter(|c| c["step"].as_u64() == Some(step)) {
@@ -198,10 +194,13 @@ fn swarmbench_prompts_in_calls_jsonl_are_the_environments_prompts_byte_for_byte(
                 "You are a agent. You need to cooperate with other agents and finish a given task."
             );
             assert_eq!(msgs[1]["role"], "user");
+            let prompt = msgs[1]["content"].as_str().unwrap();
             assert_eq!(
-                msgs[1]["content"].as_str().unwrap(),
-                env.observe_text(agent).unwrap()
+                prompt,
+                env.observe_text(agent).unwrap(),
+                "{set:?} step {step} {agent}"
             );
+            messages += prompt.matches("Message: \"").count();
             checked += 1;
         }
         let actions: BTreeMap<String, colony_swarmbench::reply::Reply> = s["actions"]
@@ -212,7 +211,117 @@ fn swarmbench_prompts_in_calls_jsonl_are_the_environments_prompts_byte_for_byte(
             .collect();
         env.step(&actions);
     }
-    assert_eq!(checked, 15, "3 agents × 5 rounds");
+    assert_eq!(
+        checked,
+        rounds * agents,
+        "{set:?}: one call per agent per round"
+    );
+    assert!(messages > 0, "{set:?}: no agent ever received a message");
+}
+
+#[test]
+fn swarmbench_prompts_in_calls_jsonl_are_the_environments_prompts_byte_for_byte() {
+    prompts_match_the_environment(
+        &[
+            "--set",
+            "agents=3",
+            "--set",
+            "max_round=6",
+            "--set",
+            "task=foraging",
+        ],
+        6,
+        3,
+    );
+    // The commander (L.3) and noisy, delayed messages (L.4) through the LLM loop.
+    prompts_match_the_environment(
+        &[
+            "--set",
+            "agents=5",
+            "--set",
+            "max_round=8",
+            "--set",
+            "commander=true",
+            "--set",
+            "corruption=0.3",
+            "--set",
+            "delay_max=2",
+        ],
+        8,
+        5,
+    );
+}
+
+#[test]
+fn the_appendix_b_prompt_comes_out_of_a_real_episode_byte_for_byte() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let given: [(u64, &str, String); 9] = [
+        (0, "Agent_0", "Most lights are off, so I keep mine as it is and look around.\nACTION: STAY\nMSG: Lights: most are OFF. Everyone turn OFF, do not SWITCH if already off.".into()),
+        (0, "Agent_2", format!("My light is on, I switch it off.\nACTION: SWITCH\nMSG: {}", "I switched OFF at (4,1). ".repeat(6))),
+        (0, "Agent_5", "I am not sure yet.".into()),
+        (0, "Agent_9", "ACTION: DOWN\nMSG: moving down to (3,2)".into()),
+        (1, "Agent_0", "ACTION: up\nMSG: Is anyone still ON?".into()),
+        (1, "Agent_1", "ACTION: STAY\nMSG: hello from (4,4)".into()),
+        (1, "Agent_5", "Action: RIGHT\nMSG:".into()),
+        (1, "Agent_8", "ACTION: SWITCH".into()),
+        (1, "Agent_9", "ACTION: STAY\nMSG: All OFF near (3,2)?".into()),
+    ];
+    let mut script = String::new();
+    for step in 0..3u64 {
+        for i in 0..10 {
+            let agent = format!("Agent_{i}");
+            let reply = given
+                .iter()
+                .find(|(s, a, _)| *s == step && *a == agent)
+                .map_or("ACTION: STAY".to_string(), |(_, _, r)| r.clone());
+            script.push_str(
+                &serde_json::json!({"agent": agent, "step": step, "reply": reply}).to_string(),
+            );
+            script.push('\n');
+        }
+    }
+    let file = dir.path().join("appendix_b.jsonl");
+    std::fs::write(&file, script).unwrap();
+    let out = dir.path().join("run");
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "swarmbench",
+        "--set",
+        "task=synchronization",
+        "--policies",
+        "independent",
+        "--seeds",
+        "42",
+        "--max-steps",
+        "3",
+        "--model",
+        &format!("script:{}", file.display()),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let calls = jsonl(&out.join("episodes/independent/42/calls.jsonl"));
+    let c = calls
+        .iter()
+        .find(|c| c["step"] == 2 && c["agent"] == "Agent_0")
+        .unwrap();
+    let prompt = c["messages"][1]["content"].as_str().unwrap();
+    assert_eq!(prompt.len(), 4230);
+    let hex: String = Sha256::digest(prompt.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        hex, "62e42d283f5c553c1169d1141d5b7a699f52e5e4dd1e691ac52a935c402bba38",
+        "{prompt}"
+    );
+    // Agent_5's reply without an action and Agent_2's over-long message are counted.
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    assert_eq!(rows[0]["fallbacks"], 2, "{}", rows[0]);
+    assert_eq!(rows[0]["score"], 1.0);
 }
 
 #[test]

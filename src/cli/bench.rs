@@ -1,4 +1,4 @@
-//! `colony bench client|runtime`: whole-process throughput and memory figures, one JSON line.
+//! `colony bench client|runtime|embed|qa|embodied`: whole-process throughput and memory figures, one JSON line.
 //!
 //! Figures are measured, never asserted in tests; README and issue notes report them.
 
@@ -36,6 +36,8 @@ pub enum BenchWhat {
     Embed(EmbedBench),
     /// QA datasets: load and grade a synthetic GSM8K-format file.
     Qa(QaBench),
+    /// Embodied episode loop: CPU µs per agent decision excluding model time, peak RSS.
+    Embodied(super::bench_embodied::EmbodiedBench),
 }
 
 /// Arguments of `colony bench qa`.
@@ -89,6 +91,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         BenchWhat::Runtime(a) => runtime(a).await,
         BenchWhat::Embed(a) => embed(a).await,
         BenchWhat::Qa(a) => qa(a),
+        BenchWhat::Embodied(a) => super::bench_embodied::run(a).await,
     }
 }
 

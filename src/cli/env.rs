@@ -234,7 +234,7 @@ async fn run_episodes(a: RunArgs) -> Result<()> {
     let mut show = |policy: &str, seed: u64, step: u64, picture: &str| {
         println!("{policy} seed {seed} step {step}\n{picture}");
     };
-    let render: Option<&mut (dyn FnMut(&str, u64, u64, &str) + Send)> =
+    let render: Option<colony::eval::env_run::EpisodeRender<'_>> =
         if a.render { Some(&mut show) } else { None };
     let all = run_builtin(&config, render).await?;
     print!("{}", markdown_table(&all));

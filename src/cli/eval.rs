@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use colony::eval::{run_policy, EvalConfig, PolicySummary, Summary};
+use colony::eval::{run_policy, EvalConfig, PolicySummary};
 use colony::llm::{ModelKind, ModelSpec, ModelsConfig, SharedModel, SimulatedModel};
 use colony::policy::reasoning::{policy_with_embedder, Generation, Member, Roster};
 use colony::runtime::RoleCard;
@@ -167,17 +167,7 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         .map(|s| policy_with_embedder(s, embedder.clone()).map(Arc::from))
         .collect::<Result<Vec<_>, _>>()?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let summary_path = a.out.join("summary.json");
-    let mut summary: Summary = match std::fs::read_to_string(&summary_path) {
-        // A damaged summary is an error, not a reset: it holds other datasets' totals.
-        Ok(t) => serde_json::from_str(&t).with_context(|| {
-            format!(
-                "{} is not a colony summary; fix or remove it (the JSONL results are kept)",
-                summary_path.display()
-            )
-        })?,
-        Err(_) => Summary::default(),
-    };
+    let mut summary = colony::eval::report::load_summary(&a.out)?;
     let eval = EvalConfig {
         concurrency: a.items_in_flight.unwrap_or(4 * a.concurrency).max(1),
         run_seed: a.data.seed,
@@ -209,14 +199,7 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         bar.finish_and_clear();
         summary.record(dataset.name(), &name, PolicySummary::of(&results));
     }
-    std::fs::write(&summary_path, serde_json::to_string_pretty(&summary)?)
-        .with_context(|| format!("writing {}", summary_path.display()))?;
-    let md = summary.markdown();
-    std::fs::write(a.out.join("results.md"), &md)?;
-    std::fs::write(a.out.join("results.csv"), summary.csv())?;
-    let svg = a.out.join("accuracy_vs_tokens.svg");
-    colony::eval::plot::accuracy_vs_tokens(&summary, &svg)
-        .with_context(|| format!("writing {}", svg.display()))?;
+    let md = colony::eval::report::write_eval_report(&a.out, &summary)?;
     println!("{md}");
     Ok(())
 }

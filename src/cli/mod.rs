@@ -1,6 +1,7 @@
 //! The `colony` subcommands, one file each.
 
 pub mod bench;
+pub mod bench_embodied;
 pub mod chat;
 pub mod compare;
 pub mod cube;

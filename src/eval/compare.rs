@@ -146,6 +146,8 @@ pub struct Progress {
     pub tokens: AtomicU64,
     /// Episodes that ended with an error.
     pub errors: AtomicU64,
+    /// Failed attempts the client retried.
+    pub retries: AtomicU64,
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> CompareError + '_ {
@@ -223,6 +225,8 @@ impl EpisodeSink for CompareSink {
             .map(|c| c.usage.prompt_tokens + c.usage.completion_tokens)
             .sum();
         self.progress.tokens.fetch_add(tokens, Ordering::Relaxed);
+        let retries: u64 = calls.iter().map(|c| u64::from(c.retries)).sum();
+        self.progress.retries.fetch_add(retries, Ordering::Relaxed);
         self.writer.on_calls(calls)
     }
 }

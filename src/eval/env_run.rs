@@ -79,10 +79,16 @@ pub fn mean_std(xs: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
+/// A per-step render callback: `(step, picture)`.
+type StepRender<'a> = &'a mut (dyn FnMut(u64, &str) + Send);
+
+/// The render callback of [`run_builtin`]: `(policy, seed, step, picture)`.
+pub type EpisodeRender<'a> = &'a mut (dyn FnMut(&str, u64, u64, &str) + Send);
+
 /// A sink that writes a trajectory and/or calls `render` after every step.
 struct RunSink<'a> {
     writer: Option<TrajectoryWriter>,
-    render: Option<&'a mut (dyn FnMut(u64, &str) + Send)>,
+    render: Option<StepRender<'a>>,
 }
 
 impl EpisodeSink for RunSink<'_> {
@@ -109,7 +115,7 @@ impl EpisodeSink for RunSink<'_> {
 /// `(policy, seed, step, picture)` after every step.
 pub async fn run_builtin(
     config: &EnvRunConfig,
-    mut render: Option<&mut (dyn FnMut(&str, u64, u64, &str) + Send)>,
+    mut render: Option<EpisodeRender<'_>>,
 ) -> Result<Vec<PolicyEpisodes>, EnvRunError> {
     let (entry, _) = build(&config.env, &config.set)?;
     for policy in &config.policies {

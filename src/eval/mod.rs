@@ -11,6 +11,7 @@ pub mod compare_report;
 pub mod env_run;
 pub mod episode;
 pub mod plot;
+pub mod report;
 pub mod resources;
 pub mod results;
 pub mod runner;

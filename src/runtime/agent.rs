@@ -237,6 +237,7 @@ impl Agent {
                     usage: response.usage,
                     latency: response.latency,
                     model: response.model,
+                    retries: response.retries,
                 }));
                 Flow::Continue
             }

@@ -113,4 +113,7 @@ pub struct Reply {
     pub latency: Duration,
     /// Model id that answered.
     pub model: String,
+    /// Failed attempts that the client retried before this reply (transport metadata).
+    #[serde(default)]
+    pub retries: u32,
 }

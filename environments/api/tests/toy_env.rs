@@ -18,6 +18,7 @@ struct State {
     rng: u64,
 }
 
+#[derive(Clone)]
 struct Ring {
     s: State,
     /// Bug switch: ignores the RNG state on restore, which the conformance test must catch.
@@ -222,4 +223,37 @@ fn dyn_view_steps_text_actions_and_reports_bad_input() {
         .unwrap_err()
         .to_string();
     assert!(err.starts_with("state field <root>:"), "{err}");
+}
+
+#[test]
+fn default_llm_play_is_lenient_counts_fallbacks_and_snapshots_are_independent() {
+    let mut env = boxed(Ring::new());
+    env.reset(11);
+    // Defaults: everyone decides, the no-op's text is named in the instructions.
+    assert_eq!(env.deciding_agents(), env.agents());
+    assert!(env.instructions("0").contains("stay"));
+    assert!(env.perception_prompt("0").is_none() && env.execution_prompter("0").is_none());
+    assert!(env.hears("0", "1") && !env.delivers_messages());
+    let took = env.parse_reply_text("0", "I would like to jump").unwrap();
+    assert_eq!(took.action, "stay");
+    assert!(took.fallback.as_deref().unwrap().contains("jump"));
+    assert_eq!(took.feedback, took.fallback);
+    assert!(env.parse_reply_text("9", "stay").is_err());
+    let snapshot = env.snapshot();
+    let (step, taken) = env
+        .step_replies(&BTreeMap::from([
+            ("0".to_string(), "right".to_string()),
+            ("1".to_string(), "fly".to_string()),
+        ]))
+        .unwrap();
+    assert_eq!(step.rewards.len(), 2);
+    assert_eq!(taken["0"].fallback, None);
+    assert_eq!(taken["1"].action, "stay");
+    assert!(taken["1"].fallback.is_some());
+    // The snapshot still shows the state before the step.
+    assert_eq!(snapshot.state_json()["t"], 0);
+    assert_eq!(env.state_json()["t"], 1);
+    assert!(env
+        .step_replies(&BTreeMap::from([("5".to_string(), "stay".to_string())]))
+        .is_err());
 }

@@ -47,6 +47,10 @@ pub struct CallLog {
     pub latency_ms: f64,
     /// The error, when the call failed.
     pub error: Option<String>,
+    /// Failed attempts the client retried before the reply (not part of replays: a
+    /// replayed call reports the recorded count).
+    #[serde(default)]
+    pub retries: u32,
     /// True when this call's reply is the agent's action for the step (set by the policy; the
     /// episode loop then fills `action` / `parse_error`).
     #[serde(skip)]
@@ -178,6 +182,7 @@ impl Caller {
             usage: Usage::default(),
             latency_ms: 0.0,
             error: None,
+            retries: 0,
             decides: false,
         };
         if let Some(script) = &self.config.script {
@@ -185,7 +190,6 @@ impl Caller {
             log.usage = Usage {
                 prompt_tokens: approx_prompt_tokens(&log.messages),
                 completion_tokens: approx_tokens(&reply),
-                ..Usage::default()
             };
             log.reply = Some(reply);
             return Ok(log);
@@ -211,6 +215,7 @@ impl Caller {
             Ok(reply) => {
                 log.usage = reply.usage;
                 log.latency_ms = reply.latency.as_secs_f64() * 1e3;
+                log.retries = reply.retries;
                 log.reply = Some(reply.text);
                 Ok(log)
             }
@@ -218,7 +223,7 @@ impl Caller {
                 log.error = Some(source.to_string());
                 Err(EmbodiedError::Call {
                     step,
-                    source,
+                    source: Box::new(source),
                     calls: vec![log],
                 })
             }

@@ -141,7 +141,7 @@ pub enum EmbodiedError {
         step: u64,
         /// The runtime's error (names the agent).
         #[source]
-        source: RuntimeError,
+        source: Box<RuntimeError>,
         /// The calls made in this step before and including the failed one.
         calls: Vec<CallLog>,
     },
@@ -153,7 +153,13 @@ pub enum EmbodiedError {
     Env(#[from] EnvError),
     /// The runtime failed outside a call (e.g. building the team).
     #[error(transparent)]
-    Runtime(#[from] RuntimeError),
+    Runtime(Box<RuntimeError>),
+}
+
+impl From<RuntimeError> for EmbodiedError {
+    fn from(e: RuntimeError) -> Self {
+        Self::Runtime(Box::new(e))
+    }
 }
 
 /// A coordination policy for environment episodes.

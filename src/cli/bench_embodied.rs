@@ -1,0 +1,115 @@
+//! `colony bench embodied`: the orchestration overhead of the one episode loop with LLM
+//! agents, against the in-process simulated model (one JSON line).
+//!
+//! Overhead per decision = (process CPU time − CPU time inside the model) / decisions: view
+//! snapshots, prompt assembly, actor messaging, reply parsing, stepping and call logging,
+//! everything but the model. The simulated model computes synchronously inside `chat`, so the
+//! wall time spent there is its CPU time.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use async_trait::async_trait;
+use clap::Args;
+use colony::eval::episode::{run_episode, EpisodeConfig, NullSink};
+use colony::eval::resources::{cpu_time, peak_rss_bytes};
+use colony::llm::{
+    ChatModel, ChatRequest, ChatResponse, ModelError, SharedModel, SimulatedConfig, SimulatedModel,
+};
+use colony::policy::embodied::{CallerConfig, Independent};
+use serde_json::json;
+
+/// Arguments of `colony bench embodied`.
+#[derive(Args, Debug)]
+pub struct EmbodiedBench {
+    /// Environment id.
+    #[arg(long, default_value = "swarmbench")]
+    pub env: String,
+    /// Environment parameters (default: SwarmBench 40×40 with 100 agents).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Steps to run.
+    #[arg(long, default_value_t = 20)]
+    pub steps: usize,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// A model wrapper that adds up the time spent inside the inner model.
+struct Timed {
+    inner: SharedModel,
+    nanos: Arc<AtomicU64>,
+}
+
+#[async_trait]
+impl ChatModel for Timed {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
+        let t = Instant::now();
+        let r = self.inner.chat(request).await;
+        let spent = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.nanos.fetch_add(spent, Ordering::Relaxed);
+        r
+    }
+}
+
+/// Runs `colony bench embodied`.
+pub async fn run(a: EmbodiedBench) -> anyhow::Result<()> {
+    anyhow::ensure!(a.steps > 0, "--steps must be at least 1");
+    let set = if a.set.is_empty() {
+        vec![
+            "size=40".to_string(),
+            "agents=100".to_string(),
+            "max_round=100000".to_string(),
+        ]
+    } else {
+        a.set.clone()
+    };
+    let (_, mut env) = colony::env::build(&a.env, &set)?;
+    env.reset(a.seed);
+    let nanos = Arc::new(AtomicU64::new(0));
+    let model: SharedModel = Arc::new(Timed {
+        inner: Arc::new(SimulatedModel::new(SimulatedConfig::default())),
+        nanos: nanos.clone(),
+    });
+    let mut policy = Independent::new(CallerConfig {
+        models: vec![model],
+        max_tokens: Some(1024),
+        ..CallerConfig::default()
+    });
+    let cpu0 = cpu_time().unwrap_or_default();
+    let wall = Instant::now();
+    let config = EpisodeConfig {
+        seed: a.seed,
+        max_steps: a.steps,
+    };
+    let out = run_episode(env.as_mut(), &mut policy, config, &mut NullSink).await?;
+    let wall_s = wall.elapsed().as_secs_f64();
+    let cpu = cpu_time()
+        .unwrap_or_default()
+        .saturating_sub(cpu0)
+        .as_secs_f64();
+    let model_s = nanos.load(Ordering::Relaxed) as f64 / 1e9;
+    let decisions = out.calls.max(1) as f64;
+    println!(
+        "{}",
+        json!({
+            "env": env.id(),
+            "config": set,
+            "steps": out.steps,
+            "decisions": out.calls,
+            "error": out.error,
+            "fallbacks": out.fallbacks,
+            "wall_s": wall_s,
+            "cpu_us_per_decision": cpu * 1e6 / decisions,
+            "model_us_per_decision": model_s * 1e6 / decisions,
+            "overhead_us_per_decision": (cpu - model_s).max(0.0) * 1e6 / decisions,
+            "peak_rss_bytes": peak_rss_bytes(),
+        })
+    );
+    Ok(())
+}
