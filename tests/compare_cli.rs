@@ -318,9 +318,10 @@ fn the_appendix_b_prompt_comes_out_of_a_real_episode_byte_for_byte() {
         hex, "62e42d283f5c553c1169d1141d5b7a699f52e5e4dd1e691ac52a935c402bba38",
         "{prompt}"
     );
-    // Agent_5's reply without an action and Agent_2's over-long message are counted.
+    // Counted fallbacks: Agent_2's over-long message and Agent_5's reply without an action
+    // (round 0), Agent_0's lowercase `ACTION: up`, which §12.1 does not accept (round 1).
     let rows = jsonl(&out.join("episodes.jsonl"));
-    assert_eq!(rows[0]["fallbacks"], 2, "{}", rows[0]);
+    assert_eq!(rows[0]["fallbacks"], 3, "{}", rows[0]);
     assert_eq!(rows[0]["score"], 1.0);
 }
 
