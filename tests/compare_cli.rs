@@ -702,8 +702,9 @@ fn bad_input_is_a_clear_error_and_a_failing_endpoint_is_recorded_not_scored() {
             "{args:?}: one line expected: {err}"
         );
     }
-    // An endpoint that always fails: every episode is recorded with its error, nothing is
-    // scored, the run completes and exits non-zero.
+    // An endpoint that always fails: every episode is recorded with its error and not
+    // scored, the other policy still runs, and the run exits non-zero naming the policy
+    // whose every episode failed.
     let m = Mock::start(&["--fail-500", "1.0"], &[]);
     let (ok, out_text, err) = colony(&[
         "compare",
@@ -725,9 +726,17 @@ fn bad_input_is_a_clear_error_and_a_failing_endpoint_is_recorded_not_scored() {
         "--out",
         o,
     ]);
-    assert!(ok, "the heuristic scored, so the run succeeds: {err}");
+    assert!(!ok);
     assert!(err.contains("2 episode(s) ended with an error"), "{err}");
+    assert!(
+        err.contains("every episode of independent ended with an error"),
+        "{err}"
+    );
     assert!(out_text.contains("| independent | 0 | 2 |"), "{out_text}");
+    assert!(
+        out_text.contains("| scripted:heuristic | 2 | 0 |"),
+        "{out_text}"
+    );
     let rows = jsonl(&out.join("episodes.jsonl"));
     let failed: Vec<&Value> = rows
         .iter()
@@ -740,4 +749,76 @@ fn bad_input_is_a_clear_error_and_a_failing_endpoint_is_recorded_not_scored() {
     assert!(failed
         .iter()
         .all(|r| r["failed_calls"].as_u64().unwrap() >= 1));
+}
+
+#[test]
+fn a_failure_no_retry_can_fix_stops_the_run_early_with_one_line() {
+    // Nothing listens on port 9: connection refused on every call.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x");
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "swarmbench",
+        "--set",
+        "agents=2",
+        "--set",
+        "max_round=3",
+        "--policies",
+        "independent",
+        "--seeds",
+        "0..40",
+        "--episodes-in-flight",
+        "1",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "sim",
+        "--max-retries",
+        "0",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("run stopped early") && err.contains("efused"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    assert!(
+        rows.len() < 40,
+        "the run went on after a fatal failure: {} episodes",
+        rows.len()
+    );
+    assert!(rows.iter().all(|r| r["error"].is_string()));
+    // A second writer on the same directory is refused while one runs is tested in the
+    // library (eval::lock); here: a strict replay miss also stops the run.
+    let rec = dir.path().join("empty-record");
+    std::fs::create_dir_all(&rec).unwrap();
+    std::fs::write(rec.join("calls.jsonl"), "").unwrap();
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "cube",
+        "--set",
+        "n=1",
+        "--policies",
+        "independent",
+        "--seeds",
+        "0..5",
+        "--episodes-in-flight",
+        "1",
+        "--replay",
+        rec.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        dir.path().join("y").to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("run stopped early") && err.contains("replay cache miss"),
+        "{err}"
+    );
 }

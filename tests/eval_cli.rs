@@ -248,9 +248,146 @@ fn a_second_dataset_in_the_same_directory_adds_a_column_avg_and_avg_r() {
     assert!(svg.starts_with("<svg") && svg.contains("selforg") && svg.contains("single"));
 }
 
+fn eval_single(url: &str, out: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .args([
+            "eval",
+            "--dataset",
+            "gsm8k",
+            "--data",
+            sample().to_str().unwrap(),
+            "--policy",
+            "single",
+            "--base-url",
+            url,
+            "--model",
+            "sim",
+            "--max-retries",
+            "0",
+            "--quiet",
+            "--limit",
+            "3",
+        ])
+        .args(extra)
+        .arg("--out")
+        .arg(out)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
 #[test]
-fn a_failing_model_is_recorded_per_item_and_the_run_continues() {
+fn a_failing_model_makes_errors_not_wrong_answers_and_a_rerun_retries_them() {
     let m = mock(&["--fail-500", "1.0"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval_single(&m.url, dir.path(), &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "every item errored, yet exit 0");
+    assert!(
+        err.contains("every item of single ended with an error"),
+        "{err}"
+    );
+    let s = summary(dir.path());
+    assert_eq!(s["policies"]["single"]["n"], 3);
+    assert_eq!(s["policies"]["single"]["errors"], 3);
+    assert_eq!(s["policies"]["single"]["correct"], 0);
+    assert_eq!(s["policies"]["single"]["failed_calls"], 3);
+    let lines = std::fs::read_to_string(dir.path().join("single.jsonl")).unwrap();
+    for line in lines.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(r["error"].as_str().unwrap().contains("500"), "{r}");
+        assert_eq!(r["failed_calls"], 1);
+    }
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("| Errors | Failed calls |"), "{table}");
+    // Against a healthy server the errored items run again; nothing is stuck at 0%.
+    let healthy = mock(&[]);
+    let out = eval_single(&healthy.url, dir.path(), &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = summary(dir.path());
+    assert_eq!(s["policies"]["single"]["n"], 3);
+    assert_eq!(s["policies"]["single"]["errors"], 0);
+    assert!(s["policies"]["single"]["calls"].as_u64().unwrap() >= 3);
+}
+
+#[test]
+fn an_unauthorized_or_dead_endpoint_stops_the_run_with_one_line() {
+    // 401: serve-mock requires a key the client does not send.
+    let m = Mock::start(
+        &["--require-api-key-env", "COLONY_TEST_NEEDED_KEY"],
+        &[("COLONY_TEST_NEEDED_KEY", "secret-key")],
+    );
+    for (url, needle) in [(m.url.as_str(), "401"), ("http://127.0.0.1:9/v1", "efused")] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new(BIN)
+            .args([
+                "eval",
+                "--dataset",
+                "gsm8k",
+                "--data",
+                sample().to_str().unwrap(),
+                "--policy",
+                "single",
+                "--base-url",
+                url,
+                "--model",
+                "sim",
+                "--max-retries",
+                "0",
+                "--quiet",
+                "--concurrency",
+                "1",
+                "--items-in-flight",
+                "1",
+                "--out",
+            ])
+            .arg(dir.path())
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(
+            err.contains("run stopped early") && err.contains(needle),
+            "{err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(!err.contains("secret-key"));
+        let done = lines_of(&dir.path().join("single.jsonl"));
+        assert!(done < 12, "the run burnt through the dataset: {done} items");
+    }
+    // A strict replay miss stops the run too.
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    std::fs::create_dir_all(&rec).unwrap();
+    std::fs::write(rec.join("calls.jsonl"), "").unwrap();
+    let out = eval_single(
+        "http://127.0.0.1:9/v1",
+        &dir.path().join("out"),
+        &[
+            "--replay",
+            rec.to_str().unwrap(),
+            "--items-in-flight",
+            "1",
+            "--concurrency",
+            "1",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("run stopped early") && err.contains("replay cache miss"),
+        "{err}"
+    );
+}
+
+#[test]
+fn partial_failures_are_counted_per_item_without_losing_the_answer() {
+    let m = mock(&["--fail-500", "0.3", "--seed", "5"]);
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(BIN)
         .args([
@@ -260,49 +397,116 @@ fn a_failing_model_is_recorded_per_item_and_the_run_continues() {
             "--data",
             sample().to_str().unwrap(),
             "--policy",
-            "single",
-        ])
-        .args([
+            "self_consistency:k=5",
             "--base-url",
             &m.url,
+            "--model",
+            "sim",
             "--max-retries",
             "0",
             "--quiet",
-            "--limit",
-            "3",
             "--out",
         ])
         .arg(dir.path())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
+    let _ = out;
+    let text = std::fs::read_to_string(dir.path().join("self_consistency.jsonl")).unwrap();
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let partial: Vec<&serde_json::Value> = rows
+        .iter()
+        .filter(|r| r["failed_calls"].as_u64().unwrap() > 0 && r["answer"].is_string())
+        .collect();
+    assert!(!partial.is_empty(), "no item had a partial failure: {text}");
+    assert!(
+        partial.iter().all(|r| r["error"].is_null()),
+        "answered items are not errors"
+    );
+    let s = summary(dir.path());
+    let failed: u64 = rows
+        .iter()
+        .map(|r| r["failed_calls"].as_u64().unwrap())
+        .sum();
+    assert_eq!(s["policies"]["self_consistency"]["failed_calls"], failed);
+}
+
+#[test]
+fn a_damaged_summary_is_rebuilt_from_the_results_files() {
+    let m = mock(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval(&m.url, dir.path(), &["--limit", "1"]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let s = summary(dir.path());
-    assert_eq!(s["policies"]["single"]["n"], 3);
-    assert_eq!(s["policies"]["single"]["correct"], 0);
-    let line = std::fs::read_to_string(dir.path().join("single.jsonl")).unwrap();
-    assert!(line.contains("500"), "the error is recorded: {line}");
+    let before = summary(dir.path());
+    std::fs::write(dir.path().join("summary.json"), "{\"policies\": [").unwrap();
+    let out = eval(&m.url, dir.path(), &["--limit", "1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Every policy's rows are back, with the same totals (wall times aside).
+    let after = summary(dir.path());
+    for policy in ["single", "cot", "self_consistency", "debate", "selforg"] {
+        for key in ["n", "correct", "errors", "calls", "prompt_tokens"] {
+            assert_eq!(
+                after["policies"][policy][key], before["policies"][policy][key],
+                "{policy} {key}"
+            );
+        }
+    }
 }
 
 #[test]
-fn a_damaged_summary_is_a_clear_error_not_a_silent_reset() {
-    let m = mock(&[]);
+fn a_second_writer_on_the_same_directory_is_refused() {
+    let slow = mock(&["--latency-ms", "300"]);
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("summary.json"), "{\"policies\": [").unwrap();
-    let out = eval(&m.url, dir.path(), &["--limit", "1"]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("summary.json") && err.contains("not a colony summary"),
-        "{err}"
-    );
-    // Nothing was overwritten.
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("summary.json")).unwrap(),
-        "{\"policies\": ["
-    );
+    let mut first = Command::new(BIN)
+        .args([
+            "eval",
+            "--dataset",
+            "gsm8k",
+            "--data",
+            sample().to_str().unwrap(),
+            "--policy",
+            "single",
+            "--base-url",
+            &slow.url,
+            "--model",
+            "sim",
+            "--quiet",
+            "--concurrency",
+            "1",
+            "--items-in-flight",
+            "1",
+            "--out",
+        ])
+        .arg(dir.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = dir.path().join(".colony.lock");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::fs::read_to_string(&lock).map_or(true, |t| t.trim().is_empty()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first run never locked"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = eval_single(&slow.url, dir.path(), &[]);
+    let _ = first.kill();
+    let _ = first.wait();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success());
+    assert!(err.contains("another colony process"), "{err}");
 }

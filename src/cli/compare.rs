@@ -204,10 +204,21 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
              and run again when the same command is repeated"
         );
     }
-    let scored: usize = summary.policies.values().map(|p| p.episodes).sum();
+    let failed: Vec<&str> = summary
+        .order
+        .iter()
+        .filter(|p| {
+            summary
+                .policies
+                .get(*p)
+                .is_some_and(|s| s.episodes == 0 && s.errors > 0)
+        })
+        .map(String::as_str)
+        .collect();
     anyhow::ensure!(
-        scored > 0 || errors == 0,
-        "every episode ended with an error"
+        failed.is_empty(),
+        "every episode of {} ended with an error; nothing was scored",
+        failed.join(", ")
     );
     Ok(())
 }

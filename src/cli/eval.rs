@@ -167,7 +167,10 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         .map(|s| policy_with_embedder(s, embedder.clone()).map(Arc::from))
         .collect::<Result<Vec<_>, _>>()?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let mut summary = colony::eval::report::load_summary(&a.out)?;
+    let _lock = colony::eval::lock::DirLock::acquire(&a.out)?;
+    let mut summary = colony::eval::report::rebuild_summary(&a.out)?;
+    let mut stopped = None;
+    let mut all_errored = Vec::new();
     let eval = EvalConfig {
         concurrency: a.items_in_flight.unwrap_or(4 * a.concurrency).max(1),
         run_seed: a.data.seed,
@@ -185,22 +188,48 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar.set_prefix(name.clone());
-        let stats = std::sync::Mutex::new((0usize, 0usize, 0u64));
+        let stats = std::sync::Mutex::new((0usize, 0usize, 0u64, 0usize));
         let on_done = |r: &colony::eval::ItemResult| {
             let mut s = stats.lock().unwrap_or_else(|p| p.into_inner());
             s.0 += 1;
             s.1 += usize::from(r.correct);
             s.2 += r.prompt_tokens + r.completion_tokens;
+            s.3 += usize::from(r.error.is_some());
             bar.inc(1);
-            bar.set_message(format!("acc {:.3} tokens {}", s.1 as f64 / s.0 as f64, s.2));
+            let answered = (s.0 - s.3).max(1);
+            bar.set_message(format!(
+                "acc {:.3} tokens {} errors {}",
+                s.1 as f64 / answered as f64,
+                s.2,
+                s.3
+            ));
         };
         let path = a.out.join(format!("{name}.jsonl"));
-        let results = run_policy(policy, &items, &roster, &eval, &path, &on_done).await?;
+        let run = run_policy(policy, &items, &roster, &eval, &path, &on_done).await?;
         bar.finish_and_clear();
-        summary.record(dataset.name(), &name, PolicySummary::of(&results));
+        let totals = PolicySummary::of(&run.results);
+        if totals.n > 0 && totals.errors == totals.n {
+            all_errored.push(name.clone());
+        }
+        summary.record(dataset.name(), &name, totals);
+        if let Some(why) = run.stopped {
+            stopped = Some((name, why));
+            break;
+        }
     }
     let md = colony::eval::report::write_eval_report(&a.out, &summary)?;
     println!("{md}");
+    if let Some((name, why)) = stopped {
+        anyhow::bail!(
+            "run stopped early at policy {name}: a failure no retry can fix: {why} (finished \
+             items are kept; errored ones run again next time)"
+        );
+    }
+    anyhow::ensure!(
+        all_errored.is_empty(),
+        "every item of {} ended with an error (see the `error` field in the results); nothing was scored",
+        all_errored.join(", ")
+    );
     Ok(())
 }
 

@@ -11,7 +11,7 @@
 //!
 //! Resume: episodes already in `episodes.jsonl` without an error are skipped; errored ones
 //! run again and their new line supersedes the old. One process writes a directory at a time
-//! (an OS file lock on `compare.json`).
+//! ([`super::lock::DirLock`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -121,14 +121,15 @@ pub enum CompareError {
         differences: String,
     },
     /// Another process is writing this directory.
-    #[error("{path} is locked by another colony process writing the same directory")]
-    Locked {
-        /// The locked file.
-        path: PathBuf,
-    },
+    #[error(transparent)]
+    Locked(#[from] super::lock::LockError),
     /// Reports could not be drawn.
     #[error(transparent)]
     Plot(#[from] super::plot::PlotError),
+    /// A failure no retry can fix stopped the run (finished episodes are kept; the report
+    /// covers them).
+    #[error("run stopped early: a failure no retry can fix: {0} (finished episodes are kept; errored ones run again next time)")]
+    Stopped(String),
 }
 
 /// Live counters for a progress display.
@@ -166,8 +167,8 @@ struct Settings {
     model: String,
 }
 
-/// Writes `compare.json` or checks it against this run; keeps it open and locked.
-fn claim(dir: &Path, s: &Settings) -> Result<std::fs::File, CompareError> {
+/// Writes `compare.json` or checks it against this run.
+fn claim(dir: &Path, s: &Settings) -> Result<(), CompareError> {
     let path = dir.join("compare.json");
     if let Ok(text) = std::fs::read_to_string(&path) {
         let old: Settings = serde_json::from_str(&text).map_err(|e| CompareError::Mismatch {
@@ -197,12 +198,7 @@ fn claim(dir: &Path, s: &Settings) -> Result<std::fs::File, CompareError> {
         let text = serde_json::to_string_pretty(s).unwrap_or_default();
         write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
     }
-    let file = std::fs::File::open(&path).map_err(io(&path))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(CompareError::Locked { path }),
-        Err(std::fs::TryLockError::Error(e)) => Err(io(&path)(e)),
-    }
+    Ok(())
 }
 
 /// A sink writing an episode's files and counting live progress.
@@ -243,7 +239,12 @@ async fn one_episode(
     seed: u64,
     results: Arc<JsonlFile<EpisodeResult>>,
     progress: Arc<Progress>,
-) -> Result<EpisodeResult, CompareError> {
+    stop: Arc<std::sync::Mutex<Option<String>>>,
+) -> Result<(), CompareError> {
+    if stop.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
+        // A fatal failure stopped the run: episodes not yet started are left for next time.
+        return Ok(());
+    }
     let (entry, mut env) = build(&config.env, &config.set)?;
     env.reset(seed);
     let ctx = PolicyContext {
@@ -276,13 +277,19 @@ async fn one_episode(
         .map_err(|e| io(&dir)(e.0))?;
     sink.writer.finish().map_err(io(&dir))?;
     let metrics = super::compare_report::paper_metrics(env.as_ref());
+    if outcome.fatal {
+        let mut s = stop.lock().unwrap_or_else(|p| p.into_inner());
+        if s.is_none() {
+            *s = outcome.error.clone();
+        }
+    }
     let r = result_of(&policy, seed, outcome, metrics);
     results.append(&r)?;
     progress.episodes_done.fetch_add(1, Ordering::Relaxed);
     if r.error.is_some() {
         progress.errors.fetch_add(1, Ordering::Relaxed);
     }
-    Ok(r)
+    Ok(())
 }
 
 fn result_of(
@@ -332,7 +339,8 @@ pub async fn run_compare(
         }
     }
     std::fs::create_dir_all(&config.out).map_err(io(&config.out))?;
-    let _lock = claim(
+    let _lock = super::lock::DirLock::acquire(&config.out)?;
+    claim(
         &config.out,
         &Settings {
             env: entry.info().id,
@@ -360,6 +368,7 @@ pub async fn run_compare(
         .store(jobs.len() as u64, Ordering::Relaxed);
     let results = Arc::new(results);
     let config = Arc::new(config);
+    let stop = Arc::new(std::sync::Mutex::new(None));
     let mut stream = futures::stream::iter(jobs)
         .map(|(policy, seed)| {
             let task = one_episode(
@@ -368,10 +377,11 @@ pub async fn run_compare(
                 seed,
                 results.clone(),
                 progress.clone(),
+                stop.clone(),
             );
             async move {
                 match tokio::spawn(task).await {
-                    Ok(r) => r.map(|_| ()),
+                    Ok(r) => r,
                     Err(e) => Err(CompareError::Io {
                         path: config_path_hint(),
                         source: std::io::Error::other(format!("an episode task failed: {e}")),
@@ -394,7 +404,11 @@ pub async fn run_compare(
     let do_nothing = super::compare_report::do_nothing_scores(&config, &all).await?;
     let summary = CompareSummary::of(&config, entry.info().id, &all, do_nothing);
     write_report(&config.out, &summary, &all)?;
-    Ok(summary)
+    let stopped = stop.lock().unwrap_or_else(|p| p.into_inner()).take();
+    match stopped {
+        Some(why) => Err(CompareError::Stopped(why)),
+        None => Ok(summary),
+    }
 }
 
 fn config_path_hint() -> PathBuf {

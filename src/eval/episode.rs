@@ -19,7 +19,9 @@ use std::time::Instant;
 use colony_env_api::{AgentId, DynEnvironment, Event};
 use serde::{Deserialize, Serialize};
 
+use crate::llm::stops_run;
 use crate::policy::embodied::{AgentView, CallLog, EmbodiedError, EmbodiedPolicy, StepView};
+use crate::runtime::RuntimeError;
 
 /// One step as `steps.jsonl` stores it (the key names are a contract).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -103,6 +105,9 @@ pub struct EpisodeOutcome {
     pub error: Option<String>,
     /// Wall time in seconds.
     pub wall_s: f64,
+    /// The error is one no retry can fix ([`crate::llm::stops_run`]); runs stop on it.
+    #[serde(skip)]
+    pub fatal: bool,
 }
 
 /// Errors that stop the loop itself (results could not be written).
@@ -240,6 +245,8 @@ pub async fn run_episode(
         let (r, actions) = match stepped {
             Ok(x) => x,
             Err(e) => {
+                out.fatal = matches!(&e, EmbodiedError::Call { source, .. }
+                    if matches!(source.as_ref(), RuntimeError::Model { source, .. } if stops_run(source)));
                 out.error = Some(e.to_string());
                 break;
             }

@@ -10,6 +10,7 @@ pub mod compare;
 pub mod compare_report;
 pub mod env_run;
 pub mod episode;
+pub mod lock;
 pub mod plot;
 pub mod report;
 pub mod resources;
@@ -22,5 +23,5 @@ pub use compare::{run_compare, CompareConfig, CompareError, EpisodeResult, Progr
 pub use compare_report::CompareSummary;
 pub use episode::{run_episode, EpisodeConfig, EpisodeOutcome, EpisodeSink, StepRecord};
 pub use results::{ItemResult, JsonlFile, ResultsError, ResultsFile};
-pub use runner::{run_policy, solve_item, EvalConfig};
+pub use runner::{run_policy, solve_item, EvalConfig, PolicyRun};
 pub use summary::{PolicySummary, Summary};

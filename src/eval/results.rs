@@ -30,9 +30,16 @@ pub struct ItemResult {
     pub gold: String,
     /// Whether the answer is correct.
     pub correct: bool,
-    /// Error that prevented an answer, if any (the item still counts, as incorrect).
+    /// Why the item has no trustworthy answer (its model calls failed), if so: the item is
+    /// an error, not a wrong answer — left out of accuracy and retried on the next run.
     #[serde(default)]
     pub error: Option<String>,
+    /// Model calls of this item that failed (also when the item still got an answer).
+    #[serde(default)]
+    pub failed_calls: u64,
+    /// The error is one that stops the run (bad key, wrong URL, replay miss; not stored).
+    #[serde(skip)]
+    pub fatal: bool,
     /// Model calls made.
     pub calls: u64,
     /// Prompt tokens.
@@ -157,8 +164,12 @@ impl<T: Serialize + DeserializeOwned> JsonlFile<T> {
 }
 
 impl JsonlFile<ItemResult> {
-    /// Ids present in `results`.
+    /// Ids of `results` that finished without an error (what a rerun skips).
     pub fn ids(results: &[ItemResult]) -> BTreeSet<String> {
-        results.iter().map(|r| r.id.clone()).collect()
+        results
+            .iter()
+            .filter(|r| r.error.is_none())
+            .map(|r| r.id.clone())
+            .collect()
     }
 }

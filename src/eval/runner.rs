@@ -1,5 +1,12 @@
 //! Runs one policy over many items: bounded concurrency, one JSON line per finished item,
-//! resume by skipping ids already in the results file.
+//! resume by skipping ids already in the results file without an error.
+//!
+//! Decision (failures are never wrong answers): an item whose model calls failed and that has
+//! no answer, or whose calls all failed, is an **error**: `error` says which calls failed and
+//! why, the item is left out of accuracy, and the next run solves it again. An answered item
+//! with some failed calls (1 of 5 self-consistency samples) keeps its answer and counts them
+//! in `failed_calls`. A failure that no retry can fix (see [`crate::llm::stops_run`]) stops
+//! the run: no further items are started, and [`PolicyRun::stopped`] says why.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -9,7 +16,9 @@ use colony_qa::{equivalent, Item, JudgeOptions};
 use futures::stream::{self, StreamExt};
 
 use super::results::{ItemResult, ResultsError, ResultsFile};
-use crate::policy::reasoning::{Query, ReasoningPolicy, Roster};
+use crate::llm::stops_run;
+use crate::policy::reasoning::{PolicyError, Query, ReasoningPolicy, Roster};
+use crate::runtime::RuntimeError;
 
 /// Settings of an evaluation run.
 #[derive(Debug, Clone)]
@@ -23,7 +32,7 @@ pub struct EvalConfig {
     pub dataset: String,
 }
 
-/// Solves one item; failures become an error result (the item counts as incorrect).
+/// Solves one item; see the module docs for when it is an error.
 pub async fn solve_item(
     policy: &dyn ReasoningPolicy,
     item: &Item,
@@ -40,10 +49,23 @@ pub async fn solve_item(
     let wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
     match outcome {
         Ok(out) => {
-            let correct = out.answer.as_deref().is_some_and(|a| {
-                equivalent(a, &item.gold, &item.answer_type, &JudgeOptions::default())
-            });
             let run = out.usage.run;
+            let failed = run.failed_calls;
+            let error = (failed > 0 && (run.calls == 0 || out.answer.is_none())).then(|| {
+                let first = out
+                    .transcript
+                    .failures()
+                    .next()
+                    .map_or_else(String::new, |(_, f)| f.error.clone());
+                format!(
+                    "{failed} of {} model call(s) failed and no answer was obtained: {first}",
+                    failed + run.calls
+                )
+            });
+            let correct = error.is_none()
+                && out.answer.as_deref().is_some_and(|a| {
+                    equivalent(a, &item.gold, &item.answer_type, &JudgeOptions::default())
+                });
             ItemResult {
                 id: item.id.clone(),
                 policy: policy.name().to_string(),
@@ -51,7 +73,9 @@ pub async fn solve_item(
                 answer: out.answer,
                 gold: item.gold.clone(),
                 correct,
-                error: None,
+                fatal: error.is_some() && run.fatal_failures > 0,
+                error,
+                failed_calls: failed,
                 calls: run.calls,
                 prompt_tokens: run.usage.prompt_tokens,
                 completion_tokens: run.usage.completion_tokens,
@@ -66,7 +90,12 @@ pub async fn solve_item(
             answer: None,
             gold: item.gold.clone(),
             correct: false,
+            fatal: matches!(&e, PolicyError::Runtime(RuntimeError::Model { source, .. }) if stops_run(source)),
             error: Some(e.to_string()),
+            failed_calls: u64::from(matches!(
+                e,
+                PolicyError::Runtime(RuntimeError::Model { .. })
+            )),
             calls: 0,
             prompt_tokens: 0,
             completion_tokens: 0,
@@ -76,8 +105,18 @@ pub async fn solve_item(
     }
 }
 
-/// Runs `policy` over `items`, appending to `results_path`; returns every result of the file
-/// (earlier runs included) once all items are done. `on_done` sees each newly finished item.
+/// The outcome of [`run_policy`].
+#[derive(Debug, Clone)]
+pub struct PolicyRun {
+    /// The latest result of every selected item that has one, in item order.
+    pub results: Vec<ItemResult>,
+    /// Why the run stopped early, when a failure no retry can fix ended it.
+    pub stopped: Option<String>,
+}
+
+/// Runs `policy` over `items`, appending to `results_path`; returns the latest result of
+/// every selected item (earlier runs included). `on_done` sees each newly finished item.
+/// Items whose last result is an error are solved again.
 pub async fn run_policy(
     policy: Arc<dyn ReasoningPolicy>,
     items: &[Item],
@@ -85,11 +124,11 @@ pub async fn run_policy(
     config: &EvalConfig,
     results_path: &Path,
     on_done: &(dyn Fn(&ItemResult) + Send + Sync),
-) -> Result<Vec<ItemResult>, ResultsError> {
+) -> Result<PolicyRun, ResultsError> {
     let (file, mut all) = ResultsFile::open(results_path)?;
     // Results of other datasets in the same file are kept but are not this run's.
     all.retain(|r| r.dataset == config.dataset || r.dataset.is_empty());
-    let done = ResultsFile::ids(&all);
+    let done = ResultsFile::ids(&latest(all.clone()));
     let pending: Vec<&Item> = items.iter().filter(|i| !done.contains(&i.id)).collect();
     let mut finished = stream::iter(pending)
         .map(|item| {
@@ -106,19 +145,39 @@ pub async fn run_policy(
             }
         })
         .buffer_unordered(config.concurrency.max(1));
+    let mut stopped = None;
     while let Some(result) = finished.next().await {
         file.append(&result)?;
         on_done(&result);
+        if result.fatal && stopped.is_none() {
+            // Items already in flight finish and are kept; no new item starts.
+            stopped = result.error.clone();
+        }
         all.push(result);
+        if stopped.is_some() {
+            break;
+        }
     }
-    // Keep only this run's items, in item order, for the summary.
+    drop(finished);
+    // Keep only this run's items, latest result first, in item order, for the summary.
     let wanted: std::collections::BTreeMap<&str, usize> = items
         .iter()
         .enumerate()
         .map(|(i, it)| (it.id.as_str(), i))
         .collect();
-    all.retain(|r| wanted.contains_key(r.id.as_str()));
-    all.sort_by_key(|r| wanted.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
-    all.dedup_by(|a, b| a.id == b.id);
-    Ok(all)
+    let mut results = latest(all);
+    results.retain(|r| wanted.contains_key(r.id.as_str()));
+    results.sort_by_key(|r| wanted.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
+    Ok(PolicyRun { results, stopped })
+}
+
+/// The last result per item id (a rerun's line supersedes an earlier errored one); an id
+/// with only errored lines keeps its last error.
+fn latest(all: Vec<ItemResult>) -> Vec<ItemResult> {
+    let mut by_id: std::collections::BTreeMap<String, ItemResult> =
+        std::collections::BTreeMap::new();
+    for r in all {
+        by_id.insert(r.id.clone(), r);
+    }
+    by_id.into_values().collect()
 }

@@ -17,10 +17,14 @@ pub struct PolicySummary {
     pub n: usize,
     /// Correct items.
     pub correct: usize,
-    /// `correct / n`.
+    /// `correct / (n − errors)`: accuracy over the answered items (errors are not wrong
+    /// answers; they are counted apart, as lm-eval-harness and Inspect report them).
     pub accuracy: f64,
-    /// Items that ended in an error.
+    /// Items that ended in an error (not scored).
     pub errors: usize,
+    /// Failed model calls, errored items and answered ones alike.
+    #[serde(default)]
+    pub failed_calls: u64,
     /// Model calls.
     pub calls: u64,
     /// Prompt tokens.
@@ -52,6 +56,7 @@ impl PolicySummary {
                 correct: usize::from(r.correct),
                 accuracy: 0.0,
                 errors: usize::from(r.error.is_some()),
+                failed_calls: r.failed_calls,
                 calls: r.calls,
                 prompt_tokens: r.prompt_tokens,
                 completion_tokens: r.completion_tokens,
@@ -66,14 +71,16 @@ impl PolicySummary {
         self.n += other.n;
         self.correct += other.correct;
         self.errors += other.errors;
+        self.failed_calls += other.failed_calls;
         self.calls += other.calls;
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
         self.wall_s += other.wall_s;
-        self.accuracy = if self.n == 0 {
+        let answered = self.n.saturating_sub(self.errors);
+        self.accuracy = if answered == 0 {
             0.0
         } else {
-            self.correct as f64 / self.n as f64
+            self.correct as f64 / answered as f64
         };
     }
 }
@@ -173,8 +180,10 @@ impl Summary {
         for d in &names {
             out.push_str(&format!(" {d} (%) |"));
         }
-        out.push_str(" AVG | AVG-R | Prompt tokens | Completion tokens | Calls | Errors |\n|---|");
-        out.push_str(&"---|".repeat(names.len() + 6));
+        out.push_str(
+            " AVG | AVG-R | Prompt tokens | Completion tokens | Calls | Errors | Failed calls |\n|---|",
+        );
+        out.push_str(&"---|".repeat(names.len() + 7));
         out.push('\n');
         for row in self.rows() {
             out.push_str(&format!("| {} |", row.method));
@@ -186,8 +195,14 @@ impl Summary {
             }
             let t = &row.totals;
             out.push_str(&format!(
-                " {:.2} | {:.2} | {} | {} | {} | {} |\n",
-                row.avg, row.avg_rank, t.prompt_tokens, t.completion_tokens, t.calls, t.errors
+                " {:.2} | {:.2} | {} | {} | {} | {} | {} |\n",
+                row.avg,
+                row.avg_rank,
+                t.prompt_tokens,
+                t.completion_tokens,
+                t.calls,
+                t.errors,
+                t.failed_calls
             ));
         }
         out
@@ -196,13 +211,13 @@ impl Summary {
     /// The table as CSV: one line per (method, dataset), plus the method's AVG and AVG-R.
     pub fn csv(&self) -> String {
         let mut out = String::from(
-            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r\n",
+            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls\n",
         );
         for row in self.rows() {
             for d in self.dataset_names() {
                 if let Some(s) = self.datasets[&d].get(&row.method) {
                     out.push_str(&format!(
-                        "{},{d},{:.6},{},{},{},{},{},{},{:.3},{:.2},{:.2}\n",
+                        "{},{d},{:.6},{},{},{},{},{},{},{:.3},{:.2},{:.2},{}\n",
                         row.method,
                         s.accuracy,
                         s.n,
@@ -213,7 +228,8 @@ impl Summary {
                         s.errors,
                         s.wall_s,
                         row.avg,
-                        row.avg_rank
+                        row.avg_rank,
+                        s.failed_calls
                     ));
                 }
             }

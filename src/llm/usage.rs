@@ -17,6 +17,10 @@ pub struct UsageTotals {
     pub cached_calls: u64,
     /// Calls that ended in an error.
     pub failed_calls: u64,
+    /// Failed calls whose error stops a run ([`super::stops_run`]: bad key, wrong URL or
+    /// model, replay miss, nothing listening).
+    #[serde(default)]
+    pub fatal_failures: u64,
     /// Tokens of non-cached calls.
     pub usage: Usage,
     /// Failed attempts that were retried.
@@ -77,6 +81,15 @@ impl UsageLedger {
         self.with_agent(agent, |t| t.failed_calls += 1);
     }
 
+    /// Records a call of `agent` that failed with the model error `e`.
+    pub fn record_model_failure(&self, agent: &str, e: &super::ModelError) {
+        let fatal = super::stops_run(e);
+        self.with_agent(agent, |t| {
+            t.failed_calls += 1;
+            t.fatal_failures += u64::from(fatal);
+        });
+    }
+
     fn with_agent(&self, agent: &str, f: impl FnOnce(&mut UsageTotals)) {
         let mut map = self.per_agent.lock().unwrap_or_else(|p| p.into_inner());
         match map.get_mut(agent) {
@@ -107,6 +120,7 @@ impl UsageLedger {
             run.calls += t.calls;
             run.cached_calls += t.cached_calls;
             run.failed_calls += t.failed_calls;
+            run.fatal_failures += t.fatal_failures;
             run.usage += t.usage;
             run.retries += t.retries;
             run.wall_time_us += t.wall_time_us;

@@ -243,7 +243,9 @@ impl Agent {
             }
             Outcome::Done(Err(source)) => {
                 tracing::debug!(agent = %self.id, error = %source, "model call failed");
-                self.shared.ledger.record_failure(self.id.as_str());
+                self.shared
+                    .ledger
+                    .record_model_failure(self.id.as_str(), &source);
                 let error = source.to_string();
                 self.record(Event::Failure(FailureRecord {
                     model: self.model.id().to_string(),
