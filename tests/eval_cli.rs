@@ -510,3 +510,50 @@ fn a_second_writer_on_the_same_directory_is_refused() {
     assert!(!second.status.success());
     assert!(err.contains("another colony process"), "{err}");
 }
+
+#[test]
+fn a_remote_embedder_inside_eval_uses_the_api_key_env_like_colony_embed() {
+    let m = Mock::start(
+        &[
+            "--require-api-key-env",
+            "COLONY_TEST_EMBED_KEY",
+            "--answer-key",
+            sample().to_str().unwrap(),
+            "--dataset",
+            "gsm8k",
+        ],
+        &[("COLONY_TEST_EMBED_KEY", "k-123")],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "eval",
+            "--dataset",
+            "gsm8k",
+            "--data",
+            sample().to_str().unwrap(),
+            "--policy",
+            "selforg:rounds=1",
+            "--limit",
+            "1",
+            "--base-url",
+            &m.url,
+            "--model",
+            "sim",
+            "--api-key-env",
+            "COLONY_TEST_EMBED_KEY",
+            "--embedder",
+            &format!("remote:{}#sim", m.url),
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir.path())
+        .env("COLONY_TEST_EMBED_KEY", "k-123")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let s = summary(dir.path());
+    assert_eq!(s["policies"]["selforg"]["errors"], 0, "{s}");
+}

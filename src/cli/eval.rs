@@ -160,7 +160,7 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
     let embedder = a
         .embedder
         .parse::<colony::embed::EmbedderSpec>()?
-        .build(None)
+        .build(a.model.api_key()?)
         .await?;
     let policies: Vec<Arc<dyn colony::policy::reasoning::ReasoningPolicy>> = specs
         .iter()

@@ -62,6 +62,17 @@ impl ModelArgs {
         })
     }
 
+    /// The API key named by `--api-key-env`, for the other endpoints a command talks to
+    /// (e.g. a remote embedder): the same key path as the model's, so `colony eval
+    /// --embedder remote:…` and `colony embed` authenticate alike.
+    pub fn api_key(&self) -> anyhow::Result<Option<colony::llm::ApiKey>> {
+        Ok(self
+            .api_key_env
+            .as_deref()
+            .map(colony::llm::ApiKey::from_env)
+            .transpose()?)
+    }
+
     /// Resolves the model spec from models.toml (found via `config`) and the flags.
     pub fn spec(&self, config: Option<&Path>) -> anyhow::Result<ModelSpec> {
         let cfg = ModelsConfig::discover(config)?;

@@ -19,7 +19,7 @@ use super::compare::{CompareConfig, CompareError, EpisodeResult};
 use super::env_run::mean_std;
 use super::episode::{run_episode, EpisodeConfig, NullSink};
 use super::plot::{error_bar_chart, line_chart, Line, MeanBar};
-use super::trajectory::write_atomic;
+use super::trajectory::{temp_path, write_atomic};
 use crate::env::build;
 use crate::policy::embodied::Scripted;
 
@@ -378,12 +378,18 @@ pub fn write_report(
             error: s.score.std,
         })
         .collect();
+    let rename = |tmp: &Path, name: &str| {
+        let path = dir.join(name);
+        std::fs::rename(tmp, &path).map_err(|source| CompareError::Io { path, source })
+    };
+    let score_tmp = temp_path(&dir.join("score.svg"));
     error_bar_chart(
-        &dir.join("score.svg"),
+        &score_tmp,
         &format!("Score per policy, mean ± std — {}", summary.title()),
         "score",
         &bars,
     )?;
+    rename(&score_tmp, "score.svg")?;
     let lines: Vec<Line> = summary
         .order
         .iter()
@@ -409,13 +415,15 @@ pub fn write_report(
     } else {
         (0.0, 1.0)
     };
+    let tokens_tmp = temp_path(&dir.join("score_vs_tokens.svg"));
     line_chart(
-        &dir.join("score_vs_tokens.svg"),
+        &tokens_tmp,
         &format!("Score vs tokens per episode — {}", summary.title()),
         "tokens per episode (prompt + completion)",
         "score",
         (lo, hi),
         &lines,
     )?;
+    rename(&tokens_tmp, "score_vs_tokens.svg")?;
     Ok(())
 }
