@@ -69,6 +69,18 @@ pub struct ServeMockArgs {
     /// Probability that the simulated model adopts the peer answers present in its prompt.
     #[arg(long, value_name = "P", value_parser = parse_probability)]
     pub susceptibility: Option<f64>,
+    /// Largest request body accepted, in bytes (larger ones get 413).
+    #[arg(long, value_name = "BYTES", default_value_t = 2 * 1024 * 1024)]
+    pub max_request_bytes: usize,
+    /// Most inputs accepted in one `/v1/embeddings` request (OpenAI's limit).
+    #[arg(long, value_name = "N", default_value_t = 2048)]
+    pub max_embedding_inputs: usize,
+    /// Largest response body produced, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
+    pub max_response_bytes: usize,
+    /// Seconds a client may take to send its request headers (0 turns the limit off).
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub header_read_timeout: f64,
 }
 
 /// Parses a probability in `[0, 1]`.
@@ -153,6 +165,23 @@ impl ServeMockArgs {
         config.served_models = self.served_model.clone();
         config.required_api_key = required_api_key;
         config.faults = faults;
+        anyhow::ensure!(
+            self.max_request_bytes > 0
+                && self.max_embedding_inputs > 0
+                && self.max_response_bytes > 0,
+            "--max-request-bytes, --max-embedding-inputs and --max-response-bytes must be positive"
+        );
+        config.max_request_bytes = self.max_request_bytes;
+        config.max_embedding_inputs = self.max_embedding_inputs;
+        config.max_response_bytes = self.max_response_bytes;
+        config.header_read_timeout = match self.header_read_timeout {
+            0.0 => None,
+            t => Some(Duration::try_from_secs_f64(t).map_err(|_| {
+                anyhow::anyhow!(
+                    "--header-read-timeout must be a non-negative number of seconds, got {t}"
+                )
+            })?),
+        };
         Ok(config)
     }
 }

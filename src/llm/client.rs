@@ -5,11 +5,16 @@
 //! retryable error release the permit, back off (or wait the server's `Retry-After`) and try
 //! again, possibly on another endpoint. The overall deadline bounds all of it, waiting for
 //! permits and backoff included.
+//!
+//! Response bodies are read chunk by chunk and never past [`ClientSettings::max_body_bytes`]:
+//! an endless or oversized body (chunked JSON, an event stream) ends the attempt with
+//! [`ModelError::BodyTooLarge`], which is not retried. Error bodies (non-2xx) are only read up
+//! to [`MAX_ERROR_BODY_READ`] bytes, as they serve only the error message.
 
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use reqwest::StatusCode;
 
 use super::endpoint::{Endpoint, EndpointPool};
@@ -25,6 +30,12 @@ pub use super::endpoint::EndpointSettings;
 /// Longest error body kept in errors and logs.
 const MAX_ERROR_BODY: usize = 2000;
 
+/// Most bytes read of a non-2xx body (the rest is discarded unread).
+pub(crate) const MAX_ERROR_BODY_READ: usize = 64 * 1024;
+
+/// Default of [`ClientSettings::max_body_bytes`]: 16 MiB.
+pub(crate) const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
 /// Client-wide settings of one model.
 #[derive(Debug, Clone)]
 pub struct ClientSettings {
@@ -36,16 +47,21 @@ pub struct ClientSettings {
     pub deadline: Option<Duration>,
     /// Retries and backoff.
     pub retry: RetryPolicy,
+    /// Largest response body read, in bytes (default [`DEFAULT_MAX_BODY_BYTES`]); a longer
+    /// one fails with [`ModelError::BodyTooLarge`].
+    pub max_body_bytes: usize,
 }
 
 impl ClientSettings {
-    /// Defaults for `model`: 120 s per attempt, 600 s per call, the default retry policy.
+    /// Defaults for `model`: 120 s per attempt, 600 s per call, the default retry policy,
+    /// bodies of at most 16 MiB.
     pub fn new(model: impl Into<String>) -> Self {
         Self {
             model: model.into(),
             request_timeout: Duration::from_secs(120),
             deadline: Some(Duration::from_secs(600)),
             retry: RetryPolicy::default(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
         }
     }
 }
@@ -135,10 +151,7 @@ impl OpenAiClient {
                     .await
                     .map_err(|e| transport_error(ep, e, &self.settings))?;
                 let status = resp.status();
-                let body = resp
-                    .bytes()
-                    .await
-                    .map_err(|e| transport_error(ep, e, &self.settings))?;
+                let body = self.read_body(ep, resp).await?;
                 if !status.is_success() {
                     return Err(status_error(ep, status, None, &body));
                 }
@@ -221,10 +234,7 @@ impl OpenAiClient {
         let retry_after = (!status.is_success())
             .then(|| parse_retry_after(resp.headers()))
             .flatten();
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| transport_error(ep, e, &self.settings))?;
+        let bytes = self.read_body(ep, resp).await?;
         if !status.is_success() {
             return Err(status_error(ep, status, retry_after, &bytes));
         }
@@ -232,6 +242,60 @@ impl OpenAiClient {
             serde_json::from_slice(&bytes).map_err(|e| malformed(ep, e.to_string(), &bytes))?;
         parsed.check().map_err(|m| malformed(ep, m, &bytes))?;
         Ok(parsed)
+    }
+
+    /// Reads the body of `resp` without ever holding more than the limit: for a 2xx answer
+    /// `max_body_bytes` (a longer body is [`ModelError::BodyTooLarge`], detected from
+    /// `Content-Length` before reading when the server declares it), for an error answer
+    /// [`MAX_ERROR_BODY_READ`] bytes (silently truncated: only the message needs it).
+    async fn read_body(
+        &self,
+        ep: &Endpoint,
+        mut resp: reqwest::Response,
+    ) -> Result<Bytes, ModelError> {
+        let success = resp.status().is_success();
+        let limit = if success {
+            self.settings.max_body_bytes
+        } else {
+            MAX_ERROR_BODY_READ.min(self.settings.max_body_bytes)
+        };
+        let too_large = || ModelError::BodyTooLarge {
+            endpoint: ep.base_url.clone(),
+            limit: self.settings.max_body_bytes,
+        };
+        let declared = resp.content_length();
+        if success && declared.is_some_and(|n| n > limit as u64) {
+            return Err(too_large());
+        }
+        // Pre-allocate what the server declared, within the limit and at most 1 MiB.
+        let hint = declared
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0)
+            .min(limit)
+            .min(1 << 20);
+        let mut buf = BytesMut::with_capacity(hint);
+        while let Some(chunk) = resp
+            .chunk()
+            .await
+            .map_err(|e| transport_error(ep, e, &self.settings))?
+        {
+            let room = limit.saturating_sub(buf.len());
+            if chunk.len() > room {
+                if success {
+                    tracing::warn!(
+                        endpoint = %ep.base_url,
+                        limit,
+                        "response body exceeds max_body_bytes; connection dropped"
+                    );
+                    return Err(too_large());
+                }
+                buf.extend_from_slice(chunk.get(..room).unwrap_or_default());
+                break;
+            }
+            buf.extend_from_slice(&chunk);
+        }
+        // Dropping `resp` here closes a connection whose body was not read to the end.
+        Ok(buf.freeze())
     }
 
     /// Sends `body` to `route` with the pool, permits, deadline and retries; returns the parsed

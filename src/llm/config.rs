@@ -11,6 +11,7 @@
 //! timeout_secs = 120                     # one HTTP attempt
 //! deadline_secs = 600                    # a whole call, retries included
 //! max_retries = 6
+//! max_body_bytes = 16777216              # largest response body read (default 16 MiB)
 //!
 //! [models.sim]                           # the offline simulated model
 //! kind = "simulated"
@@ -75,6 +76,8 @@ pub struct ModelSpec {
     pub deadline_secs: Option<f64>,
     /// Retries after the first attempt.
     pub max_retries: Option<u32>,
+    /// Largest response body read, in bytes (default 16 MiB); a longer one is an error.
+    pub max_body_bytes: Option<u64>,
     /// Simulated: probability of a correct answer.
     pub accuracy: Option<f64>,
     /// Simulated: probability of adopting peer answers.
@@ -288,6 +291,14 @@ impl ModelSpec {
                     .request_timeout
                     .min(secs("deadline_secs", name, d)?);
         }
+        if let Some(n) = self.max_body_bytes {
+            settings.max_body_bytes =
+                usize::try_from(n).ok().filter(|&n| n > 0).ok_or_else(|| {
+                    ModelError::Config(format!(
+                        "model {name}: max_body_bytes must be a positive number of bytes, got {n}"
+                    ))
+                })?;
+        }
         settings.retry = RetryPolicy {
             max_retries: self
                 .max_retries
@@ -352,6 +363,7 @@ default = "qwen"
 model = "Qwen/Qwen2.5-7B-Instruct"
 base_urls = ["http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1"]
 max_retries = 2
+max_body_bytes = 1048576
 [models.sim2]
 kind = "simulated"
 accuracy = 0.9
@@ -373,6 +385,7 @@ accuracy = 0.9
         assert_eq!(q.max_retries, Some(0));
         let c = q.build_client().unwrap();
         assert_eq!(c.base_urls(), ["http://127.0.0.1:9/v1"]);
+        assert_eq!(c.settings().max_body_bytes, 1 << 20);
         // An unknown name with --base-url is used as the wire model name.
         let x = cfg.resolve(Some("llama3"), &o).unwrap();
         assert_eq!(x.wire_model(), "llama3");
@@ -425,6 +438,17 @@ accuracy = 0.9
             .unwrap_err()
             .to_string()
             .contains("http://"));
+        let spec = ModelSpec {
+            name: "z".into(),
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            max_body_bytes: Some(0),
+            ..ModelSpec::default()
+        };
+        assert!(spec
+            .build_client()
+            .unwrap_err()
+            .to_string()
+            .contains("max_body_bytes must be a positive"));
         let spec = ModelSpec {
             name: "n".into(),
             ..ModelSpec::default()

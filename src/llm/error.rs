@@ -68,6 +68,15 @@ pub enum ModelError {
         /// The first bytes of the body.
         body: String,
     },
+    /// A response body grew past the client's `max_body_bytes` (not retried: the same server
+    /// would most likely send the same oversized or endless body again).
+    #[error("{endpoint}: response body exceeds the limit of {limit} bytes (max_body_bytes); reading stopped there")]
+    BodyTooLarge {
+        /// Endpoint base URL.
+        endpoint: String,
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// The overall per-call deadline passed (retries included).
     #[error("{endpoint}: call deadline of {} exceeded after {attempts} attempt(s); last error: {last}", fmt_secs(*.deadline))]
     DeadlineExceeded {

@@ -10,6 +10,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -34,7 +35,7 @@ pub(crate) async fn handle(
     State(state): State<Arc<AppState>>,
     conn: Option<Extension<ConnDrop>>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
     bump(&state.stats.requests);
     bump(&state.stats.chat_requests);
@@ -42,7 +43,7 @@ pub(crate) async fn handle(
     let request: ChatCompletionRequest = match admit(
         &state,
         &headers,
-        &body,
+        body,
         "chat completion",
         |r: &ChatCompletionRequest| &r.model,
     )

@@ -4,13 +4,17 @@
 //! Why not `axum::serve`: the "drop" fault must close a connection without sending anything,
 //! and shutdown must abort stalled requests instead of waiting for them. Both come from owning
 //! the connection future: dropping it closes the socket and drops the handler mid-request.
+//!
+//! hyper enforces the header-read timeout (it needs a timer, hence [`TokioTimer`]): a client
+//! that trickles its headers, or leaves a keep-alive connection idle, is disconnected when the
+//! timeout passes, so slow or dead clients cannot pile up open connections.
 
 use std::time::Duration;
 
 use axum::Router;
 use hyper::body::Incoming;
 use hyper::Request;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
@@ -23,6 +27,7 @@ use super::routes::ConnDrop;
 pub(crate) async fn accept_loop(
     listener: TcpListener,
     router: Router,
+    header_read_timeout: Option<Duration>,
     shutdown: CancellationToken,
 ) {
     let mut connections = JoinSet::new();
@@ -32,7 +37,12 @@ pub(crate) async fn accept_loop(
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = listener.accept() => match accepted {
                 Ok((stream, _peer)) => {
-                    connections.spawn(serve_connection(stream, router.clone(), shutdown.clone()));
+                    connections.spawn(serve_connection(
+                        stream,
+                        router.clone(),
+                        header_read_timeout,
+                        shutdown.clone(),
+                    ));
                 }
                 Err(e) => {
                     // Typically EMFILE: back off instead of spinning.
@@ -47,7 +57,12 @@ pub(crate) async fn accept_loop(
 }
 
 /// Serves one connection until it ends, a handler asks to drop it, or the server shuts down.
-async fn serve_connection(stream: TcpStream, router: Router, shutdown: CancellationToken) {
+async fn serve_connection(
+    stream: TcpStream,
+    router: Router,
+    header_read_timeout: Option<Duration>,
+    shutdown: CancellationToken,
+) {
     // Small SSE frames and JSON bodies should leave at once.
     if let Err(e) = stream.set_nodelay(true) {
         tracing::debug!(error = %e, "mock server: set_nodelay failed");
@@ -59,6 +74,8 @@ async fn serve_connection(stream: TcpStream, router: Router, shutdown: Cancellat
         request
     });
     let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout)
         .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
     tokio::select! {
         result = connection => {

@@ -1,14 +1,20 @@
 //! `POST /v1/embeddings`: unit vectors from the configured [`Embedder`](crate::embed::Embedder),
 //! as float lists or, with `encoding_format: "base64"`, as base64 of little-endian f32 bytes
 //! (what the official Python client asks for by default and decodes itself).
+//!
+//! Bounds: at most `max_embedding_inputs` inputs per request (OpenAI's 2,048 by default) and a
+//! response body of at most `max_response_bytes`, written through a capped buffer so an
+//! oversized answer is refused (400 `response_too_large`) without ever being built whole.
 
+use std::io;
 use std::sync::Arc;
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::{Extension, Json};
+use axum::Extension;
 use base64::Engine;
 
 use super::errors::ApiError;
@@ -31,7 +37,7 @@ pub(crate) async fn handle(
     State(state): State<Arc<AppState>>,
     conn: Option<Extension<ConnDrop>>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
     bump(&state.stats.requests);
     bump(&state.stats.embedding_requests);
@@ -39,11 +45,11 @@ pub(crate) async fn handle(
     let checked = admit(
         &state,
         &headers,
-        &body,
+        body,
         "embeddings",
         |r: &EmbeddingRequest| &r.model,
     )
-    .and_then(validate);
+    .and_then(|r| validate(r, state.max_embedding_inputs));
     let (request, encoding) = match checked {
         Ok(r) => r,
         Err(e) => return e.into_response(),
@@ -82,12 +88,69 @@ pub(crate) async fn handle(
             total_tokens: prompt_tokens,
         },
     };
+    let json = match to_json_capped(&response, state.max_response_bytes) {
+        Ok(json) => json,
+        Err(e) => {
+            bump(&state.stats.client_errors);
+            tracing::debug!(
+                status = e.status().as_u16(),
+                "mock server refused an embeddings response over the size limit"
+            );
+            return e.into_response();
+        }
+    };
     if outcome == Outcome::Malformed {
-        let json = serde_json::to_string(&response).unwrap_or_default();
-        return malformed_response(&state, &json);
+        return malformed_response(&state, &String::from_utf8_lossy(&json));
     }
     state.stats.record_embeddings_ok(prompt_tokens);
-    Json(response).into_response()
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        json,
+    )
+        .into_response()
+}
+
+/// A byte buffer that refuses to grow past its limit.
+struct CappedBuffer {
+    bytes: Vec<u8>,
+    limit: usize,
+}
+
+impl io::Write for CappedBuffer {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if data.len() > self.limit.saturating_sub(self.bytes.len()) {
+            return Err(io::Error::other("response size limit reached"));
+        }
+        self.bytes.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `response` as JSON, or 400 `response_too_large` when it would exceed `limit` bytes (the
+/// serialization stops at the limit).
+fn to_json_capped(response: &EmbeddingResponse, limit: usize) -> Result<Vec<u8>, ApiError> {
+    let mut buf = CappedBuffer {
+        bytes: Vec::new(),
+        limit,
+    };
+    match serde_json::to_writer(&mut buf, response) {
+        Ok(()) => Ok(buf.bytes),
+        Err(e) if e.is_io() => Err(ApiError::bad_request_code(
+            "response_too_large",
+            format!(
+                "invalid embeddings request: the response for {} inputs would exceed the server's limit of {limit} bytes; send fewer inputs per request",
+                response.data.len()
+            ),
+        )),
+        Err(e) => Err(ApiError::model_failed(format!(
+            "cannot serialize the embeddings: {e}"
+        ))),
+    }
 }
 
 fn model_failed(state: &AppState, message: String) -> Response {
@@ -96,8 +159,11 @@ fn model_failed(state: &AppState, message: String) -> Response {
     ApiError::model_failed(message).into_response()
 }
 
-/// Checks the input list and the encoding.
-fn validate(request: EmbeddingRequest) -> Result<(EmbeddingRequest, Encoding), ApiError> {
+/// Checks the input list (not empty, at most `max_inputs` items) and the encoding.
+fn validate(
+    request: EmbeddingRequest,
+    max_inputs: usize,
+) -> Result<(EmbeddingRequest, Encoding), ApiError> {
     let encoding = match request.encoding_format.as_deref() {
         None | Some("float") => Encoding::Float,
         Some("base64") => Encoding::Base64,
@@ -107,10 +173,21 @@ fn validate(request: EmbeddingRequest) -> Result<(EmbeddingRequest, Encoding), A
             )))
         }
     };
-    if matches!(&request.input, crate::llm::wire::EmbeddingInput::Many(v) if v.is_empty()) {
-        return Err(ApiError::bad_request(
-            "invalid embeddings request: `input` must not be an empty list",
-        ));
+    if let crate::llm::wire::EmbeddingInput::Many(v) = &request.input {
+        if v.is_empty() {
+            return Err(ApiError::bad_request(
+                "invalid embeddings request: `input` must not be an empty list",
+            ));
+        }
+        if v.len() > max_inputs {
+            return Err(ApiError::bad_request_code(
+                "too_many_inputs",
+                format!(
+                    "invalid embeddings request: `input` has {} items, more than the limit of {max_inputs} inputs per request",
+                    v.len()
+                ),
+            ));
+        }
     }
     Ok((request, encoding))
 }

@@ -35,6 +35,26 @@ impl ApiError {
         )
     }
 
+    /// 400 with an error `code`, for refusals a client may want to tell apart.
+    pub(crate) fn bad_request_code(code: &str, message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            Some(code),
+            message,
+        )
+    }
+
+    /// 413: the request body is longer than the server accepts.
+    pub(crate) fn request_too_large(limit: usize) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "invalid_request_error",
+            Some("request_too_large"),
+            format!("The request body exceeds the limit of {limit} bytes."),
+        )
+    }
+
     /// 401: missing or wrong API key.
     pub(crate) fn unauthorized(message: impl Into<String>) -> Self {
         Self::new(

@@ -15,6 +15,13 @@
 //!
 //! Faults ([`FaultConfig`]) hit chat and embeddings requests only: latency first, then at most
 //! one of 429, 500, dropped connection, stall, malformed body, drawn from a seeded RNG.
+//!
+//! Resource bounds (the server must survive hostile clients): request bodies are limited to
+//! [`MockServerConfig::max_request_bytes`] (413 otherwise), an embeddings request to
+//! [`MockServerConfig::max_embedding_inputs`] inputs and a response that fits
+//! [`MockServerConfig::max_response_bytes`] (400 otherwise, checked before embedding), and a
+//! connection that does not deliver a request's headers within
+//! [`MockServerConfig::header_read_timeout`] is closed (idle keep-alive connections too).
 
 mod chat;
 mod conn;
@@ -28,6 +35,7 @@ use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -40,6 +48,16 @@ use crate::embed::{default_embedder, Embedder};
 use crate::llm::SharedModel;
 use routes::AppState;
 use stats::StatsCounters;
+
+/// Default of [`MockServerConfig::max_request_bytes`]: 2 MiB.
+pub const DEFAULT_MAX_REQUEST_BYTES: usize = 2 * 1024 * 1024;
+/// Default of [`MockServerConfig::max_embedding_inputs`]: 2,048, OpenAI's limit.
+pub const DEFAULT_MAX_EMBEDDING_INPUTS: usize = 2048;
+/// Default of [`MockServerConfig::max_response_bytes`]: 16 MiB, the client's default body
+/// limit, so a colony client can always read what the mock server agrees to send.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+/// Default of [`MockServerConfig::header_read_timeout`]: 10 seconds.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Settings of a [`MockServer`].
 #[derive(Clone)]
@@ -58,6 +76,20 @@ pub struct MockServerConfig {
     pub faults: FaultConfig,
     /// Embedder answering `/v1/embeddings` (default: [`default_embedder`]).
     pub embedder: Arc<dyn Embedder>,
+    /// Largest request body accepted, in bytes (default [`DEFAULT_MAX_REQUEST_BYTES`]); a
+    /// longer one gets 413 `request_too_large` without being read further.
+    pub max_request_bytes: usize,
+    /// Most inputs of one embeddings request (default [`DEFAULT_MAX_EMBEDDING_INPUTS`]); more
+    /// get 400 `too_many_inputs`.
+    pub max_embedding_inputs: usize,
+    /// Largest embeddings response body, in bytes, as bounded before embedding (default
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`]); a request that could need more gets 400
+    /// `response_too_large`.
+    pub max_response_bytes: usize,
+    /// Time a client has to send a request's headers, counted from when the connection is
+    /// ready for the next request (idle keep-alive time included); `None` waits forever.
+    /// Default [`DEFAULT_HEADER_READ_TIMEOUT`].
+    pub header_read_timeout: Option<Duration>,
 }
 
 impl MockServerConfig {
@@ -71,6 +103,10 @@ impl MockServerConfig {
             required_api_key: None,
             faults: FaultConfig::default(),
             embedder: Arc::new(default_embedder()),
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            max_embedding_inputs: DEFAULT_MAX_EMBEDDING_INPUTS,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            header_read_timeout: Some(DEFAULT_HEADER_READ_TIMEOUT),
         }
     }
 }
@@ -88,6 +124,10 @@ impl fmt::Debug for MockServerConfig {
             )
             .field("faults", &self.faults)
             .field("embedder", &self.embedder.id())
+            .field("max_request_bytes", &self.max_request_bytes)
+            .field("max_embedding_inputs", &self.max_embedding_inputs)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("header_read_timeout", &self.header_read_timeout)
             .finish()
     }
 }
@@ -104,12 +144,29 @@ pub struct MockServer {
 impl MockServer {
     /// Validates the config, binds the address and starts serving in a background task.
     ///
-    /// An invalid fault configuration is an [`std::io::ErrorKind::InvalidInput`] error.
+    /// An invalid fault configuration, a zero size limit or a zero header-read timeout is an
+    /// [`std::io::ErrorKind::InvalidInput`] error.
     pub async fn start(config: MockServerConfig) -> Result<MockServer, std::io::Error> {
         config
             .faults
             .validate()
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        let invalid =
+            |message: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, message);
+        for (name, value) in [
+            ("max_request_bytes", config.max_request_bytes),
+            ("max_embedding_inputs", config.max_embedding_inputs),
+            ("max_response_bytes", config.max_response_bytes),
+        ] {
+            if value == 0 {
+                return Err(invalid(format!("mock server: {name} must be positive")));
+            }
+        }
+        if config.header_read_timeout.is_some_and(|t| t.is_zero()) {
+            return Err(invalid(
+                "mock server: header_read_timeout must be positive (None disables it)".into(),
+            ));
+        }
         let listener = TcpListener::bind(SocketAddr::new(config.host, config.port)).await?;
         let addr = listener.local_addr()?;
         let stats = Arc::new(StatsCounters::default());
@@ -122,11 +179,15 @@ impl MockServer {
             stats: Arc::clone(&stats),
             next_id: AtomicU64::new(0),
             started: routes::unix_now(),
+            max_request_bytes: config.max_request_bytes,
+            max_embedding_inputs: config.max_embedding_inputs,
+            max_response_bytes: config.max_response_bytes,
         });
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(conn::accept_loop(
             listener,
             routes::router(state),
+            config.header_read_timeout,
             shutdown.clone(),
         ));
         tracing::info!(%addr, "mock server listening");

@@ -8,7 +8,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -42,6 +44,12 @@ pub(crate) struct AppState {
     pub(crate) next_id: AtomicU64,
     /// Unix seconds at start (the `created` of model cards).
     pub(crate) started: u64,
+    /// Largest request body accepted (enforced by the router's [`DefaultBodyLimit`]).
+    pub(crate) max_request_bytes: usize,
+    /// Most inputs of one embeddings request.
+    pub(crate) max_embedding_inputs: usize,
+    /// Largest embeddings response body.
+    pub(crate) max_response_bytes: usize,
 }
 
 impl AppState {
@@ -59,8 +67,11 @@ impl AppState {
 #[derive(Clone, Debug)]
 pub(crate) struct ConnDrop(pub(crate) CancellationToken);
 
-/// The router of every mock endpoint.
+/// The router of every mock endpoint. Request bodies are read through a limit of
+/// `max_request_bytes` (with or without `Content-Length`); handlers see a longer one as a
+/// [`BytesRejection`] and answer 413.
 pub(crate) fn router(state: Arc<AppState>) -> Router {
+    let body_limit = DefaultBodyLimit::max(state.max_request_bytes);
     Router::new()
         .route("/v1/chat/completions", post(chat::handle))
         .route("/v1/embeddings", post(embeddings::handle))
@@ -69,6 +80,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/v1/mock/reset", post(reset))
         .fallback(unknown_path)
         .method_not_allowed_fallback(wrong_method)
+        .layer(body_limit)
         .with_state(state)
 }
 
@@ -123,18 +135,35 @@ fn parse_body<T: DeserializeOwned>(body: &[u8], what: &str) -> Result<T, ApiErro
     })
 }
 
-/// The checks every model request passes before faults: API key, body, model name.
+/// The request body, or the error answer when it could not be read: 413 `request_too_large`
+/// past the size limit, 400 otherwise.
+fn read_body(state: &AppState, body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
+    body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::request_too_large(state.max_request_bytes)
+        } else {
+            ApiError::bad_request(format!(
+                "could not read the request body: {}",
+                rejection.body_text()
+            ))
+        }
+    })
+}
+
+/// The checks every model request passes before faults: API key, body (size, then JSON),
+/// model name.
 ///
 /// Counts the request, and counts a refusal as a client error.
 pub(crate) fn admit<T: DeserializeOwned>(
     state: &AppState,
     headers: &HeaderMap,
-    body: &[u8],
+    body: Result<Bytes, BytesRejection>,
     what: &str,
     model_of: impl FnOnce(&T) -> &str,
 ) -> Result<T, ApiError> {
     let result = check_api_key(state, headers).and_then(|()| {
-        let request: T = parse_body(body, what)?;
+        let body = read_body(state, body)?;
+        let request: T = parse_body(&body, what)?;
         let model = model_of(&request);
         if !state.served_models.is_empty() && !state.served_models.iter().any(|m| m == model) {
             return Err(ApiError::model_not_found(model));
