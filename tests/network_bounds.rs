@@ -660,3 +660,53 @@ async fn serve_mock_drops_slow_header_clients_after_ten_seconds() {
         "{took:?}"
     );
 }
+
+/// A credential written into `--base-url` (userinfo or `?api_key=`) is never echoed, and a
+/// query string does not break URL joining (`…/v1?api_key=X/chat/completions`).
+#[test]
+fn credentials_in_base_urls_are_redacted_and_queries_join_properly() {
+    let m = common::Mock::start(&[], &[]);
+    let port = m
+        .url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/v1");
+    let with_secret = format!("http://alice:pw-SECRET1@127.0.0.1:{port}/v1?api_key=SECRET2");
+    let out = std::process::Command::new(common::BIN)
+        .args([
+            "chat",
+            "--base-url",
+            &with_secret,
+            "--model",
+            "sim",
+            "hello",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A closed port: the error names the endpoint without its credentials.
+    let dead = "http://alice:pw-SECRET1@127.0.0.1:9/v1?api_key=SECRET2";
+    let out = std::process::Command::new(common::BIN)
+        .args([
+            "chat",
+            "--base-url",
+            dead,
+            "--model",
+            "sim",
+            "--max-retries",
+            "0",
+            "hello",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("127.0.0.1:9"), "{err}");
+    assert!(
+        !err.contains("SECRET1") && !err.contains("SECRET2") && !err.contains("alice"),
+        "{err}"
+    );
+}

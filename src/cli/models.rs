@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use clap::Args;
-use colony::llm::{ModelKind, ModelOverrides, ModelsConfig, SIMULATED_NAME};
+use colony::llm::{redact_url, ModelKind, ModelOverrides, ModelsConfig, SIMULATED_NAME};
 use serde_json::json;
 
 /// Arguments of `colony models`.
@@ -60,7 +60,9 @@ pub async fn run(args: ModelsArgs, config: Option<&Path>) -> anyhow::Result<()> 
                 }
                 Err(e) => {
                     failures += 1;
-                    checks.push((spec.endpoints().join(","), false, e.to_string()));
+                    let shown: Vec<String> =
+                        spec.endpoints().iter().map(|u| redact_url(u)).collect();
+                    checks.push((shown.join(","), false, e.to_string()));
                 }
             }
         }
@@ -72,7 +74,7 @@ pub async fn run(args: ModelsArgs, config: Option<&Path>) -> anyhow::Result<()> 
             let endpoints: Vec<_> = if checks.is_empty() {
                 spec.endpoints()
                     .into_iter()
-                    .map(|u| json!({"base_url": u}))
+                    .map(|u| json!({"base_url": redact_url(&u)}))
                     .collect()
             } else {
                 checks

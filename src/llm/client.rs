@@ -88,16 +88,17 @@ impl OpenAiClient {
             )));
         }
         for e in &endpoints {
+            let shown = super::endpoint::redact_url(&e.base_url);
             let url = reqwest::Url::parse(&e.base_url).map_err(|err| {
                 ModelError::Config(format!(
-                    "model {}: base URL {:?}: {err}",
-                    settings.model, e.base_url
+                    "model {}: base URL {shown:?}: {err}",
+                    settings.model
                 ))
             })?;
             if !matches!(url.scheme(), "http" | "https") {
                 return Err(ModelError::Config(format!(
-                    "model {}: base URL {:?} must start with http:// or https://",
-                    settings.model, e.base_url
+                    "model {}: base URL {shown:?} must start with http:// or https://",
+                    settings.model
                 )));
             }
         }
@@ -558,7 +559,9 @@ fn transport_error(ep: &Endpoint, e: reqwest::Error, s: &ClientSettings) -> Mode
         };
     }
     // The full source chain says what happened ("connection refused", "connection closed
-    // before message completed"); reqwest's URL in it never carries the key.
+    // before message completed"). The URL is dropped from it: a base URL may carry a
+    // credential (userinfo or a query parameter); the redacted endpoint names the server.
+    let e = e.without_url();
     let mut message = e.to_string();
     let mut source = std::error::Error::source(&e);
     while let Some(s) = source {

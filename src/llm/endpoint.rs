@@ -46,6 +46,7 @@ struct Health {
 /// A live endpoint: settings plus its semaphore and failure record.
 #[derive(Debug)]
 pub(crate) struct Endpoint {
+    /// The base URL as shown in messages ([`redact_url`]); requests use the URLs below.
     pub(crate) base_url: String,
     pub(crate) completions_url: String,
     pub(crate) models_url: String,
@@ -55,14 +56,55 @@ pub(crate) struct Endpoint {
     health: Mutex<Health>,
 }
 
+/// `base` with `path` appended to its path, query kept after it: `http://h/v1?k=x` +
+/// `chat/completions` → `http://h/v1/chat/completions?k=x` (plain concatenation would put the
+/// path inside the query).
+pub(crate) fn join_path(base: &str, path: &str) -> String {
+    match reqwest::Url::parse(base) {
+        Ok(mut url) if !url.cannot_be_a_base() => {
+            let segments: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+            if let Ok(mut s) = url.path_segments_mut() {
+                s.pop_if_empty().extend(segments);
+            }
+            url.to_string()
+        }
+        _ => format!("{}/{path}", base.trim_end_matches('/')),
+    }
+}
+
+/// `base` as it may appear in messages and logs: userinfo replaced by `***` and every query
+/// value by `***`, so a credential written into a base URL is never echoed.
+pub fn redact_url(base: &str) -> String {
+    let Ok(mut url) = reqwest::Url::parse(base) else {
+        // Not a URL: cut anything that looks like userinfo or a query.
+        let no_query = base.split('?').next().unwrap_or(base);
+        return match no_query.split_once('@') {
+            Some((_, host)) => format!("***@{host}"),
+            None => no_query.to_string(),
+        };
+    };
+    if !url.username().is_empty() || url.password().is_some() {
+        let _ = url.set_username("***");
+        let _ = url.set_password(None);
+    }
+    let pairs: Vec<(String, String)> = url
+        .query_pairs()
+        .map(|(k, _)| (k.into_owned(), "***".to_string()))
+        .collect();
+    if !pairs.is_empty() {
+        url.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    url.to_string().trim_end_matches('/').to_string()
+}
+
 impl Endpoint {
     pub(crate) fn new(s: EndpointSettings) -> Self {
-        let base = s.base_url.trim_end_matches('/').to_string();
+        let raw = s.base_url.trim_end_matches('/').to_string();
         Self {
-            completions_url: format!("{base}/chat/completions"),
-            models_url: format!("{base}/models"),
-            embeddings_url: format!("{base}/embeddings"),
-            base_url: base,
+            completions_url: join_path(&raw, "chat/completions"),
+            models_url: join_path(&raw, "models"),
+            embeddings_url: join_path(&raw, "embeddings"),
+            base_url: redact_url(&raw),
             api_key: s.api_key,
             permits: Arc::new(Semaphore::new(s.max_concurrency.max(1))),
             health: Mutex::new(Health::default()),
@@ -136,6 +178,28 @@ impl EndpointPool {
             }
         }
         &self.endpoints[soonest.map_or(0, |(_, i)| i)]
+    }
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::*;
+
+    #[test]
+    fn paths_join_before_the_query_and_credentials_are_redacted() {
+        assert_eq!(
+            join_path("http://h:1/v1?api_key=X", "chat/completions"),
+            "http://h:1/v1/chat/completions?api_key=X"
+        );
+        assert_eq!(join_path("http://h/v1", "models"), "http://h/v1/models");
+        assert_eq!(join_path("http://h/v1/", "models"), "http://h/v1/models");
+        let shown = redact_url("http://alice:s3cret@h:1/v1?api_key=K123&x=1");
+        assert!(!shown.contains("s3cret") && !shown.contains("K123") && !shown.contains("alice"));
+        assert!(
+            shown.contains("h:1/v1") && shown.contains("api_key=***"),
+            "{shown}"
+        );
+        assert_eq!(redact_url("http://h/v1"), "http://h/v1");
     }
 }
 

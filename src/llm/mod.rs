@@ -26,6 +26,7 @@ pub mod wire;
 pub use answer_key::AnswerKey;
 pub use client::{ClientSettings, EndpointSettings, OpenAiClient};
 pub use config::{ModelKind, ModelOverrides, ModelSpec, ModelsConfig, SIMULATED_NAME};
+pub use endpoint::redact_url;
 pub use error::{ErrorClass, ModelError};
 pub use fatal::stops_run;
 pub use model::{ChatModel, SharedModel};
