@@ -34,7 +34,7 @@ fn list_names_every_registered_environment() {
 
 #[test]
 fn bad_input_is_a_clear_error_before_any_output() {
-    let cases: [(&[&str], &[&str]); 5] = [
+    let cases: [(&[&str], &[&str]); 6] = [
         (
             &["env", "reset", "nope"],
             &["unknown environment \"nope\"", "cube-v0"],
@@ -54,6 +54,11 @@ fn bad_input_is_a_clear_error_before_any_output() {
         (
             &["env", "run", "cube", "--seeds", "3..1"],
             &["--seeds", "empty"],
+        ),
+        (
+            // 8 TB of seeds once; now refused before anything is allocated.
+            &["env", "run", "cube", "--seeds", "0..1000000000000"],
+            &["--seeds", "more than 1000000 seeds"],
         ),
         (
             &["env", "bench", "cube", "--set", "colour=red"],
