@@ -12,6 +12,7 @@
 //! environment crate runs.
 
 pub mod conformance;
+pub mod hostile;
 pub mod llm_play;
 mod params;
 pub mod policy;
@@ -62,6 +63,50 @@ pub enum EnvError {
     /// An agent id that the environment does not have.
     #[error("unknown agent {0:?}")]
     UnknownAgent(AgentId),
+}
+
+/// How many characters of a user-given value an error message quotes ([`clip`]).
+pub const CLIP_CHARS: usize = 80;
+
+/// Longest error message [`EnvError::clipped`] keeps, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 1000;
+
+/// The first [`CLIP_CHARS`] characters of `text`, followed by `…` when it was longer: what
+/// error messages quote of user-given values (action texts, parameter values, names), so a
+/// huge input is never echoed whole.
+pub fn clip(text: &str) -> String {
+    clip_to(text, CLIP_CHARS)
+}
+
+fn clip_to(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}…", &text[..end]),
+    }
+}
+
+impl EnvError {
+    /// The error with its names (key, field, agent) cut to [`CLIP_CHARS`] and its message to
+    /// [`MAX_MESSAGE_CHARS`] characters: the last guard against echoing a huge input whole
+    /// (the [`DynEnvironment`] wrapper applies it to every error it returns).
+    pub fn clipped(self) -> EnvError {
+        let m = |s: String| clip_to(&s, MAX_MESSAGE_CHARS);
+        match self {
+            EnvError::Param { key, message } => EnvError::Param {
+                key: clip(&key),
+                message: m(message),
+            },
+            EnvError::State { field, message } => EnvError::State {
+                field: clip(&field),
+                message: m(message),
+            },
+            EnvError::Action { agent, message } => EnvError::Action {
+                agent: clip(&agent),
+                message: m(message),
+            },
+            EnvError::UnknownAgent(a) => EnvError::UnknownAgent(clip(&a)),
+        }
+    }
 }
 
 /// Something that happened during a step (a failed move, a delivery, a fire spreading…).
@@ -347,9 +392,14 @@ impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<
         let mut parsed = BTreeMap::new();
         for (agent, text) in actions {
             if !agents.contains(agent) {
-                return Err(EnvError::UnknownAgent(agent.clone()));
+                return Err(EnvError::UnknownAgent(agent.clone()).clipped());
             }
-            parsed.insert(agent.clone(), self.0.parse_action(agent, text)?);
+            parsed.insert(
+                agent.clone(),
+                self.0
+                    .parse_action(agent, text)
+                    .map_err(EnvError::clipped)?,
+            );
         }
         let r = self.0.step(&parsed);
         Ok(StepOutcome {
@@ -370,17 +420,20 @@ impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<
             .format_action(agent, &self.0.random_action(agent, draw))
     }
     fn observe_text(&self, agent: &str) -> Result<String, EnvError> {
-        self.0.observe_text(agent)
+        self.0.observe_text(agent).map_err(EnvError::clipped)
     }
     fn state_json(&self) -> serde_json::Value {
         serde_json::to_value(self.0.state()).unwrap_or(serde_json::Value::Null)
     }
     fn load_state_json(&mut self, state: serde_json::Value) -> Result<(), EnvError> {
-        let s: E::State = serde_json::from_value(state).map_err(|e| EnvError::State {
-            field: "<root>".into(),
-            message: e.to_string(),
+        let s: E::State = serde_json::from_value(state).map_err(|e| {
+            EnvError::State {
+                field: "<root>".into(),
+                message: e.to_string(),
+            }
+            .clipped()
         })?;
-        self.0.restore(s)
+        self.0.restore(s).map_err(EnvError::clipped)
     }
     fn score(&self) -> f64 {
         self.0.score()
@@ -417,7 +470,7 @@ impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<
     }
     fn parse_reply_text(&self, agent: &str, text: &str) -> Result<ReplyOutcome, EnvError> {
         if !self.0.agents().iter().any(|a| a == agent) {
-            return Err(EnvError::UnknownAgent(agent.to_string()));
+            return Err(EnvError::UnknownAgent(agent.to_string()).clipped());
         }
         let p = self.0.parse_reply(agent, text);
         Ok(ReplyOutcome {
@@ -435,7 +488,7 @@ impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<
         let mut outcomes = BTreeMap::new();
         for (agent, text) in replies {
             if !agents.contains(agent) {
-                return Err(EnvError::UnknownAgent(agent.clone()));
+                return Err(EnvError::UnknownAgent(agent.clone()).clipped());
             }
             let p = self.0.parse_reply(agent, text);
             outcomes.insert(

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::EnvError;
+use crate::{clip, EnvError};
 
 /// Documentation of one configurable parameter (for `colony env list`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,13 +42,13 @@ impl EnvParams {
         for item in items {
             let item = item.as_ref();
             let (k, v) = item.split_once('=').ok_or_else(|| EnvError::Param {
-                key: item.to_string(),
+                key: clip(item),
                 message: "expected key=value".into(),
             })?;
             let k = k.trim();
             if values.insert(k.to_string(), v.trim().to_string()).is_some() {
                 return Err(EnvError::Param {
-                    key: k.into(),
+                    key: clip(k),
                     message: "set twice".into(),
                 });
             }
@@ -65,7 +65,7 @@ impl EnvParams {
             None => Ok(default),
             Some(v) => v.parse().map_err(|e: T::Err| EnvError::Param {
                 key: key.into(),
-                message: format!("cannot parse {v:?}: {e}"),
+                message: format!("cannot parse {:?}: {}", clip(&v), clip(&e.to_string())),
             }),
         }
     }
@@ -77,7 +77,7 @@ impl EnvParams {
             Some(key) => {
                 let names: Vec<&str> = known.iter().map(|p| p.name.as_str()).collect();
                 Err(EnvError::Param {
-                    key,
+                    key: clip(&key),
                     message: format!("unknown parameter; known: {}", names.join(", ")),
                 })
             }
@@ -113,5 +113,22 @@ mod tests {
             .to_string()
             .contains("parameter n"));
         assert!(EnvParams::parse(&["a=1", "a=2"]).is_err());
+    }
+
+    #[test]
+    fn huge_values_and_keys_are_quoted_clipped() {
+        let huge = "7".repeat(100_000);
+        let mut p = EnvParams::parse(&[format!("n=x{huge}")]).unwrap();
+        let err = p.take("n", 1u32).unwrap_err().to_string();
+        assert!(err.len() < 300 && err.contains('…'), "{err}");
+        let err = EnvParams::parse(std::slice::from_ref(&huge))
+            .unwrap_err()
+            .to_string();
+        assert!(err.len() < 300, "{err}");
+        let p = EnvParams::parse(&[format!("{huge}=1")]).unwrap();
+        let err = p.finish(&[]).unwrap_err().to_string();
+        assert!(err.len() < 300, "{err}");
+        assert_eq!(crate::clip("short"), "short");
+        assert_eq!(crate::clip(&"é".repeat(81)), format!("{}…", "é".repeat(80)));
     }
 }

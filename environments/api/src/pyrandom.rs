@@ -105,6 +105,19 @@ impl PyRandom {
         Self { mt, mti: N }
     }
 
+    /// The generator's internal state: the 624 words and the position in them (0..=624), as
+    /// CPython's `random.getstate()` holds them.
+    pub fn state_words(&self) -> (&[u32], usize) {
+        (&self.mt, self.mti)
+    }
+
+    /// The generator with the internal state `words` at position `index` (the inverse of
+    /// [`PyRandom::state_words`]); `None` unless `words` has 624 entries and `index ≤ 624`.
+    pub fn from_state_words(words: &[u32], index: usize) -> Option<Self> {
+        let mt: [u32; N] = words.try_into().ok()?;
+        (index <= N).then_some(Self { mt, mti: index })
+    }
+
     /// The next raw 32-bit output (`genrand_uint32`).
     pub fn next_u32(&mut self) -> u32 {
         if self.mti >= N {
@@ -218,6 +231,19 @@ mod tests {
 
     fn first3(mut r: PyRandom) -> [u32; 3] {
         [r.next_u32(), r.next_u32(), r.next_u32()]
+    }
+
+    #[test]
+    fn state_words_round_trip_mid_stream() {
+        let mut a = PyRandom::from_u64(27);
+        for _ in 0..1000 {
+            a.next_u32();
+        }
+        let (words, index) = a.state_words();
+        let b = PyRandom::from_state_words(words, index).unwrap();
+        assert!(PyRandom::from_state_words(&words[1..], index).is_none());
+        assert!(PyRandom::from_state_words(words, 625).is_none());
+        assert_eq!(first3(a), first3(b));
     }
 
     #[test]

@@ -3,9 +3,21 @@
 
 use serde::{Deserialize, Serialize};
 
+use colony_env_api::clip;
+
 use crate::geometry::Cell;
 use crate::world::Block;
 use crate::CubeError;
+
+/// Largest grid side `K` (configurations, layouts and states): a 2000 × 2000 grid is 4 M
+/// cells (16 MB of occupancy index), like SwarmBench's largest map.
+pub const MAX_GRID_SIZE: u32 = 2000;
+
+/// Most blocks of a configuration (the sum of the tier counts). `n = 2000` gives 55.
+pub const MAX_BLOCKS: u64 = 256;
+
+/// Largest `max_steps` (keeps the step counter far from overflow).
+pub const MAX_STEPS: u32 = 1_000_000_000;
 
 /// A fully explicit scenario (spec §2.1): grid side, blocks and agent positions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,17 +103,50 @@ impl CubeConfig {
     }
 
     /// Rejects invalid configurations (spec §2: `n = 0`, `num_agents = 0`, weight < 1,
-    /// `num_agents > K`); explicit layouts are checked when the world is built.
+    /// `num_agents > K`) and those past the documented bounds: `K ≤` [`MAX_GRID_SIZE`] (so
+    /// `n ≤ 2000` too), at most [`MAX_BLOCKS`] blocks whose weights leave room on the grid,
+    /// `max_steps ≤` [`MAX_STEPS`], finite rewards. Checked before anything is allocated;
+    /// explicit layouts are checked when the world is built.
     pub fn validate(&self) -> Result<(), CubeError> {
+        if self.max_steps > MAX_STEPS {
+            return Err(CubeError::invalid(
+                "max_steps",
+                &format!("{} is above the maximum {MAX_STEPS}", self.max_steps),
+            ));
+        }
+        if !self.step_cost.is_finite() {
+            return Err(CubeError::invalid("step_cost", "must be a finite number"));
+        }
+        if !self.deliver_reward.is_finite() {
+            return Err(CubeError::invalid(
+                "deliver_reward",
+                "must be a finite number",
+            ));
+        }
         if self.layout.is_some() {
             return Ok(());
         }
         if self.n == 0 {
             return Err(CubeError::invalid("n", "must be at least 1"));
         }
+        if self.n > MAX_GRID_SIZE {
+            return Err(CubeError::invalid(
+                "n",
+                &format!(
+                    "{} is above the maximum {MAX_GRID_SIZE} (n agents on an n-side grid)",
+                    self.n
+                ),
+            ));
+        }
         let k = self.grid_size();
         if k == 0 {
             return Err(CubeError::invalid("grid_size", "must be at least 1"));
+        }
+        if k > MAX_GRID_SIZE {
+            return Err(CubeError::invalid(
+                "grid_size",
+                &format!("{k} is above the maximum {MAX_GRID_SIZE}"),
+            ));
         }
         let a = self.num_agents();
         if a == 0 {
@@ -113,14 +158,36 @@ impl CubeConfig {
                 &format!("{a} agents do not fit on column 0 of a {k}×{k} grid"),
             ));
         }
-        if let Some((w, _)) = self.block_specs().iter().find(|(w, _)| *w < 1) {
+        let specs = self.block_specs();
+        if let Some((w, _)) = specs.iter().find(|(w, _)| *w < 1) {
             return Err(CubeError::invalid(
                 "block_specs",
                 &format!("weight {w} must be at least 1"),
             ));
         }
-        if !(self.step_cost.is_finite() && self.deliver_reward.is_finite()) {
-            return Err(CubeError::invalid("step_cost", "rewards must be finite"));
+        let blocks: u64 = specs.iter().map(|&(_, c)| u64::from(c)).sum();
+        if blocks > MAX_BLOCKS {
+            return Err(CubeError::invalid(
+                "block_specs",
+                &format!("{blocks} blocks; the maximum is {MAX_BLOCKS}"),
+            ));
+        }
+        if let Some((w, _)) = specs.iter().find(|(w, _)| u64::from(*w) + 3 > u64::from(k)) {
+            return Err(CubeError::invalid(
+                "block_specs",
+                &format!("a block of weight {w} has no valid position on a {k}×{k} grid"),
+            ));
+        }
+        // Each block needs its square plus a one-cell moat inside the border (spec §4.3).
+        let area: u64 = specs
+            .iter()
+            .map(|&(w, c)| (u64::from(w) + 1).pow(2) * u64::from(c))
+            .sum();
+        if area > (u64::from(k) - 1).pow(2) {
+            return Err(CubeError::invalid(
+                "block_specs",
+                &format!("the blocks and their moats ({area} cells) do not fit on a {k}×{k} grid"),
+            ));
         }
         Ok(())
     }
@@ -142,14 +209,24 @@ pub fn block_specs_for(n: u32) -> Vec<(u32, u32)> {
 
 /// Parses `block_specs` text: `5x1,2x2,1x3` (weight × count).
 pub fn parse_block_specs(text: &str) -> Result<Vec<(u32, u32)>, CubeError> {
+    let tiers = text.split(',').count() as u64;
+    if tiers > MAX_BLOCKS {
+        return Err(CubeError::invalid(
+            "block_specs",
+            &format!("{tiers} tiers; the maximum is {MAX_BLOCKS} blocks"),
+        ));
+    }
     text.split(',')
         .map(|item| {
             let (w, c) = item.trim().split_once(['x', 'X', '*']).ok_or_else(|| {
-                CubeError::invalid("block_specs", &format!("{item:?} is not WxC"))
+                CubeError::invalid("block_specs", &format!("{:?} is not WxC", clip(item)))
             })?;
             let num = |s: &str| {
                 s.trim().parse::<u32>().map_err(|e| {
-                    CubeError::invalid("block_specs", &format!("{item:?}: {s:?}: {e}"))
+                    CubeError::invalid(
+                        "block_specs",
+                        &format!("{:?}: {:?}: {e}", clip(item), clip(s)),
+                    )
                 })
             };
             Ok((num(w)?, num(c)?))
@@ -199,6 +276,40 @@ mod tests {
         c.block_specs = Some(vec![(0, 1)]);
         assert!(c.validate().is_err());
         assert_eq!(parse_block_specs("3x1, 1x2").unwrap(), vec![(3, 1), (1, 2)]);
+        let key = |c: CubeConfig| match c.validate().unwrap_err() {
+            CubeError::Invalid { field, .. } => field,
+            other => panic!("{other}"),
+        };
+        let with = |f: &dyn Fn(&mut CubeConfig)| {
+            let mut c = CubeConfig::new(4);
+            f(&mut c);
+            c
+        };
+        assert_eq!(
+            key(with(&|c| c.grid_size = Some(1_000_000_000))),
+            "grid_size"
+        );
+        assert_eq!(key(with(&|c| c.grid_size = Some(65_536))), "grid_size");
+        assert_eq!(key(with(&|c| c.n = 10_000_000)), "n");
+        assert_eq!(
+            key(with(&|c| c.deliver_reward = f64::NEG_INFINITY)),
+            "deliver_reward"
+        );
+        assert_eq!(key(with(&|c| c.step_cost = f64::NAN)), "step_cost");
+        assert_eq!(key(with(&|c| c.max_steps = u32::MAX)), "max_steps");
+        assert_eq!(
+            key(with(&|c| c.block_specs = Some(vec![(1, u32::MAX)]))),
+            "block_specs"
+        );
+        assert_eq!(
+            key(with(&|c| c.block_specs = Some(vec![(u32::MAX, 1)]))),
+            "block_specs"
+        );
+        assert_eq!(
+            key(with(&|c| c.block_specs = Some(vec![(4, 60)]))),
+            "block_specs"
+        );
+        assert!(CubeConfig::new(MAX_GRID_SIZE).validate().is_ok());
         assert!(parse_block_specs("3").is_err());
     }
 }

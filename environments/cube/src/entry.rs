@@ -31,31 +31,36 @@ fn params() -> Vec<ParamSpec> {
         ParamSpec::new(
             "n",
             &DEFAULT_N.to_string(),
-            "curriculum parameter: agents, grid max(20,n), blocks (spec §4.2)",
+            "curriculum parameter, 1..=2000: agents, grid max(20,n), blocks (spec §4.2)",
         ),
-        ParamSpec::new("grid_size", "max(20,n)", "grid side K"),
+        ParamSpec::new("grid_size", "max(20,n)", "grid side K, at most 2000"),
         ParamSpec::new("num_agents", "n", "number of agents (≤ K)"),
         ParamSpec::new(
             "block_specs",
             "from n",
-            "block tiers WEIGHTxCOUNT,… e.g. 3x1,1x2",
+            "block tiers WEIGHTxCOUNT,… e.g. 3x1,1x2; at most 256 blocks, weight ≤ K−3, blocks and moats must fit the grid",
         ),
         ParamSpec::new(
             "max_steps",
             "500",
-            "truncation horizon (the paper's baselines use 200)",
+            "truncation horizon, at most 1000000000 (the paper's baselines use 200)",
         ),
-        ParamSpec::new("step_cost", "0.01", "per-step cost r_s"),
+        ParamSpec::new("step_cost", "0.01", "per-step cost r_s (finite)"),
         ParamSpec::new(
             "deliver_reward",
             "1.0",
-            "reward per unit of delivered weight r_d",
+            "reward per unit of delivered weight r_d (finite)",
         ),
     ]
 }
 
 fn to_env_error(e: CubeError) -> EnvError {
     match e {
+        // Placement failing for the first seed means the blocks hardly fit the grid.
+        CubeError::Invalid { field, message } if field == "seed" => EnvError::Param {
+            key: "block_specs".into(),
+            message: format!("{message} for seed 0: the blocks hardly fit the grid"),
+        },
         CubeError::Invalid { field, message } => EnvError::Param {
             key: field,
             message,

@@ -531,6 +531,32 @@ impl Environment for CubeEnv {
                 message: other.to_string(),
             },
         };
+        state.config.validate().map_err(|e| match e {
+            CubeError::Invalid { field, message } => EnvError::State {
+                field: format!("config.{field}"),
+                message,
+            },
+            other => to_env(other),
+        })?;
+        if state.t > state.config.max_steps {
+            return Err(EnvError::State {
+                field: "t".into(),
+                message: format!(
+                    "step {} is past config.max_steps {}",
+                    state.t, state.config.max_steps
+                ),
+            });
+        }
+        if state.grid_size > crate::config::MAX_GRID_SIZE {
+            return Err(EnvError::State {
+                field: "grid_size".into(),
+                message: format!(
+                    "{} is above the maximum {}",
+                    state.grid_size,
+                    crate::config::MAX_GRID_SIZE
+                ),
+            });
+        }
         let mut world =
             World::new(state.grid_size as i32, state.agents, state.blocks).map_err(to_env)?;
         world.t = state.t;

@@ -96,7 +96,8 @@ impl FromStr for Prim {
             "left" => Ok(Prim::Left),
             "right" => Ok(Prim::Right),
             _ => Err(format!(
-                "unknown primitive {t:?}; expected STAY, UP, DOWN, LEFT, RIGHT or 0-4"
+                "unknown primitive {:?}; expected STAY, UP, DOWN, LEFT, RIGHT or 0-4",
+                colony_env_api::clip(t)
             )),
         }
     }

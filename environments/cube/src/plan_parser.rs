@@ -35,11 +35,26 @@ pub struct ParsedPlan {
 impl ParsedPlan {
     /// The errors as one line per action, for the next prompt or an error message.
     pub fn error_text(&self) -> String {
-        self.errors
+        // Quotes are clipped and at most five errors are listed, so a huge reply is never
+        // echoed whole.
+        let mut text = self
+            .errors
             .iter()
-            .map(|e| format!("action {} ({}): {}", e.index, e.text, e.message))
+            .take(5)
+            .map(|e| {
+                format!(
+                    "action {} ({}): {}",
+                    e.index,
+                    colony_env_api::clip(&e.text),
+                    colony_env_api::clip(&e.message)
+                )
+            })
             .collect::<Vec<_>>()
-            .join("; ")
+            .join("; ");
+        if self.errors.len() > 5 {
+            text.push_str(&format!("; … and {} more", self.errors.len() - 5));
+        }
+        text
     }
 }
 
@@ -181,11 +196,15 @@ fn call_from_line(line: &str) -> Result<SymbolicCall, String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_')
     {
-        return Err(format!("bad action name {:?}", &line[..open]));
+        return Err(format!(
+            "bad action name {:?}",
+            colony_env_api::clip(&line[..open])
+        ));
     }
     let names = param_names(&action).ok_or_else(|| {
         format!(
-            "unknown action {action:?}; known: {}",
+            "unknown action {:?}; known: {}",
+            colony_env_api::clip(&action),
             crate::symbolic::ACTION_NAMES.join(", ")
         )
     })?;

@@ -155,12 +155,16 @@ fn int_arg(call: &SymbolicCall, key: &str) -> Result<Option<i64>, String> {
             .as_i64()
             .map(Some)
             .ok_or_else(|| format!("{key} must be an integer, got {n}")),
-        Some(Value::String(s)) => s
-            .trim()
-            .parse::<i64>()
-            .map(Some)
-            .map_err(|_| format!("{key} must be an integer, got {s:?}")),
-        Some(v) => Err(format!("{key} must be an integer, got {v}")),
+        Some(Value::String(s)) => s.trim().parse::<i64>().map(Some).map_err(|_| {
+            format!(
+                "{key} must be an integer, got {:?}",
+                colony_env_api::clip(s)
+            )
+        }),
+        Some(v) => Err(format!(
+            "{key} must be an integer, got {}",
+            colony_env_api::clip(&v.to_string())
+        )),
     }
 }
 

@@ -88,6 +88,12 @@ impl World {
         if k < 1 {
             return Err(CubeError::invalid("grid_size", "must be at least 1"));
         }
+        if k > crate::config::MAX_GRID_SIZE as i32 {
+            return Err(CubeError::invalid(
+                "grid_size",
+                &format!("{k} is above the maximum {}", crate::config::MAX_GRID_SIZE),
+            ));
+        }
         if agents.is_empty() {
             return Err(CubeError::invalid(
                 "agents",
@@ -126,8 +132,12 @@ impl World {
             if b.id >= BLOCK_FLAG {
                 return Err(CubeError::invalid(&field, "id too large"));
             }
+            // Weight and corner are checked before any arithmetic on them (no overflow).
+            if b.weight > k as u32 || b.row < 0 || b.col < 0 || b.row >= k || b.col >= k {
+                return Err(CubeError::invalid(&field, "outside the grid"));
+            }
             let w = b.side();
-            if b.row < 0 || b.col < 0 || b.row + w > k || b.col + w > k {
+            if b.row + w > k || b.col + w > k {
                 return Err(CubeError::invalid(&field, "outside the grid"));
             }
             if b.col + w > k - 1 {

@@ -5,6 +5,25 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+/// Largest map side (height and width).
+pub const MAX_SIDE: i32 = 2000;
+
+/// Largest `max_round` (keeps round counters far from overflow).
+pub const MAX_ROUND: u32 = 1_000_000_000;
+
+/// Largest `memory` (views and history entries kept per agent).
+pub const MAX_MEMORY: usize = 1000;
+
+/// Largest `delay_max` in rounds.
+pub const MAX_DELAY: u32 = 1_000_000;
+
+/// Largest `msg_cap` in characters.
+pub const MAX_MSG_CAP: usize = 100_000;
+
+/// Most view cells the prompt memories may hold at once: every agent's `view²` cells (the
+/// commander's whole map) times `memory`. 2^25 cells is 256 MB at most.
+pub const MAX_VIEW_CELLS: u64 = 1 << 25;
+
 /// The five SwarmBench tasks (spec §8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -50,7 +69,7 @@ impl std::str::FromStr for Task {
             .into_iter()
             .find(|t| t.name().eq_ignore_ascii_case(s) || (s.len() >= 4 && t.name().starts_with(&s.to_ascii_lowercase())))
             .ok_or_else(|| {
-                format!("unknown task {s:?}; known: pursuit, synchronization, foraging, flocking, transport")
+                format!("unknown task {:?}; known: pursuit, synchronization, foraging, flocking, transport", colony_env_api::clip(s))
             })
     }
 }
@@ -132,10 +151,10 @@ impl Config {
                 format!("map {h}x{w} is too small: height and width must be at least 6 (Q29)"),
             ));
         }
-        if h > 2000 || w > 2000 {
+        if h > MAX_SIDE || w > MAX_SIDE {
             return Err(err(
-                "height",
-                format!("map {h}x{w} is too large (max 2000)"),
+                if h > MAX_SIDE { "height" } else { "width" },
+                format!("map {h}x{w} is too large (max {MAX_SIDE})"),
             ));
         }
         if self.agents == 0 {
@@ -147,8 +166,42 @@ impl Config {
                 format!("view size {} must be at least 1", self.view),
             ));
         }
+        if self.view > h.max(w) {
+            return Err(err(
+                "view",
+                format!(
+                    "view size {} is larger than the map's larger side {}",
+                    self.view,
+                    h.max(w)
+                ),
+            ));
+        }
         if self.memory == 0 {
             return Err(err("memory", "memory must be at least 1".into()));
+        }
+        if self.memory > MAX_MEMORY {
+            return Err(err(
+                "memory",
+                format!("{} is above the maximum {MAX_MEMORY}", self.memory),
+            ));
+        }
+        if self.max_round > MAX_ROUND {
+            return Err(err(
+                "max_round",
+                format!("{} is above the maximum {MAX_ROUND}", self.max_round),
+            ));
+        }
+        if self.msg_cap > MAX_MSG_CAP {
+            return Err(err(
+                "msg_cap",
+                format!("{} is above the maximum {MAX_MSG_CAP}", self.msg_cap),
+            ));
+        }
+        if self.delay_max > MAX_DELAY {
+            return Err(err(
+                "delay_max",
+                format!("{} is above the maximum {MAX_DELAY}", self.delay_max),
+            ));
         }
         if !(0.0..=1.0).contains(&self.corruption) {
             return Err(err(
@@ -190,7 +243,7 @@ impl Config {
             }
             Task::Transport => interior - 13,
         };
-        if (self.agents as i64) > free {
+        if i64::try_from(self.agents).unwrap_or(i64::MAX) > free {
             return Err(err(
                 "agents",
                 format!(
@@ -198,6 +251,23 @@ impl Config {
                     self.agents,
                     self.task.name(),
                     free.max(0)
+                ),
+            ));
+        }
+        let view = u64::from(self.view.unsigned_abs()).pow(2);
+        let commander = if self.commander {
+            (i64::from(h) * i64::from(w)) as u64
+        } else {
+            view
+        };
+        let cells = (self.agents as u64 - 1) * view + commander;
+        let kept = cells.saturating_mul(self.memory as u64);
+        if kept > MAX_VIEW_CELLS {
+            return Err(err(
+                "memory",
+                format!(
+                    "{} agents × view {} (commander: the whole map) × memory {} keep {kept} view cells; the maximum is {MAX_VIEW_CELLS}",
+                    self.agents, self.view, self.memory
                 ),
             ));
         }

@@ -20,21 +20,21 @@ pub fn params() -> Vec<ParamSpec> {
             "pursuit",
             "pursuit | synchronization | foraging | flocking | transport",
         ),
-        ParamSpec::new("agents", "10", "number of agents N"),
-        ParamSpec::new("size", "10", "sets both height and width"),
-        ParamSpec::new("height", "10", "map rows (>= 6)"),
-        ParamSpec::new("width", "10", "map columns (>= 6)"),
-        ParamSpec::new("view", "5", "view size k (odd recommended)"),
-        ParamSpec::new("max_round", "100", "maximum number of rounds"),
+        ParamSpec::new("agents", "10", "number of agents N (must fit the task layout; see memory for the view budget)"),
+        ParamSpec::new("size", "10", "sets both height and width (6..=2000)"),
+        ParamSpec::new("height", "10", "map rows (6..=2000)"),
+        ParamSpec::new("width", "10", "map columns (6..=2000)"),
+        ParamSpec::new("view", "5", "view size k, 1..=max(height,width) (odd recommended)"),
+        ParamSpec::new("max_round", "100", "maximum number of rounds, at most 1000000000"),
         ParamSpec::new(
             "memory",
             "5",
-            "views and history entries kept in the prompt",
+            "views and history entries kept in the prompt, 1..=1000; agents × view² (commander: the map) × memory ≤ 2^25 cells",
         ),
         ParamSpec::new(
             "msg_cap",
             "120",
-            "message cap in characters (longer: cut + \"...\")",
+            "message cap in characters, at most 100000 (longer: cut + \"...\")",
         ),
         ParamSpec::new(
             "corruption",
@@ -49,7 +49,7 @@ pub fn params() -> Vec<ParamSpec> {
         ParamSpec::new(
             "delay_max",
             "0",
-            "maximum extra delivery delay in rounds (L.4: 4)",
+            "maximum extra delivery delay in rounds, at most 1000000 (L.4: 4)",
         ),
         ParamSpec::new(
             "commander",

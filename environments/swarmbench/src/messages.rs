@@ -38,7 +38,8 @@ pub fn parse_action_text(text: &str, task: Task, cap: usize) -> Result<Reply, St
             message: String::new(),
         }),
         None => Err(format!(
-            "{word:?} is neither an action (UP, DOWN, LEFT, RIGHT, STAY{}) nor a reply with ACTION:/MSG:",
+            "{:?} is neither an action (UP, DOWN, LEFT, RIGHT, STAY{}) nor a reply with ACTION:/MSG:",
+            colony_env_api::clip(word),
             if switch { ", SWITCH" } else { "" }
         )),
     }

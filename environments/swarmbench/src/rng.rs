@@ -15,13 +15,30 @@ pub struct TaskRng {
     draws: u64,
 }
 
+/// Most draws a restore replays from the seed (about 50 ms in a release build); a stream
+/// further along is saved with its generator state ([`RngState::mt`]) instead.
+pub const MAX_REPLAY_DRAWS: u64 = 1 << 24;
+
 /// The serializable position of a [`TaskRng`] stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RngState {
     /// The seed.
     pub seed: i64,
     /// Raw 32-bit outputs consumed since seeding.
     pub draws: u64,
+    /// The generator state, saved once `draws` exceeds [`MAX_REPLAY_DRAWS`] so a restore
+    /// never replays more than that many draws.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mt: Option<MtState>,
+}
+
+/// MT19937's internal state (CPython's `random.getstate()` without the version).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MtState {
+    /// The 624 state words.
+    pub words: Vec<u32>,
+    /// Position in them, 0..=624.
+    pub index: usize,
 }
 
 impl TaskRng {
@@ -34,26 +51,60 @@ impl TaskRng {
         }
     }
 
-    /// Re-creates the stream at a saved position.
-    pub fn restore(state: RngState) -> Self {
+    /// Re-creates the stream at a saved position: from the saved generator state when there
+    /// is one, else by replaying at most [`MAX_REPLAY_DRAWS`] draws. Errors name the field
+    /// under `rng` (`draws` past the replay limit without a generator state, a bad `mt`).
+    pub fn restore(state: &RngState) -> Result<Self, (&'static str, String)> {
+        if let Some(mt) = &state.mt {
+            let rng = PyRandom::from_state_words(&mt.words, mt.index).ok_or((
+                "mt",
+                format!(
+                    "expected 624 words and an index up to 624, got {} words and index {}",
+                    mt.words.len(),
+                    mt.index
+                ),
+            ))?;
+            return Ok(Self {
+                rng,
+                seed: state.seed,
+                draws: state.draws,
+            });
+        }
+        if state.draws > MAX_REPLAY_DRAWS {
+            return Err((
+                "draws",
+                format!(
+                    "{} draws cannot be replayed (max {MAX_REPLAY_DRAWS}) and no generator state (rng.mt) is given",
+                    state.draws
+                ),
+            ));
+        }
         let mut r = Self::new(state.seed);
         for _ in 0..state.draws {
             r.next_u32();
         }
-        r
+        Ok(r)
     }
 
-    /// The stream position, for saving.
+    /// The stream position, for saving (with the generator state past
+    /// [`MAX_REPLAY_DRAWS`]).
     pub fn state(&self) -> RngState {
         RngState {
             seed: self.seed,
             draws: self.draws,
+            mt: (self.draws > MAX_REPLAY_DRAWS).then(|| {
+                let (words, index) = self.rng.state_words();
+                MtState {
+                    words: words.to_vec(),
+                    index,
+                }
+            }),
         }
     }
 
     /// The next raw output.
     pub fn next_u32(&mut self) -> u32 {
-        self.draws += 1;
+        self.draws = self.draws.wrapping_add(1);
         self.rng.next_u32()
     }
 
@@ -117,8 +168,33 @@ mod tests {
         for _ in 0..100 {
             a.randint(1, 7);
         }
-        let mut b = TaskRng::restore(a.state());
+        let mut b = TaskRng::restore(&a.state()).unwrap();
         assert_eq!(a.randint(0, 1000), b.randint(0, 1000));
         assert_eq!(a.state(), b.state());
+    }
+
+    #[test]
+    fn long_streams_save_the_generator_and_huge_replays_are_refused() {
+        let mut a = TaskRng::new(5);
+        a.draws = MAX_REPLAY_DRAWS + 10; // as if it had drawn that much
+        let saved = a.state();
+        assert!(saved.mt.is_some());
+        let mut b = TaskRng::restore(&saved).unwrap();
+        assert_eq!(a.next_u32(), b.next_u32());
+        assert_eq!(a.state(), b.state());
+        let hostile = RngState {
+            seed: 1,
+            draws: 1_000_000_000_000_000,
+            mt: None,
+        };
+        assert_eq!(TaskRng::restore(&hostile).unwrap_err().0, "draws");
+        let bad = RngState {
+            mt: Some(MtState {
+                words: vec![1; 3],
+                index: 0,
+            }),
+            ..hostile
+        };
+        assert_eq!(TaskRng::restore(&bad).unwrap_err().0, "mt");
     }
 }

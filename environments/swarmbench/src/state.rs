@@ -124,6 +124,15 @@ impl SwarmState {
         self.config
             .validate()
             .map_err(|e| state_err(format!("config.{}", e.key), e.message))?;
+        if self.round > self.config.max_round {
+            return Err(state_err(
+                "round",
+                format!(
+                    "round {} is past config.max_round {}",
+                    self.round, self.config.max_round
+                ),
+            ));
+        }
         let n = self.agent_objects.len();
         if n != self.config.agents {
             return Err(state_err(
@@ -185,7 +194,8 @@ impl SwarmState {
         }
         check_task(&self.task_state, self.config.task, n, &env.world)?;
         env.task = self.task_state;
-        env.rng = TaskRng::restore(self.rng);
+        env.rng = TaskRng::restore(&self.rng)
+            .map_err(|(field, message)| state_err(format!("rng.{field}"), message))?;
         env.score = self.score;
         env.round = self.round;
         env.comm_rng = self.comm_rng;
@@ -200,6 +210,21 @@ impl SwarmState {
         }
         env.memory = (0..n).map(|_| Memory::new()).collect();
         for (i, m) in self.memory.into_iter().enumerate() {
+            if m.decisions > self.round {
+                return Err(state_err(
+                    format!("memory[{i}].decisions"),
+                    format!("{} decisions in {} rounds", m.decisions, self.round),
+                ));
+            }
+            if m.views.len() > self.config.memory || m.history.len() > self.config.memory {
+                return Err(state_err(
+                    format!("memory[{i}]"),
+                    format!(
+                        "keeps more than config.memory = {} entries",
+                        self.config.memory
+                    ),
+                ));
+            }
             let mut views = VecDeque::new();
             for (v, vs) in m.views.into_iter().enumerate() {
                 views.push_back(

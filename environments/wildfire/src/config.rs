@@ -4,6 +4,18 @@ use serde::{Deserialize, Serialize};
 
 /// Frames per step (§1: 100 frames of 1/50 s = 2 s).
 pub const FRAMES_PER_STEP: u32 = 100;
+/// Smallest map side.
+pub const MIN_MAP_SIZE: u32 = 8;
+/// Largest map side (16 M cells).
+pub const MAX_MAP_SIZE: u32 = 4000;
+/// Most agents in a team.
+pub const MAX_AGENTS: u32 = 100_000;
+/// Most civilians (clusters × civilians per cluster).
+pub const MAX_CIVILIANS: u32 = 100_000;
+/// Most cut targets (sparse cells or lines).
+pub const MAX_CUT_TARGETS: u32 = 10_000;
+/// Largest step limit and frame period (keeps the counters far from overflow).
+pub const MAX_STEPS: u32 = 1_000_000_000;
 /// Frames per second of the simulated clock (§1).
 pub const FPS: f64 = 50.0;
 /// Water units of a full tank (§2).
@@ -222,9 +234,66 @@ pub struct LevelConfig {
 }
 
 impl LevelConfig {
-    /// Number of agents.
+    /// Number of agents (saturating; [`LevelConfig::check`] bounds it).
     pub fn team_size(&self) -> u32 {
-        self.team.iter().sum()
+        self.team.iter().fold(0u32, |a, &b| a.saturating_add(b))
+    }
+
+    /// Checks the documented bounds (map side [`MIN_MAP_SIZE`]..=[`MAX_MAP_SIZE`], 1 to
+    /// [`MAX_AGENTS`] agents, at most [`MAX_CIVILIANS`] civilians and [`MAX_CUT_TARGETS`]
+    /// cut targets, step limit and frame periods 1..=[`MAX_STEPS`]) before anything is
+    /// allocated; the error names the field.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&self.map_size) {
+            return Err((
+                "map_size",
+                format!(
+                    "{} is outside {MIN_MAP_SIZE}..={MAX_MAP_SIZE}",
+                    self.map_size
+                ),
+            ));
+        }
+        let team: u64 = self.team.iter().map(|&n| u64::from(n)).sum();
+        if team == 0 || team > u64::from(MAX_AGENTS) {
+            return Err(("team", format!("{team} agents is outside 1..={MAX_AGENTS}")));
+        }
+        let civilians = u64::from(self.civilians.0) * u64::from(self.civilians.1);
+        if self.civilians.0 > MAX_CIVILIANS || civilians > u64::from(MAX_CIVILIANS) {
+            return Err((
+                "civilians",
+                format!(
+                    "{} clusters of {} is above the maximum {MAX_CIVILIANS} civilians",
+                    self.civilians.0, self.civilians.1
+                ),
+            ));
+        }
+        if let Some(cut) = &self.cut {
+            if cut.count > MAX_CUT_TARGETS || cut.length > self.map_size {
+                return Err((
+                    "cut",
+                    format!(
+                        "{} targets of length {} (max {MAX_CUT_TARGETS} targets, length up to map_size)",
+                        cut.count, cut.length
+                    ),
+                ));
+            }
+        }
+        for (field, v) in [
+            ("max_steps", self.max_steps),
+            ("fire_frames", self.fire_frames),
+            ("civ_frames", self.civ_frames),
+        ] {
+            if !(1..=MAX_STEPS).contains(&v) {
+                return Err((field, format!("{v} is outside 1..={MAX_STEPS}")));
+            }
+        }
+        if !(-1000..=1000).contains(&self.veg_offset) {
+            return Err((
+                "veg_offset",
+                format!("{} is outside -1000..=1000", self.veg_offset),
+            ));
+        }
+        Ok(())
     }
 
     /// Ground agents (firefighters + bulldozers), used by the NS baseline (§13.2).

@@ -7,17 +7,20 @@ use colony_env_api::{
     ParamSpec,
 };
 
-use crate::config::{bench_level, find_level, mixed_team, LevelConfig};
+use crate::config::{
+    bench_level, find_level, mixed_team, LevelConfig, MAX_AGENTS, MAX_MAP_SIZE, MAX_STEPS,
+    MIN_MAP_SIZE,
+};
 use crate::env::WildfireEnv;
 use crate::policies::HeuristicPolicy;
 
 fn params() -> Vec<ParamSpec> {
     vec![
         ParamSpec::new("level", "cut_trees_sparse_small", "level id or number 1–17 (spec §12.1), or `bench` (synthetic suppress level; the default when map_size or agents is set without level)"),
-        ParamSpec::new("map_size", "0", "map side override (0 = the level's)"),
-        ParamSpec::new("agents", "0", "team size override: M agents of mixed types F,B,D,H in turn (0 = the level's team)"),
-        ParamSpec::new("max_steps", "0", "step limit override (0 = the level's)"),
-        ParamSpec::new("fire_frames", "0", "frames per fire tick override (0 = the level's)"),
+        ParamSpec::new("map_size", "0", "map side override, 8..=4000 (0 = the level's)"),
+        ParamSpec::new("agents", "0", "team size override, at most 100000: M agents of mixed types F,B,D,H in turn (0 = the level's team)"),
+        ParamSpec::new("max_steps", "0", "step limit override, at most 1000000000 (0 = the level's)"),
+        ParamSpec::new("fire_frames", "0", "frames per fire tick override, at most 1000000000 (0 = the level's)"),
         ParamSpec::new("trees_destroyed_fire_only", "false", "count only trees destroyed by fire in TreesDestroyed (spec §12.3)"),
     ]
 }
@@ -50,24 +53,36 @@ pub fn level_from_params(mut p: EnvParams) -> Result<LevelConfig, EnvError> {
             let ids: Vec<String> = crate::config::levels().into_iter().map(|l| l.id).collect();
             param_err(
                 "level",
-                format!("unknown level {level:?}; known: {}, bench", ids.join(", ")),
+                format!(
+                    "unknown level {:?}; known: {}, bench",
+                    colony_env_api::clip(&level),
+                    ids.join(", ")
+                ),
             )
         })?
     };
     if map_size > 0 {
-        if !(8..=4000).contains(&map_size) {
+        if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&map_size) {
             return Err(param_err(
                 "map_size",
-                format!("{map_size} is outside 8..=4000"),
+                format!("{map_size} is outside {MIN_MAP_SIZE}..={MAX_MAP_SIZE}"),
             ));
         }
         l.map_size = map_size;
     }
     if agents > 0 {
-        if agents > 100_000 {
-            return Err(param_err("agents", format!("{agents} is above 100000")));
+        if agents > MAX_AGENTS {
+            return Err(param_err(
+                "agents",
+                format!("{agents} is above {MAX_AGENTS}"),
+            ));
         }
         l.team = mixed_team(agents);
+    }
+    for (key, v) in [("max_steps", max_steps), ("fire_frames", fire_frames)] {
+        if v > MAX_STEPS {
+            return Err(param_err(key, format!("{v} is above {MAX_STEPS}")));
+        }
     }
     if l.team_size() == 0 {
         return Err(param_err("agents", "the team is empty".into()));
@@ -79,6 +94,15 @@ pub fn level_from_params(mut p: EnvParams) -> Result<LevelConfig, EnvError> {
         l.fire_frames = fire_frames;
     }
     l.trees_destroyed_fire_only = fire_only;
+    l.check().map_err(|(key, message)| {
+        let key = if key == "team" { "agents" } else { key };
+        let key = if matches!(key, "map_size" | "agents" | "max_steps" | "fire_frames") {
+            key
+        } else {
+            "level"
+        };
+        param_err(key, message)
+    })?;
     Ok(l)
 }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use std::sync::Arc;
 
+use colony_env_api::clip;
 use colony_env_api::{
     AgentId, EnvError, Environment, Event, ExecutionPrompter, ParsedReply, StepResult,
 };
@@ -274,13 +275,13 @@ impl Environment for WildfireEnv {
         if let Some(rest) = t.strip_prefix("low") {
             return parse_low(rest)
                 .map(WildfireAction::Low)
-                .ok_or_else(|| err(format!("{t:?}: expected `low code x y`")));
+                .ok_or_else(|| err(format!("{:?}: expected `low code x y`", clip(t))));
         }
         let p = parse_action_code(t).map_err(|e| err(e.to_string()))?;
         let kind = self.state.agents[i].kind;
         validate(&p, kind, self.state.grid.size as u32)
             .map(WildfireAction::Primitive)
-            .map_err(|m| err(format!("{t:?}: {m}")))
+            .map_err(|m| err(format!("{:?}: {m}", clip(t))))
     }
 
     fn format_action(&self, _agent: &str, action: &WildfireAction) -> String {

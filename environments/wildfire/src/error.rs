@@ -16,7 +16,7 @@ pub enum WildfireError {
         draws: u32,
     },
     /// An action code that does not parse (§11.2).
-    #[error("action code {text:?}: {message}")]
+    #[error("action code {:?}: {message}", colony_env_api::clip(text))]
     ActionCode {
         /// The text.
         text: String,

@@ -162,13 +162,21 @@ fn from_fields(
         .ok_or_else(|| {
             err(format!(
                 "type {:?} is not a whole number 0–255",
-                fields[0].trim()
+                colony_env_api::clip(fields[0].trim())
             ))
         })?;
-    let p1 = parse_number(fields[1])
-        .ok_or_else(|| err(format!("param_1 {:?} is not a number", fields[1].trim())))?;
-    let p2 = parse_number(fields[2])
-        .ok_or_else(|| err(format!("param_2 {:?} is not a number", fields[2].trim())))?;
+    let p1 = parse_number(fields[1]).ok_or_else(|| {
+        err(format!(
+            "param_1 {:?} is not a number",
+            colony_env_api::clip(fields[1].trim())
+        ))
+    })?;
+    let p2 = parse_number(fields[2]).ok_or_else(|| {
+        err(format!(
+            "param_2 {:?} is not a number",
+            colony_env_api::clip(fields[2].trim())
+        ))
+    })?;
     let d = description.trim();
     let d = d
         .strip_prefix('"')

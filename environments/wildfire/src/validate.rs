@@ -2,7 +2,11 @@
 
 use colony_env_api::EnvError;
 
+use crate::config::MAX_AGENTS;
 use crate::state::WildfireState;
+
+/// Largest frame counter a state may carry (far from overflow).
+pub const MAX_FRAME: u64 = 1 << 53;
 
 fn bad(field: impl Into<String>, message: impl Into<String>) -> EnvError {
     EnvError::State {
@@ -13,9 +17,11 @@ fn bad(field: impl Into<String>, message: impl Into<String>) -> EnvError {
 
 /// Checks grid sizes, agent ids and references, civilian references and positions.
 pub fn check_state(s: &WildfireState) -> Result<(), EnvError> {
+    s.level
+        .check()
+        .map_err(|(field, message)| bad(format!("level.{field}"), message))?;
     let g = &s.grid;
-    let n = g.size * g.size;
-    if g.size == 0 || g.size as u32 != s.level.map_size {
+    if g.size == 0 || g.size as u64 != u64::from(s.level.map_size) {
         return Err(bad(
             "grid.size",
             format!(
@@ -23,6 +29,24 @@ pub fn check_state(s: &WildfireState) -> Result<(), EnvError> {
                 g.size, s.level.map_size
             ),
         ));
+    }
+    let n = g.size * g.size;
+    // Scenario states may carry another team than the level's (the level's team is what a
+    // reset places); only the count is bounded.
+    if s.agents.is_empty() || s.agents.len() > MAX_AGENTS as usize {
+        return Err(bad(
+            "agents",
+            format!("{} agents is outside 1..={MAX_AGENTS}", s.agents.len()),
+        ));
+    }
+    if s.step > s.level.max_steps {
+        return Err(bad(
+            "step",
+            format!("{} is past level.max_steps {}", s.step, s.level.max_steps),
+        ));
+    }
+    if s.frame > MAX_FRAME {
+        return Err(bad("frame", format!("{} is above {MAX_FRAME}", s.frame)));
     }
     let lens = [
         ("grid.elevation", g.elevation.len()),
