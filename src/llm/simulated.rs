@@ -401,8 +401,10 @@ fn reasoning_text(answer: &str, style: u32) -> String {
 
 /// The reply of a simulated agent to an environment's prompt (DESIGN.md, "offline default for
 /// embodied runs"): every registered environment is asked in turn
-/// ([`crate::env::simulated_reply`]); it reads only the prompt, as an LLM would, and answers in
-/// the format the prompt requests, with an expert's action with probability `accuracy`.
+/// ([`crate::env::simulated_reply`]), then the framework prompts' reader
+/// ([`crate::policy::embodied::framework_sim`]); both read only the prompt, as an LLM would,
+/// and answer in the format the prompt requests, with an expert's action with probability
+/// `accuracy`.
 fn embodied_reply(cfg: &SimulatedConfig, r: &ChatRequest) -> Option<String> {
     let system = r
         .messages
@@ -410,7 +412,15 @@ fn embodied_reply(cfg: &SimulatedConfig, r: &ChatRequest) -> Option<String> {
         .find(|m| m.role == Role::System)
         .map_or("", |m| m.content.as_str());
     let user = r.messages.iter().rev().find(|m| m.role == Role::User)?;
-    crate::env::simulated_reply(system, &user.content, cfg.accuracy, request_seed(cfg, r))
+    let draw = request_seed(cfg, r);
+    crate::env::simulated_reply(system, &user.content, cfg.accuracy, draw).or_else(|| {
+        crate::policy::embodied::framework_sim::simulated_framework_reply(
+            system,
+            &user.content,
+            cfg.accuracy,
+            draw,
+        )
+    })
 }
 
 /// The reply to a prompt that is not in the answer key.

@@ -17,6 +17,8 @@
 //! environment's agent ids), and register it in [`registry`].
 
 mod caller;
+pub mod framework;
+pub mod framework_sim;
 mod independent;
 pub mod registry;
 mod script;

@@ -1,0 +1,341 @@
+//! Shared machinery of the CREW-Wildfire coordination frameworks (spec `wildfire.md` §14.1)
+//! on every environment: agent names, per-agent tags, the per-step briefing (team
+//! composition, task, abilities), agent blocks for prompts, perception of every live agent,
+//! and execution of a chosen text action.
+//!
+//! What the placeholders of §11.3 mean per environment (decision; the paper defines them for
+//! Wildfire only):
+//! - **Wildfire:** as the spec says: `TEAM COMPOSITION`, `CURRENT TASK`, abilities per agent
+//!   type come from the Wildfire crate's prompt builders; `PERCEPTION` is the PERCEPTION
+//!   call's summary plus position and status; actions go through the EXECUTION call.
+//! - **SwarmBench and CUBE:** the team is the list of agent names (one kind of agent);
+//!   the task and abilities are the agent's own instructions from the environment (CUBE: the
+//!   naive agent's rules, action vocabulary and reply format; SwarmBench: its system line,
+//!   the task, rules and actions being part of every observation); `PERCEPTION` is the
+//!   environment's observation text; a chosen action is the environment's reply text
+//!   (SwarmBench `ACTION:`/`MSG:` lines, a CUBE plan), parsed by its lenient parser with no
+//!   extra call.
+//!
+//! Prompt convention (so prompts stay readable and the offline simulated model can answer
+//! them from the text alone, see [`super::framework_sim`]): every agent a prompt describes
+//! is one block `<agent name="AGENT_k">` holding `<rules>` (its instructions) and
+//! `<observation>` (its perception), plus status lines; the agent the prompt speaks to is
+//! marked `self="true"`. The prompt's last line, `Reply with: …`, lists the tags to answer.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use colony_env_api::{AgentId, DynEnvironment};
+use futures::future::join_all;
+
+use super::caller::merge_failure;
+use super::tags::tag_content;
+use super::{AgentView, CallLog, Caller, EmbodiedError};
+
+/// Framework names of the environment's agents: `AGENT_<k>` where `k` is the id itself when
+/// it is a number (Wildfire `1…`, CUBE `0…`), else its index (SwarmBench `Agent_3` →
+/// `AGENT_3`).
+#[derive(Debug, Clone, Default)]
+pub struct Names {
+    by_id: BTreeMap<AgentId, String>,
+    by_key: BTreeMap<String, AgentId>,
+    order: Vec<AgentId>,
+}
+
+impl Names {
+    /// Names for `agents`, in order.
+    pub fn new(agents: &[AgentId]) -> Self {
+        let mut n = Self::default();
+        for (i, id) in agents.iter().enumerate() {
+            let k = if id.chars().all(|c| c.is_ascii_digit()) && !id.is_empty() {
+                id.clone()
+            } else {
+                i.to_string()
+            };
+            n.by_id.insert(id.clone(), format!("AGENT_{k}"));
+            n.by_key.insert(k, id.clone());
+            n.order.push(id.clone());
+        }
+        n
+    }
+
+    /// `AGENT_<k>` of `id` (the id itself if unknown).
+    pub fn name(&self, id: &str) -> String {
+        self.by_id.get(id).cloned().unwrap_or_else(|| id.to_string())
+    }
+
+    /// The agent a name refers to: `AGENT_3`, `AGENT 3` or `agent_3` (§14.1); `None` for
+    /// agents not in the team.
+    pub fn id_of(&self, name: &str) -> Option<&AgentId> {
+        let t = name.trim();
+        let upper = t.to_ascii_uppercase();
+        let k = upper
+            .strip_prefix("AGENT_")
+            .or_else(|| upper.strip_prefix("AGENT "))?;
+        self.by_key.get(k.trim())
+    }
+
+    /// Every agent, in the environment's order.
+    pub fn agents(&self) -> &[AgentId] {
+        &self.order
+    }
+
+    /// The content of `<AGENT_k{suffix}>…` for every agent of the team, either name form and
+    /// either closing form (§14.1); agents not in the team are ignored, empty tags are
+    /// absent.
+    pub fn per_agent(&self, text: &str, suffix: &str) -> BTreeMap<AgentId, String> {
+        let mut out = BTreeMap::new();
+        for (id, name) in &self.by_id {
+            let spaced = name.replacen('_', " ", 1);
+            let found = tag_content(text, &format!("{name}{suffix}"))
+                .or_else(|| tag_content(text, &format!("{spaced}{suffix}")));
+            if let Some(v) = found {
+                out.insert(id.clone(), v);
+            }
+        }
+        out
+    }
+}
+
+/// The texts every framework prompt shares at one step.
+#[derive(Debug, Clone)]
+pub struct Briefing {
+    /// `TEAM COMPOSITION`.
+    pub team_composition: String,
+    /// `CURRENT TASK`.
+    pub task: String,
+    /// `LIST OF AGENT ABILITIES ON TEAM`.
+    pub team_abilities: String,
+    /// `N`.
+    pub team_size: usize,
+}
+
+fn wildfire(env: &dyn DynEnvironment) -> Option<&colony_wildfire::WildfireEnv> {
+    env.as_any().downcast_ref::<colony_wildfire::WildfireEnv>()
+}
+
+/// The briefing of `env` as it is now (see the module docs for what it means where).
+pub fn briefing(env: &dyn DynEnvironment, names: &Names) -> Briefing {
+    if let Some(w) = wildfire(env) {
+        let s = w.world();
+        return Briefing {
+            team_composition: colony_wildfire::prompts::team_composition(s),
+            task: colony_wildfire::prompts::task_description(s),
+            team_abilities: colony_wildfire::prompts::team_abilities(s),
+            team_size: colony_wildfire::prompts::team_size(s),
+        };
+    }
+    let list: Vec<String> = names.agents().iter().map(|a| names.name(a)).collect();
+    let first = names.agents().first().map(String::as_str).unwrap_or("");
+    Briefing {
+        team_composition: format!(
+            "{} agents of one kind: {}. Each follows the rules in its own instructions.",
+            list.len(),
+            list.join(", ")
+        ),
+        task: env.instructions(first),
+        team_abilities: "Every agent can take the actions its instructions and observation \
+                         describe, written exactly in the format they ask for."
+            .to_string(),
+        team_size: list.len(),
+    }
+}
+
+/// `AGENT ABILITIES` of one agent.
+pub fn abilities(env: &dyn DynEnvironment, agent: &str) -> String {
+    if let Some(w) = wildfire(env) {
+        if let Some(a) = w.world().agents.iter().find(|a| a.id.to_string() == agent) {
+            return colony_wildfire::prompts::agent_abilities(a.kind);
+        }
+    }
+    "The actions your instructions and observation describe, written exactly in the format \
+     they ask for."
+        .to_string()
+}
+
+/// An owned view of any agent of the snapshot (not only the deciding ones).
+pub fn agent_view(env: &dyn DynEnvironment, id: &str) -> Result<AgentView, EmbodiedError> {
+    Ok(AgentView {
+        id: id.to_string(),
+        instructions: env.instructions(id),
+        observation: env.observe_text(id)?,
+        perception_prompt: env.perception_prompt(id),
+        execution: env.execution_prompter(id),
+        neighbours: Vec::new(),
+        feedback: None,
+    })
+}
+
+/// The agents that take part this step (§14.1 step 1): on environments with a PERCEPTION
+/// module the agents that have a perception prompt (live, not passengers), elsewhere those
+/// with a non-empty observation (SwarmBench's escaped agents have none).
+pub fn live_agents(env: &dyn DynEnvironment) -> Vec<AgentId> {
+    let agents = env.agents();
+    let has_perception = agents.iter().any(|a| env.perception_prompt(a).is_some());
+    agents
+        .into_iter()
+        .filter(|a| {
+            if has_perception {
+                env.perception_prompt(a).is_some()
+            } else {
+                env.observe_text(a).is_ok_and(|t| !t.is_empty())
+            }
+        })
+        .collect()
+}
+
+/// One agent block of a prompt (see the module docs).
+pub fn agent_block(
+    names: &Names,
+    view: &AgentView,
+    perception: &str,
+    status: &[(&str, String)],
+    is_self: bool,
+) -> String {
+    let mut out = format!(
+        "<agent name=\"{}\"{}>\n<rules>\n{}\n</rules>\n<observation>\n{}\n</observation>\n",
+        names.name(&view.id),
+        if is_self { " self=\"true\"" } else { "" },
+        view.instructions.trim_end(),
+        perception.trim_end()
+    );
+    for (k, v) in status {
+        out.push_str(&format!("{k}: {v}\n"));
+    }
+    out.push_str("</agent>");
+    out
+}
+
+/// Perceptions of `agents` (§14.1 step 3), in parallel: a PERCEPTION call where the
+/// environment has one (purpose `perception`), else the observation text.
+pub async fn perceive(
+    caller: &Caller,
+    env: &Arc<dyn DynEnvironment + Sync>,
+    step: u64,
+    agents: &[AgentView],
+) -> Result<(BTreeMap<AgentId, String>, Vec<CallLog>), EmbodiedError> {
+    let results = join_all(agents.iter().map(|a| async move {
+        match &a.perception_prompt {
+            Some(prompt) => {
+                let log = caller.ask(step, a, "perception", prompt.clone()).await?;
+                Ok(vec![log])
+            }
+            None => Ok(Vec::new()),
+        }
+    }))
+    .await;
+    let logs = merge_failure(step, results)?;
+    let mut out = BTreeMap::new();
+    for a in agents {
+        let text = match logs.iter().find(|l| l.agent == a.id) {
+            Some(l) => env.perceived_text(&a.id, l.reply.as_deref().unwrap_or("")),
+            None => a.observation.clone(),
+        };
+        out.insert(a.id.clone(), text);
+    }
+    Ok((out, logs))
+}
+
+/// Turns a chosen text action of `agent` into the reply its environment parses: the EXECUTION
+/// call where the environment has one (purpose `execution`, §11.2), else the text itself.
+/// The returned call, if any, is marked as the one whose reply became the action.
+pub async fn execute(
+    caller: &Caller,
+    step: u64,
+    agent: &AgentView,
+    action: &str,
+) -> Result<(String, Option<CallLog>), EmbodiedError> {
+    match &agent.execution {
+        Some(prompter) => {
+            let mut log = caller
+                .ask(step, agent, "execution", prompter(action))
+                .await?;
+            log.decides = true;
+            Ok((log.reply.clone().unwrap_or_default(), Some(log)))
+        }
+        None => Ok((action.to_string(), None)),
+    }
+}
+
+/// Executes several (agent, action) pairs in parallel; returns the replies per agent and the
+/// calls, in the given order.
+pub async fn execute_all(
+    caller: &Caller,
+    step: u64,
+    actions: Vec<(AgentView, String)>,
+) -> Result<(BTreeMap<AgentId, String>, Vec<CallLog>), EmbodiedError> {
+    let results = join_all(actions.iter().map(|(view, action)| async move {
+        let (reply, log) = execute(caller, step, view, action).await?;
+        Ok::<_, EmbodiedError>((view.id.clone(), reply, log))
+    }))
+    .await;
+    let mut replies = BTreeMap::new();
+    let mut staged = Vec::new();
+    for r in results {
+        match r {
+            Ok((id, reply, log)) => {
+                replies.insert(id, reply);
+                staged.push(Ok(log.into_iter().collect()));
+            }
+            Err(e) => staged.push(Err(e)),
+        }
+    }
+    let logs = merge_failure(step, staged)?;
+    Ok((replies, logs))
+}
+
+/// `PAST ACTIONS` of one agent: on Wildfire the descriptions of its completed primitives
+/// (the environment keeps them), elsewhere the framework's own record `own` of the actions
+/// it chose for the agent, oldest first; "None" when empty.
+pub fn past_actions(env: &dyn DynEnvironment, agent: &str, own: &[String]) -> String {
+    if let Some(w) = wildfire(env) {
+        let s = w.world();
+        if let Some(i) = s.agents.iter().position(|a| a.id.to_string() == agent) {
+            return colony_wildfire::prompts::past_actions(s, i).trim_end().to_string();
+        }
+    }
+    if own.is_empty() {
+        return "None".into();
+    }
+    own.iter()
+        .enumerate()
+        .map(|(k, a)| format!("{}. {}", k + 1, a.replace('\n', " ")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A chat history as §11.3 writes it: `TIME t: AGENT_k: message`, oldest first; "None" when
+/// empty.
+pub fn chat_history(names: &Names, messages: &[(u64, AgentId, String)]) -> String {
+    if messages.is_empty() {
+        return "None".into();
+    }
+    messages
+        .iter()
+        .map(|(t, from, m)| format!("TIME {t}: {}: {m}", names.name(from)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_tags_and_unknown_agents() {
+        let n = Names::new(&["Agent_0".into(), "Agent_1".into()]);
+        assert_eq!(n.name("Agent_1"), "AGENT_1");
+        assert_eq!(n.id_of("AGENT 1").map(String::as_str), Some("Agent_1"));
+        assert_eq!(n.id_of("agent_0").map(String::as_str), Some("Agent_0"));
+        assert_eq!(n.id_of("AGENT_7"), None);
+        let text = "<AGENT_0>go up</AGENT_0><AGENT 1>stay<AGENT 1><AGENT_9>x</AGENT_9>";
+        let tags = n.per_agent(text, "");
+        assert_eq!(tags.len(), 2);
+        assert_eq!(tags["Agent_0"], "go up");
+        assert_eq!(tags["Agent_1"], "stay");
+        let w = Names::new(&["1".into(), "2".into()]);
+        assert_eq!(w.name("2"), "AGENT_2");
+        let pairs = w.per_agent("<AGENT_2-action>cut</AGENT_2-action>", "-action");
+        assert_eq!(pairs["2"], "cut");
+    }
+}
