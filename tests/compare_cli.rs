@@ -822,3 +822,76 @@ fn a_failure_no_retry_can_fix_stops_the_run_early_with_one_line() {
         "{err}"
     );
 }
+
+#[test]
+fn a_level_grid_reports_ns_per_configuration_and_bcs_per_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("grid");
+    let args = [
+        "compare",
+        "--env",
+        "wildfire",
+        "--grid",
+        "level=1,13",
+        "--policies",
+        "independent,scripted:heuristic",
+        "--seeds",
+        "0..2",
+        "--max-steps",
+        "20",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let (ok, text, err) = colony(&args);
+    assert!(ok, "{err}");
+    assert!(
+        text.contains("### level=13") && text.contains("Behavior Competency Score"),
+        "{text}"
+    );
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    assert_eq!(rows.len(), 2 * 2 * 2, "configurations × policies × seeds");
+    assert!(rows
+        .iter()
+        .all(|r| r["config"] == "level=1" || r["config"] == "level=13"));
+    assert!(out
+        .join("episodes/level=13/independent/1/steps.jsonl")
+        .is_file());
+    assert!(out.join("configurations/level=1/score.svg").is_file());
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let ns = &summary["bcs"]["ns"]["scripted:heuristic"];
+    assert!(ns["1"].is_number() && ns["13"].is_number(), "{summary}");
+    assert!(
+        summary["bcs"]["bcs"]["independent"]["TD"].is_number(),
+        "{summary}"
+    );
+    // Rerunning resumes: nothing runs again.
+    let before = std::fs::read_to_string(out.join("episodes.jsonl")).unwrap();
+    let (ok, _, err) = colony(&args);
+    assert!(ok, "{err}");
+    assert_eq!(
+        before,
+        std::fs::read_to_string(out.join("episodes.jsonl")).unwrap()
+    );
+    // Bad grids are one-line errors naming the problem.
+    for (grid, needle) in [
+        ("level", "key=values"),
+        ("n=all", "level"),
+        ("level=99", "level"),
+    ] {
+        let (ok, _, err) = colony(&[
+            "compare",
+            "--env",
+            "wildfire",
+            "--grid",
+            grid,
+            "--policies",
+            "scripted:noop",
+            "--quiet",
+            "--out",
+            dir.path().join("bad").to_str().unwrap(),
+        ]);
+        assert!(!ok && err.contains(needle), "{grid}: {err}");
+    }
+}

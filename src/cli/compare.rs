@@ -32,6 +32,11 @@ pub struct CompareArgs {
     /// Seeds, `A..B` (B exclusive), `A..=B`, one number or a list.
     #[arg(long, default_value = "0..5")]
     pub seeds: String,
+    /// A parameter grid, `key=values` (`level=all`, `level=1..=17`, `n=1,2,4,8`; repeatable,
+    /// axes multiply): every configuration × policy × seed runs; on Wildfire's `level` the
+    /// report adds the normalized score per configuration and the Behavior Competency Score.
+    #[arg(long = "grid", value_name = "KEY=VALUES")]
+    pub grid: Vec<String>,
     #[command(flatten)]
     pub model: ModelArgs,
     /// One model per agent, round-robin, names from models.toml (heterogeneous teams).
@@ -163,6 +168,12 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         caller,
         model: label,
         simulated,
+        grid: a
+            .grid
+            .iter()
+            .map(|g| colony::eval::grid::parse_axis(g))
+            .collect::<Result<_, _>>()?,
+        label: String::new(),
     };
     let progress = Arc::new(Progress::default());
     let bar = if a.quiet {
@@ -195,26 +206,35 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
     let result = run_compare(run_config, progress.clone()).await;
     ticker.abort();
     bar.finish_and_clear();
-    let summary = result.with_context(|| format!("colony compare into {}", a.out.display()))?;
-    println!("{}", summary.markdown());
-    let errors: usize = summary.policies.values().map(|p| p.errors).sum();
+    let outcome = result.with_context(|| format!("colony compare into {}", a.out.display()))?;
+    println!("{}", outcome.markdown());
+    let errors: usize = outcome
+        .summaries
+        .iter()
+        .flat_map(|(_, s)| s.policies.values())
+        .map(|p| p.errors)
+        .sum();
     if errors > 0 {
         eprintln!(
             "{errors} episode(s) ended with an error (see episodes.jsonl); they are not scored \
              and run again when the same command is repeated"
         );
     }
-    let failed: Vec<&str> = summary
-        .order
-        .iter()
-        .filter(|p| {
-            summary
-                .policies
-                .get(*p)
-                .is_some_and(|s| s.episodes == 0 && s.errors > 0)
-        })
-        .map(String::as_str)
-        .collect();
+    let mut failed: Vec<String> = Vec::new();
+    for (label, s) in &outcome.summaries {
+        for p in &s.order {
+            if s.policies
+                .get(p)
+                .is_some_and(|x| x.episodes == 0 && x.errors > 0)
+            {
+                failed.push(if label.is_empty() {
+                    p.clone()
+                } else {
+                    format!("{p} ({label})")
+                });
+            }
+        }
+    }
     anyhow::ensure!(
         failed.is_empty(),
         "every episode of {} ended with an error; nothing was scored",

@@ -7,7 +7,10 @@
 //! - `episodes.jsonl`: one [`EpisodeResult`] per finished episode, appended as episodes end;
 //! - `compare.json`: the run's settings; a rerun with another environment, settings, step cap
 //!   or model into the same directory is refused (results would mix);
-//! - `summary.json`, `results.md`, `results.csv`, `score.svg`, `score_vs_tokens.svg`.
+//! - `summary.json`, `results.md`, `results.csv`, `score.svg`, `score_vs_tokens.svg`;
+//! - with `--grid`: episodes under `episodes/<configuration>/<policy>/<seed>/`, each
+//!   configuration's report under `configurations/<configuration>/`, and the top-level
+//!   `summary.json`/`results.md`/`results.csv` for the whole grid ([`GridSummary`]).
 //!
 //! Resume: episodes already in `episodes.jsonl` without an error are skipped; errored ones
 //! run again and their new line supersedes the old. One process writes a directory at a time
@@ -24,6 +27,7 @@ use thiserror::Error;
 
 use super::compare_report::{write_report, CompareSummary};
 use super::episode::{run_episode, EpisodeConfig, EpisodeOutcome, EpisodeSink, StepRecord};
+use super::grid::{configurations, GridAxis, GridError, GridSummary};
 use super::results::{JsonlFile, ResultsError};
 use super::trajectory::{write_atomic, TrajectoryWriter};
 use crate::env::{build, EnvLookupError};
@@ -54,6 +58,11 @@ pub struct CompareConfig {
     pub model: String,
     /// The model is the offline simulation: every table and plot says SIMULATION.
     pub simulated: bool,
+    /// `--grid` axes: every configuration × policy × seed runs (empty: one configuration).
+    pub grid: Vec<GridAxis>,
+    /// The configuration's label (`level=3`), set by [`run_compare`] for each grid
+    /// configuration; empty for a comparison without a grid.
+    pub label: String,
 }
 
 /// One finished episode, as `episodes.jsonl` stores it (the key names are a contract).
@@ -89,6 +98,9 @@ pub struct EpisodeResult {
     /// The environment's paper metrics for this episode (e.g. CUBE's delivered weight).
     #[serde(default)]
     pub metrics: BTreeMap<String, f64>,
+    /// The grid configuration (`level=3`); absent without a grid.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub config: String,
 }
 
 /// Errors that stop a comparison (an episode's own failure is recorded, not raised).
@@ -98,6 +110,9 @@ pub enum CompareError {
     /// Unknown environment or bad settings.
     #[error(transparent)]
     Env(#[from] EnvLookupError),
+    /// A `--grid` axis does not parse or the grid is too large.
+    #[error(transparent)]
+    Grid(#[from] GridError),
     /// Unknown policy or option.
     #[error(transparent)]
     Policy(#[from] EmbodiedError),
@@ -165,6 +180,8 @@ struct Settings {
     set: Vec<String>,
     max_steps: usize,
     model: String,
+    #[serde(default)]
+    grid: Vec<GridAxis>,
 }
 
 /// Writes `compare.json` or checks it against this run.
@@ -187,6 +204,9 @@ fn claim(dir: &Path, s: &Settings) -> Result<(), CompareError> {
         }
         if old.model != s.model {
             diff.push(format!("model {} vs {}", old.model, s.model));
+        }
+        if old.grid != s.grid {
+            diff.push("--grid differs".to_string());
         }
         if !diff.is_empty() {
             return Err(CompareError::Mismatch {
@@ -227,9 +247,15 @@ impl EpisodeSink for CompareSink {
     }
 }
 
-/// The directory of one episode's files.
-pub fn episode_dir(out: &Path, policy: &str, seed: u64) -> PathBuf {
-    out.join("episodes").join(policy).join(seed.to_string())
+/// The directory of one episode's files: `episodes/<policy>/<seed>`, under
+/// `episodes/<configuration>/` in a grid.
+pub fn episode_dir(out: &Path, label: &str, policy: &str, seed: u64) -> PathBuf {
+    let base = if label.is_empty() {
+        out.join("episodes")
+    } else {
+        out.join("episodes").join(label)
+    };
+    base.join(policy).join(seed.to_string())
 }
 
 /// Runs one episode and appends its result.
@@ -253,7 +279,7 @@ async fn one_episode(
         caller: config.caller.clone(),
     };
     let mut p = embodied_policy(&policy, &ctx)?;
-    let dir = episode_dir(&config.out, &policy, seed);
+    let dir = episode_dir(&config.out, &config.label, &policy, seed);
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
     let initial = dir.join("initial_state.json");
     let state = serde_json::to_vec(&env.state_json()).unwrap_or_default();
@@ -283,7 +309,8 @@ async fn one_episode(
             *s = outcome.error.clone();
         }
     }
-    let r = result_of(&policy, seed, outcome, metrics);
+    let mut r = result_of(&policy, seed, outcome, metrics);
+    r.config = config.label.clone();
     results.append(&r)?;
     progress.episodes_done.fetch_add(1, Ordering::Relaxed);
     if r.error.is_some() {
@@ -313,6 +340,28 @@ fn result_of(
         wall_s: o.wall_s,
         failed_calls: o.failed_calls,
         metrics,
+        config: String::new(),
+    }
+}
+
+/// What a comparison produced: one summary per configuration (one, labelled "", without a
+/// grid) and the grid summary when there is a grid.
+#[derive(Debug, Clone)]
+pub struct CompareOutcome {
+    /// `(configuration label, summary)`, in grid order.
+    pub summaries: Vec<(String, CompareSummary)>,
+    /// The grid's summary (NS and BCS on Wildfire levels), when `--grid` was given.
+    pub grid: Option<GridSummary>,
+}
+
+impl CompareOutcome {
+    /// The Markdown report printed at the end.
+    pub fn markdown(&self) -> String {
+        match (&self.grid, self.summaries.first()) {
+            (Some(g), _) => g.markdown(),
+            (None, Some((_, s))) => s.markdown(),
+            (None, None) => String::new(),
+        }
     }
 }
 
@@ -320,9 +369,24 @@ fn result_of(
 pub async fn run_compare(
     config: CompareConfig,
     progress: Arc<Progress>,
-) -> Result<CompareSummary, CompareError> {
+) -> Result<CompareOutcome, CompareError> {
     let (entry, _) = build(&config.env, &config.set)?;
-    // Every policy is checked before anything runs.
+    // Every configuration and policy is checked before anything runs.
+    let subs: Vec<CompareConfig> = if config.grid.is_empty() {
+        vec![config.clone()]
+    } else {
+        configurations(&config.set, &config.grid)?
+            .into_iter()
+            .map(|(label, set)| CompareConfig {
+                label,
+                set,
+                ..config.clone()
+            })
+            .collect()
+    };
+    for sub in &subs {
+        build(&sub.env, &sub.set)?;
+    }
     for policy in &config.policies {
         let ctx = PolicyContext {
             entry,
@@ -347,19 +411,23 @@ pub async fn run_compare(
             set: config.set.clone(),
             max_steps: config.max_steps,
             model: config.model.clone(),
+            grid: config.grid.clone(),
         },
     )?;
     let (results, earlier) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;
-    let done: BTreeSet<(String, u64)> = earlier
+    let done: BTreeSet<(String, String, u64)> = earlier
         .iter()
         .filter(|r| r.error.is_none())
-        .map(|r| (r.policy.clone(), r.seed))
+        .map(|r| (r.config.clone(), r.policy.clone(), r.seed))
         .collect();
+    let subs: Vec<Arc<CompareConfig>> = subs.into_iter().map(Arc::new).collect();
     let mut jobs = Vec::new();
-    for policy in &config.policies {
-        for &seed in &config.seeds {
-            if !done.contains(&(policy.clone(), seed)) {
-                jobs.push((policy.clone(), seed));
+    for sub in &subs {
+        for policy in &config.policies {
+            for &seed in &config.seeds {
+                if !done.contains(&(sub.label.clone(), policy.clone(), seed)) {
+                    jobs.push((sub.clone(), policy.clone(), seed));
+                }
             }
         }
     }
@@ -367,12 +435,11 @@ pub async fn run_compare(
         .episodes_total
         .store(jobs.len() as u64, Ordering::Relaxed);
     let results = Arc::new(results);
-    let config = Arc::new(config);
     let stop = Arc::new(std::sync::Mutex::new(None));
     let mut stream = futures::stream::iter(jobs)
-        .map(|(policy, seed)| {
+        .map(|(sub, policy, seed)| {
             let task = one_episode(
-                config.clone(),
+                sub,
                 policy,
                 seed,
                 results.clone(),
@@ -401,13 +468,35 @@ pub async fn run_compare(
         return Err(e);
     }
     let (_, all) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;
-    let do_nothing = super::compare_report::do_nothing_scores(&config, &all).await?;
-    let summary = CompareSummary::of(&config, entry.info().id, &all, do_nothing);
-    write_report(&config.out, &summary, &all)?;
+    let mut summaries = Vec::new();
+    for sub in &subs {
+        let rows: Vec<EpisodeResult> = all
+            .iter()
+            .filter(|r| r.config == sub.label)
+            .cloned()
+            .collect();
+        let do_nothing = super::compare_report::do_nothing_scores(sub, &rows).await?;
+        let summary = CompareSummary::of(sub, entry.info().id, &rows, do_nothing);
+        if config.grid.is_empty() {
+            write_report(&config.out, &summary, &rows)?;
+        } else {
+            let dir = config.out.join("configurations").join(&sub.label);
+            std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+            write_report(&dir, &summary, &rows)?;
+        }
+        summaries.push((sub.label.clone(), summary));
+    }
+    let grid = if config.grid.is_empty() {
+        None
+    } else {
+        let g = GridSummary::new(config.grid.clone(), summaries.clone());
+        super::compare_report::write_grid_report(&config.out, &g, &summaries)?;
+        Some(g)
+    };
     let stopped = stop.lock().unwrap_or_else(|p| p.into_inner()).take();
     match stopped {
         Some(why) => Err(CompareError::Stopped(why)),
-        None => Ok(summary),
+        None => Ok(CompareOutcome { summaries, grid }),
     }
 }
 

@@ -161,7 +161,7 @@ impl CompareSummary {
         do_nothing: Option<BTreeMap<u64, f64>>,
     ) -> Self {
         let mut last: BTreeMap<(&str, u64), &EpisodeResult> = BTreeMap::new();
-        for r in all {
+        for r in all.iter().filter(|r| r.config == config.label) {
             last.insert((r.policy.as_str(), r.seed), r);
         }
         let level = wildfire_level(&config.env, &config.set);
@@ -425,5 +425,40 @@ pub fn write_report(
         &lines,
     )?;
     rename(&tokens_tmp, "score_vs_tokens.svg")?;
+    Ok(())
+}
+
+/// Writes the grid's `summary.json`, `results.md` and `results.csv` (every configuration's
+/// rows, with a `configuration` column) into `dir`.
+pub fn write_grid_report(
+    dir: &Path,
+    grid: &super::grid::GridSummary,
+    summaries: &[(String, CompareSummary)],
+) -> Result<(), CompareError> {
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        write_atomic(&path, bytes).map_err(|source| CompareError::Io { path, source })
+    };
+    let json = serde_json::to_string_pretty(grid).unwrap_or_default();
+    write("summary.json", json.as_bytes())?;
+    write("results.md", grid.markdown().as_bytes())?;
+    let mut csv = String::new();
+    for (i, (label, s)) in summaries.iter().enumerate() {
+        for (j, line) in s.csv().lines().enumerate() {
+            if j == 0 {
+                if i == 0 {
+                    csv.push_str(&format!("configuration,{line}\n"));
+                }
+                continue;
+            }
+            let quoted = if label.contains(',') {
+                format!("\"{label}\"")
+            } else {
+                label.clone()
+            };
+            csv.push_str(&format!("{quoted},{line}\n"));
+        }
+    }
+    write("results.csv", csv.as_bytes())?;
     Ok(())
 }

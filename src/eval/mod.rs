@@ -10,6 +10,7 @@ pub mod compare;
 pub mod compare_report;
 pub mod env_run;
 pub mod episode;
+pub mod grid;
 pub mod lock;
 pub mod plot;
 pub mod report;
@@ -19,7 +20,9 @@ pub mod runner;
 pub mod summary;
 pub mod trajectory;
 
-pub use compare::{run_compare, CompareConfig, CompareError, EpisodeResult, Progress};
+pub use compare::{
+    run_compare, CompareConfig, CompareError, CompareOutcome, EpisodeResult, Progress,
+};
 pub use compare_report::CompareSummary;
 pub use episode::{run_episode, EpisodeConfig, EpisodeOutcome, EpisodeSink, StepRecord};
 pub use results::{ItemResult, JsonlFile, ResultsError, ResultsFile};
