@@ -94,7 +94,9 @@ pub fn configurations(
     base: &[String],
     axes: &[GridAxis],
 ) -> Result<Vec<(String, Vec<String>)>, GridError> {
-    let mut out: Vec<(Vec<(String, String)>, Vec<String>)> = vec![(Vec::new(), base.to_vec())];
+    // (the grid's key=value pairs so far, the whole settings list)
+    type Partial = (Vec<(String, String)>, Vec<String>);
+    let mut out: Vec<Partial> = vec![(Vec::new(), base.to_vec())];
     for axis in axes {
         let mut next = Vec::new();
         for (pairs, set) in &out {
@@ -227,12 +229,11 @@ impl GridSummary {
             }
         }
         if let Some(report) = &self.bcs {
-            let sim = self
-                .configurations
-                .values()
-                .any(|s| s.simulated)
-                .then_some(" [SIMULATION]")
-                .unwrap_or("");
+            let sim = if self.configurations.values().any(|s| s.simulated) {
+                " [SIMULATION]"
+            } else {
+                ""
+            };
             out.push_str(&format!(
                 "### Normalized score per configuration{sim}\n\n| configuration | policy | score | NS | paper score |\n|---|---|---|---|---|\n"
             ));
