@@ -102,3 +102,52 @@ fn rejects_probabilities_outside_zero_one() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--p") && err.contains("1.5"), "{err}");
 }
+
+#[test]
+fn framework_scaling_reports_per_step_figures_and_exponents_labelled_as_simulation() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(BIN)
+        .args([
+            "study",
+            "framework-scaling",
+            "--frameworks",
+            "independent",
+            "--sizes",
+            "2,4,8",
+            "--steps",
+            "2",
+            "--envs",
+            "swarmbench:size=12,max_round=100",
+            "--out",
+        ])
+        .arg(dir.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("study.json")).unwrap())
+            .unwrap();
+    let report = &json["reports"][0];
+    assert_eq!(report["label"], "SIMULATION");
+    // One call per agent per round on SwarmBench: calls grow exactly linearly.
+    let e = report["exponents"]["independent"]["calls"]
+        .as_f64()
+        .unwrap();
+    assert!((e - 1.0).abs() < 1e-9, "{e}");
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[2]["calls_per_step"], 8.0);
+    for f in [
+        "scaling_swarmbench.md",
+        "scaling_swarmbench.csv",
+        "scaling_swarmbench.svg",
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(f)).unwrap();
+        assert!(text.contains("SIMULATION"), "{f}");
+    }
+}

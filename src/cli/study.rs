@@ -26,6 +26,40 @@ enum StudyCmd {
     /// SelfOrg §2.6 on the simulated model: P(≥2 of N correct), policy accuracy vs p, early
     /// stopping. Every output is labelled as simulation.
     SelforgAmplification(AmplificationArgs),
+    /// CREW-Wildfire Fig. 7 offline: calls and tokens per step of each framework for several
+    /// team sizes, with fitted growth exponents. Labelled as simulation.
+    FrameworkScaling(ScalingArgs),
+}
+
+/// Arguments of `colony study framework-scaling`.
+#[derive(Args, Debug)]
+pub struct ScalingArgs {
+    /// Output directory (scaling.md, scaling.csv, scaling.svg, study.json per environment).
+    #[arg(long, default_value = "study-framework-scaling", value_name = "DIR")]
+    out: PathBuf,
+    /// Frameworks, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "camon,coela,embodied,hmas2"
+    )]
+    frameworks: Vec<String>,
+    /// Team sizes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "4,8,16,32")]
+    sizes: Vec<usize>,
+    /// Steps per run.
+    #[arg(long, default_value_t = 3)]
+    steps: usize,
+    /// Environments with their settings, `env[:key=value,…]`, `;`-separated.
+    #[arg(
+        long,
+        default_value = "wildfire:level=13;swarmbench:size=20,max_round=1000",
+        value_name = "ENV[:SET];…"
+    )]
+    envs: String,
+    /// Episode seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
 }
 
 /// Arguments of `colony study selforg-amplification`.
@@ -71,6 +105,7 @@ pub struct AmplificationArgs {
 pub async fn run(args: StudyArgs) -> anyhow::Result<()> {
     match args.command {
         StudyCmd::SelforgAmplification(a) => amplification(a).await,
+        StudyCmd::FrameworkScaling(a) => framework_scaling(a).await,
     }
 }
 
@@ -177,5 +212,66 @@ async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
     });
     write(&a.out, "study.json", &serde_json::to_string_pretty(&doc)?)?;
     eprintln!("wrote {}", a.out.display());
+    Ok(())
+}
+
+async fn framework_scaling(a: ScalingArgs) -> anyhow::Result<()> {
+    use colony::study::framework_scaling::{run, ScalingConfig};
+    anyhow::ensure!(a.steps > 0, "--steps must be at least 1");
+    anyhow::ensure!(
+        !a.sizes.is_empty() && a.sizes.iter().all(|n| (1..=1000).contains(n)),
+        "--sizes must be team sizes between 1 and 1000"
+    );
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    eprintln!("{SIMULATION_LABEL}");
+    let mut all = Vec::new();
+    for spec in a.envs.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        let (env, set) = spec.split_once(':').unwrap_or((spec, ""));
+        let config = ScalingConfig {
+            env: env.to_string(),
+            set: set
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect(),
+            frameworks: a.frameworks.clone(),
+            sizes: a.sizes.clone(),
+            steps: a.steps,
+            seed: a.seed,
+        };
+        let report = run(&config).await?;
+        let short = colony::env::short_name(env).to_string();
+        let md = report.markdown();
+        write(&a.out, &format!("scaling_{short}.md"), &md)?;
+        write(&a.out, &format!("scaling_{short}.csv"), &report.csv())?;
+        let ys: Vec<f64> = report
+            .lines()
+            .iter()
+            .flat_map(|l| l.points.iter().map(|p| p.1))
+            .collect();
+        let lo = ys.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let range = if lo.is_finite() {
+            (lo - 0.5, hi + 0.5)
+        } else {
+            (0.0, 1.0)
+        };
+        colony::eval::plot::line_chart(
+            &a.out.join(format!("scaling_{short}.svg")),
+            &format!("Prompt tokens per step vs team size, {env} (log-log) [SIMULATION]"),
+            "log2(team size)",
+            "log2(prompt tokens per step)",
+            range,
+            &report.lines(),
+        )?;
+        println!("{md}");
+        all.push(report);
+    }
+    write(
+        &a.out,
+        "study.json",
+        &serde_json::to_string_pretty(&serde_json::json!({"simulation": true, "reports": all}))?,
+    )?;
     Ok(())
 }

@@ -2,4 +2,5 @@
 //! a paper's analysis offline. Every output they write is labelled as simulation.
 
 pub mod amplification;
+pub mod framework_scaling;
 pub mod report;
