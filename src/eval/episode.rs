@@ -40,6 +40,9 @@ pub struct StepRecord {
     pub truncated: bool,
     /// What happened.
     pub events: Vec<Event>,
+    /// The policy's trace of this step's decision, when it keeps one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<serde_json::Value>,
 }
 
 /// Where an episode's steps and calls go as they happen.
@@ -259,6 +262,7 @@ pub async fn run_episode(
             terminated: r.terminated,
             truncated: r.truncated,
             events: r.events,
+            trace: policy.take_trace(),
         };
         sink.on_step(&record)?;
         step += 1;

@@ -17,12 +17,17 @@
 //! environment's agent ids), and register it in [`registry`].
 
 mod caller;
+pub mod camon;
+pub mod coela;
+pub mod embodied_fw;
 pub mod framework;
 pub mod framework_sim;
+pub mod hmas2;
 mod independent;
 pub mod registry;
 mod script;
 mod scripted;
+pub mod selforg;
 pub mod tags;
 
 pub use caller::{CallLog, Caller, CallerConfig};
@@ -194,6 +199,12 @@ pub trait EmbodiedPolicy: Send {
 
     /// Decides for the agents in `view.deciding`.
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError>;
+
+    /// The policy's trace of the step just decided (e.g. SelfOrg's ψ, edges, order, leader),
+    /// written into `steps.jsonl` under `trace`; `None` by default.
+    fn take_trace(&mut self) -> Option<serde_json::Value> {
+        None
+    }
 
     /// Called once when the episode ends (stop actors, flush state).
     async fn finish(&mut self) {}

@@ -1,5 +1,5 @@
 //! Embodied policies by name, as `colony compare --policies` and suites spell them:
-//! `independent`, `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
+//! `independent`, `selforg`, `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
 //! environment's heuristics).
 
 use colony_env_api::EnvEntry;
@@ -7,7 +7,14 @@ use colony_env_api::EnvEntry;
 use super::{CallerConfig, EmbodiedError, EmbodiedPolicy, Independent, Scripted};
 
 /// Names of the LLM policies (scripted ones are `scripted:<built-in>`).
-pub const EMBODIED_POLICY_NAMES: &[&str] = &["independent"];
+pub const EMBODIED_POLICY_NAMES: &[&str] = &[
+    "independent",
+    "camon",
+    "coela",
+    "embodied",
+    "hmas2",
+    "selforg",
+];
 
 /// What building a policy for one episode needs.
 #[derive(Clone)]
@@ -48,6 +55,10 @@ pub fn embodied_policy(
             }
             Ok(Box::new(Independent::new(ctx.caller.clone())))
         }
+        "selforg" => Ok(Box::new(super::selforg::EmbodiedSelfOrg::new(
+            ctx.caller.clone(),
+            options,
+        )?)),
         other => Err(EmbodiedError::Config {
             policy: spec.to_string(),
             message: format!(
