@@ -895,3 +895,55 @@ fn a_level_grid_reports_ns_per_configuration_and_bcs_per_policy() {
         assert!(!ok && err.contains(needle), "{grid}: {err}");
     }
 }
+
+#[test]
+fn selforg_proposes_builds_the_graph_revises_along_it_and_traces_each_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str| {
+        let out = dir.path().join(name);
+        let (ok, _, err) = colony(&[
+            "compare",
+            "--env",
+            "swarmbench",
+            "--set",
+            "agents=4",
+            "--set",
+            "max_round=3",
+            "--policies",
+            "selforg:k=2,rounds=1",
+            "--seeds",
+            "0..3",
+            "--episodes-in-flight",
+            "3",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(ok, "{err}");
+        out
+    };
+    let a = run("a");
+    let steps = jsonl(&a.join("episodes/selforg:k=2,rounds=1/0/steps.jsonl"));
+    for s in &steps {
+        let round = &s["trace"]["rounds"][0];
+        assert_eq!(round["psi"].as_array().unwrap().len(), 4, "{s}");
+        assert_eq!(round["order"].as_array().unwrap().len(), 4);
+        assert!(round["leader"].is_string() && round["edges"].is_array());
+    }
+    let calls = jsonl(&a.join("episodes/selforg:k=2,rounds=1/0/calls.jsonl"));
+    let step0: Vec<&str> = calls
+        .iter()
+        .filter(|c| c["step"] == 0)
+        .map(|c| c["purpose"].as_str().unwrap())
+        .collect();
+    assert_eq!(step0[..4], ["selforg.propose"; 4]);
+    assert_eq!(step0[4..], ["selforg.revise"; 4]);
+    // A revision shows the parents' proposals; the DAG-parallel order does not change results.
+    assert!(calls.iter().any(|c| c["purpose"] == "selforg.revise"
+        && c["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Proposals of the teammates")));
+    let b = run("b");
+    assert_eq!(episode_files(&a), episode_files(&b));
+}
