@@ -61,7 +61,10 @@ impl Names {
 
     /// `AGENT_<k>` of `id` (the id itself if unknown).
     pub fn name(&self, id: &str) -> String {
-        self.by_id.get(id).cloned().unwrap_or_else(|| id.to_string())
+        self.by_id
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
     }
 
     /// The agent a name refers to: `AGENT_3`, `AGENT 3` or `agent_3` (§14.1); `None` for
@@ -291,7 +294,9 @@ pub fn past_actions(env: &dyn DynEnvironment, agent: &str, own: &[String]) -> St
     if let Some(w) = wildfire(env) {
         let s = w.world();
         if let Some(i) = s.agents.iter().position(|a| a.id.to_string() == agent) {
-            return colony_wildfire::prompts::past_actions(s, i).trim_end().to_string();
+            return colony_wildfire::prompts::past_actions(s, i)
+                .trim_end()
+                .to_string();
         }
     }
     if own.is_empty() {

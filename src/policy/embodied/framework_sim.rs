@@ -34,7 +34,9 @@ fn blocks(text: &str) -> Vec<Block<'_>> {
         let after = &rest[at + "<agent name=\"".len()..];
         let Some(q) = after.find('"') else { break };
         let name = &after[..q];
-        let Some(end) = after.find("</agent>") else { break };
+        let Some(end) = after.find("</agent>") else {
+            break;
+        };
         let body = &after[..end];
         let head_end = body.find('>').unwrap_or(0);
         out.push(Block {
@@ -96,7 +98,8 @@ pub fn simulated_framework_reply(
         .find(|b| b.is_self)
         .or(if all.len() == 1 { all.first() } else { None });
     let my_name = me.map_or("AGENT", |b| b.name);
-    let mut out = String::from("<reasoning>I read the situation and choose accordingly.</reasoning>\n");
+    let mut out =
+        String::from("<reasoning>I read the situation and choose accordingly.</reasoning>\n");
     if format_line.contains("<decision>") {
         let accept = unit(&mut rng) < accuracy;
         out.push_str(if accept {
@@ -115,7 +118,10 @@ pub fn simulated_framework_reply(
         out.push_str(&format!("<action>{a}</action>\n"));
     }
     if format_line.contains("<message>") {
-        out.push_str(&format!("<message>{}</message>\n", message(my_name, &mut rng)));
+        out.push_str(&format!(
+            "<message>{}</message>\n",
+            message(my_name, &mut rng)
+        ));
     }
     if format_line.contains("<AGENT_k>action</AGENT_k>") {
         for b in &all {
@@ -136,7 +142,10 @@ pub fn simulated_framework_reply(
         }
     }
     if format_line.contains("<GLOBAL>") && unit(&mut rng) < 0.5 {
-        out.push_str(&format!("<GLOBAL>{}</GLOBAL>\n", message(my_name, &mut rng)));
+        out.push_str(&format!(
+            "<GLOBAL>{}</GLOBAL>\n",
+            message(my_name, &mut rng)
+        ));
     }
     Some(out)
 }
@@ -153,9 +162,21 @@ mod tests {
         assert!(b[0].is_self && !b[1].is_self);
         assert_eq!((b[1].rules, b[1].observation), ("R2", "O2"));
         let r = simulated_framework_reply("", prompt, 1.0, 3).unwrap();
-        assert!(r.contains("<decision>ACCEPT</decision>") && r.contains("<message>AGENT_1"), "{r}");
-        assert_eq!(simulated_framework_reply("", "no format line", 1.0, 3), None);
-        assert_eq!(action_part("think\nACTION: UP\nMSG: hi"), "ACTION: UP\nMSG: hi");
-        assert_eq!(action_part("<reasoning>x</reasoning><action>move to (1, 2)</action>"), "move to (1, 2)");
+        assert!(
+            r.contains("<decision>ACCEPT</decision>") && r.contains("<message>AGENT_1"),
+            "{r}"
+        );
+        assert_eq!(
+            simulated_framework_reply("", "no format line", 1.0, 3),
+            None
+        );
+        assert_eq!(
+            action_part("think\nACTION: UP\nMSG: hi"),
+            "ACTION: UP\nMSG: hi"
+        );
+        assert_eq!(
+            action_part("<reasoning>x</reasoning><action>move to (1, 2)</action>"),
+            "move to (1, 2)"
+        );
     }
 }

@@ -17,12 +17,8 @@
 //! environment's agent ids), and register it in [`registry`].
 
 mod caller;
-pub mod camon;
-pub mod coela;
-pub mod embodied_fw;
 pub mod framework;
 pub mod framework_sim;
-pub mod hmas2;
 mod independent;
 pub mod registry;
 mod script;
