@@ -413,14 +413,26 @@ fn embodied_reply(cfg: &SimulatedConfig, r: &ChatRequest) -> Option<String> {
         .map_or("", |m| m.content.as_str());
     let user = r.messages.iter().rev().find(|m| m.role == Role::User)?;
     let draw = request_seed(cfg, r);
-    crate::env::simulated_reply(system, &user.content, cfg.accuracy, draw).or_else(|| {
+    let framework = || {
         crate::policy::embodied::framework_sim::simulated_framework_reply(
             system,
             &user.content,
             cfg.accuracy,
             draw,
         )
-    })
+    };
+    // Framework prompts carry an environment's instructions as their system prompt, so the
+    // environment's own simulated agent would claim them: their `Reply with:` line decides.
+    let is_framework = user
+        .content
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.starts_with("Reply with:"));
+    if is_framework {
+        return framework();
+    }
+    crate::env::simulated_reply(system, &user.content, cfg.accuracy, draw).or_else(framework)
 }
 
 /// The reply to a prompt that is not in the answer key.
