@@ -17,6 +17,7 @@
 //! environment's agent ids), and register it in [`registry`].
 
 mod caller;
+pub mod coela;
 pub mod framework;
 pub mod framework_sim;
 mod independent;

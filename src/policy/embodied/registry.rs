@@ -1,5 +1,5 @@
 //! Embodied policies by name, as `colony compare --policies` and suites spell them:
-//! `independent`, `selforg`, `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
+//! `independent`, `selforg`, the CREW-Wildfire framework `coela`, `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
 //! environment's heuristics).
 
 use colony_env_api::EnvEntry;
@@ -55,6 +55,10 @@ pub fn embodied_policy(
             }
             Ok(Box::new(Independent::new(ctx.caller.clone())))
         }
+        "coela" => Ok(Box::new(super::coela::Coela::new(
+            ctx.caller.clone(),
+            options,
+        )?)),
         "selforg" => Ok(Box::new(super::selforg::EmbodiedSelfOrg::new(
             ctx.caller.clone(),
             options,

@@ -1,0 +1,597 @@
+//! `coela`: COELA, decentralized message-or-act (spec `wildfire.md` §14.3, paper Algorithm 2,
+//! prompts A.8–A.9).
+//!
+//! State: one group chat shared by the whole team, `(t, sender, message)` entries capped to
+//! the [`CHAT_CAP`] most recent (paper A.19), and, off Wildfire, the framework's own record of
+//! each agent's past actions (Wildfire keeps the completed primitives itself).
+//!
+//! Each step:
+//! 1. perceptions of every live agent (§14.1 step 3, [`framework::perceive`]: the PERCEPTION
+//!    call on Wildfire, purpose `perception`; the observation text elsewhere);
+//! 2. for each deciding live agent `a` in id order, **sequentially** (later agents see the
+//!    messages sent earlier in the same step):
+//!    * **ProposeMessage** (purpose `coela.message`, `prompts/coela/message.jinja`) →
+//!      `<message>`;
+//!    * **ChooseAction** (purpose `coela.action`, `prompts/coela/action.jinja`): the same
+//!      context plus the proposed message offered as `[send message to groupchat] <message>`
+//!      next to the agent's abilities → `<action>`;
+//!    * an action starting with `SEND MESSAGE` (any case; leading quotes, brackets and
+//!      asterisks skipped, so `[send message to groupchat] …` counts too) appends the
+//!      proposed message to the chat and costs the agent its step: "do nothing" through
+//!      EXECUTION on Wildfire, left out of the replies elsewhere (the environment's no-op);
+//!      recorded as "sent a message";
+//! 3. every other chosen action goes through [`framework::execute_all`] (purpose `execution`
+//!    on Wildfire, the text itself elsewhere).
+//!
+//! Calls are logged in this order: perceptions (agent order), then `coela.message`,
+//! `coela.action` per deciding agent in agent order, then the executions in agent order.
+//!
+//! Fallbacks (§14.1, counted in [`CoelaCounts`], logged with `tracing::debug!` and written into
+//! the step's trace): a missing or empty `<message>` is not sent (the send option is then
+//! offered with the text `(no message)`, and choosing it costs the step without sending
+//! anything); a missing or empty `<action>` means "do nothing".
+//!
+//! Decisions: the chat's `TIME t` is the environment step `t` (0 first); off Wildfire the own
+//! past-action record keeps the last [`HISTORY_CAP`] entries to bound prompt growth.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use colony_env_api::{AgentId, DynEnvironment};
+use minijinja::context;
+use serde_json::json;
+
+use super::framework::{self, Briefing, Names};
+use super::tags::tag_content;
+use super::{
+    AgentView, CallLog, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView,
+};
+use crate::policy::reasoning::prompts::render;
+
+/// `prompts/coela/message.jinja`: ProposeMessage (A.8).
+pub const MESSAGE_PROMPT: &str = include_str!("../../../prompts/coela/message.jinja");
+/// `prompts/coela/action.jinja`: ChooseAction (A.9).
+pub const ACTION_PROMPT: &str = include_str!("../../../prompts/coela/action.jinja");
+
+/// Messages the group chat keeps (paper A.19).
+pub const CHAT_CAP: usize = 30;
+/// Entries of the own past-action record kept per agent (off Wildfire).
+pub const HISTORY_CAP: usize = 30;
+
+/// What an agent that sent a message did, in its past-action record.
+const SENT: &str = "sent a message";
+/// The action of an agent whose action was not given, or that sent a message, on Wildfire.
+const DO_NOTHING: &str = "do nothing";
+
+/// The shared group chat: `(t, sender, message)`, oldest first, at most `cap` entries.
+#[derive(Debug, Clone)]
+pub struct GroupChat {
+    cap: usize,
+    messages: VecDeque<(u64, AgentId, String)>,
+}
+
+impl GroupChat {
+    /// An empty chat keeping the `cap` most recent messages.
+    pub fn new(cap: usize) -> Self {
+        Self {
+            cap,
+            messages: VecDeque::new(),
+        }
+    }
+
+    /// Appends a message, dropping the oldest ones beyond the cap.
+    pub fn push(&mut self, t: u64, sender: AgentId, message: String) {
+        self.messages.push_back((t, sender, message));
+        while self.messages.len() > self.cap {
+            self.messages.pop_front();
+        }
+    }
+
+    /// The messages, oldest first.
+    pub fn messages(&self) -> Vec<(u64, AgentId, String)> {
+        self.messages.iter().cloned().collect()
+    }
+
+    /// Number of messages kept.
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    /// True when no message was sent yet.
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+}
+
+/// The fallbacks and messages of an episode so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CoelaCounts {
+    /// ProposeMessage replies without a `<message>` (nothing to send).
+    pub missing_message: u64,
+    /// ChooseAction replies without an `<action>` (the agent did nothing).
+    pub missing_action: u64,
+    /// Messages appended to the group chat.
+    pub messages_sent: u64,
+    /// ChooseAction replies that chose to send a message (sent or not).
+    pub send_choices: u64,
+}
+
+/// The `coela` framework (see the module docs).
+#[derive(Debug)]
+pub struct Coela {
+    config: CallerConfig,
+    caller: Option<Caller>,
+    chat: GroupChat,
+    history: BTreeMap<AgentId, Vec<String>>,
+    counts: CoelaCounts,
+    trace: Option<serde_json::Value>,
+}
+
+impl Coela {
+    /// A policy whose calls go through `config`; `options` is the text after `coela:` (none
+    /// are accepted).
+    pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
+        if !options.trim().is_empty() {
+            return Err(EmbodiedError::Config {
+                policy: "coela".into(),
+                message: format!("coela takes no options, got {options:?}"),
+            });
+        }
+        Ok(Self {
+            config,
+            caller: None,
+            chat: GroupChat::new(CHAT_CAP),
+            history: BTreeMap::new(),
+            counts: CoelaCounts::default(),
+            trace: None,
+        })
+    }
+
+    /// The fallbacks and messages counted so far in this episode.
+    pub fn counts(&self) -> CoelaCounts {
+        self.counts
+    }
+
+    /// The group chat as it is now.
+    pub fn chat(&self) -> &GroupChat {
+        &self.chat
+    }
+
+    fn remember(&mut self, agent: &str, what: &str) {
+        let h = self.history.entry(agent.to_string()).or_default();
+        h.push(what.to_string());
+        if h.len() > HISTORY_CAP {
+            h.drain(..h.len() - HISTORY_CAP);
+        }
+    }
+}
+
+/// True when a chosen action is "send the proposed message" (see the module docs).
+pub fn is_send_message(action: &str) -> bool {
+    let t = action.trim_start_matches(|c: char| c.is_whitespace() || "'\"`[*".contains(c));
+    t.get(..12)
+        .is_some_and(|head| head.eq_ignore_ascii_case("send message"))
+}
+
+/// `AGENT-TYPE` and `POSITION` of `agent` on Wildfire (`None` elsewhere).
+fn identity(env: &dyn DynEnvironment, agent: &str) -> (Option<String>, Option<String>) {
+    let Some(w) = env.as_any().downcast_ref::<colony_wildfire::WildfireEnv>() else {
+        return (None, None);
+    };
+    let s = w.world();
+    match s.agents.iter().position(|a| a.id.to_string() == agent) {
+        Some(i) => (
+            Some(colony_wildfire::prompts::agent_type(s, i).to_string()),
+            Some(colony_wildfire::prompts::position(s, i)),
+        ),
+        None => (None, None),
+    }
+}
+
+/// The parts both prompts of one agent share.
+struct Context<'a> {
+    name: String,
+    kind: Option<String>,
+    position: Option<String>,
+    briefing: &'a Briefing,
+    block: String,
+    past_actions: String,
+    abilities: String,
+}
+
+fn prompt(
+    template: &str,
+    c: &Context<'_>,
+    chat: &str,
+    message: &str,
+) -> Result<String, EmbodiedError> {
+    render(
+        template,
+        context! {
+            name => c.name,
+            kind => c.kind,
+            position => c.position,
+            team_composition => c.briefing.team_composition.trim_end(),
+            task => c.briefing.task.trim_end(),
+            block => c.block,
+            chat => chat,
+            past_actions => c.past_actions,
+            abilities => c.abilities,
+            message => message,
+        },
+    )
+    .map_err(|e| EmbodiedError::Config {
+        policy: "coela".into(),
+        message: e.to_string(),
+    })
+}
+
+/// Adds the step's calls made so far to a failed call's error.
+fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> EmbodiedError {
+    match e {
+        EmbodiedError::Call {
+            step,
+            source,
+            calls: mut failed,
+        } => {
+            calls.append(&mut failed);
+            EmbodiedError::Call {
+                step,
+                source,
+                calls: std::mem::take(calls),
+            }
+        }
+        other => other,
+    }
+}
+
+#[async_trait]
+impl EmbodiedPolicy for Coela {
+    fn name(&self) -> &str {
+        "coela"
+    }
+
+    fn wants_snapshot(&self) -> bool {
+        true
+    }
+
+    async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
+        let env: Arc<dyn DynEnvironment + Sync> =
+            view.env.clone().ok_or_else(|| EmbodiedError::Unsupported {
+                policy: "coela".into(),
+                env: view.env_id.clone(),
+                reason: "the step view has no environment snapshot".into(),
+            })?;
+        let step = view.step;
+        let names = Names::new(&view.agents);
+        let live = framework::live_agents(&*env);
+        let mut live_views = Vec::with_capacity(live.len());
+        for id in &live {
+            match view.deciding.iter().find(|d| &d.id == id) {
+                Some(d) => live_views.push(d.clone()),
+                None => live_views.push(framework::agent_view(&*env, id)?),
+            }
+        }
+        let caller = self
+            .caller
+            .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));
+        caller.ensure_agents(&view.agents, &live_views)?;
+        let caller: &Caller = caller;
+        let (perceptions, mut calls) = framework::perceive(caller, &env, step, &live_views).await?;
+        let briefing = framework::briefing(&*env, &names);
+
+        let mut chat = self.chat.clone();
+        let mut counts = self.counts;
+        let mut record: Vec<(AgentId, &'static str, Option<String>)> = Vec::new();
+        let mut to_execute: Vec<(AgentView, String)> = Vec::new();
+        let mut sent = Vec::new();
+        for a in view.deciding.iter().filter(|d| live.contains(&d.id)) {
+            let own = self.history.get(&a.id).map_or(&[][..], Vec::as_slice);
+            let (kind, position) = identity(&*env, &a.id);
+            let perception = perceptions.get(&a.id).map_or("", String::as_str);
+            let abilities = framework::abilities(&*env, &a.id);
+            let abilities = abilities.trim_end();
+            let ctx = Context {
+                name: names.name(&a.id),
+                kind,
+                position,
+                briefing: &briefing,
+                block: framework::agent_block(&names, a, perception, &[], true),
+                past_actions: framework::past_actions(&*env, &a.id, own),
+                abilities: if abilities.starts_with("- ") {
+                    abilities.to_string()
+                } else {
+                    format!("- {abilities}")
+                },
+            };
+            let history = framework::chat_history(&names, &chat.messages());
+            let p = prompt(MESSAGE_PROMPT, &ctx, &history, "")?;
+            let log = caller
+                .ask(step, a, "coela.message", p)
+                .await
+                .map_err(|e| with_calls(e, &mut calls))?;
+            let message = log.reply.as_deref().and_then(|r| tag_content(r, "message"));
+            calls.push(log);
+            if message.is_none() {
+                counts.missing_message += 1;
+                tracing::debug!(step, agent = %a.id, "coela: no <message> proposed");
+            }
+            let offered = message.as_deref().unwrap_or("(no message)");
+            let p = prompt(ACTION_PROMPT, &ctx, &history, offered)?;
+            let mut log = caller
+                .ask(step, a, "coela.action", p)
+                .await
+                .map_err(|e| with_calls(e, &mut calls))?;
+            let action = log.reply.as_deref().and_then(|r| tag_content(r, "action"));
+            match action {
+                Some(act) if is_send_message(&act) => {
+                    counts.send_choices += 1;
+                    if let Some(m) = message {
+                        counts.messages_sent += 1;
+                        sent.push(json!({"agent": a.id, "message": m}));
+                        chat.push(step, a.id.clone(), m);
+                    }
+                    record.push((a.id.clone(), SENT, None));
+                    if a.execution.is_some() {
+                        to_execute.push((a.clone(), DO_NOTHING.to_string()));
+                    }
+                }
+                Some(act) => {
+                    if a.execution.is_none() {
+                        log.decides = true;
+                    }
+                    record.push((a.id.clone(), "", Some(act.clone())));
+                    to_execute.push((a.clone(), act));
+                }
+                None => {
+                    counts.missing_action += 1;
+                    tracing::debug!(step, agent = %a.id, "coela: no <action>, doing nothing");
+                    record.push((a.id.clone(), DO_NOTHING, None));
+                    if a.execution.is_some() {
+                        to_execute.push((a.clone(), DO_NOTHING.to_string()));
+                    }
+                }
+            }
+            calls.push(log);
+        }
+        let (replies, mut exec) = framework::execute_all(caller, step, to_execute)
+            .await
+            .map_err(|e| with_calls(e, &mut calls))?;
+        calls.append(&mut exec);
+        caller.forget_transcript();
+
+        self.chat = chat;
+        self.counts = counts;
+        for (agent, fixed, chosen) in record {
+            self.remember(&agent, chosen.as_deref().unwrap_or(fixed));
+        }
+        self.trace = Some(json!({
+            "sent": sent,
+            "chat_len": self.chat.len(),
+            "missing_message": counts.missing_message,
+            "missing_action": counts.missing_action,
+            "messages_sent": counts.messages_sent,
+        }));
+        Ok(Decision { replies, calls })
+    }
+
+    fn take_trace(&mut self) -> Option<serde_json::Value> {
+        self.trace.take()
+    }
+
+    async fn finish(&mut self) {
+        if let Some(mut caller) = self.caller.take() {
+            caller.shutdown().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::embodied::ReplyScript;
+
+    #[test]
+    fn the_chat_keeps_the_30_most_recent_messages() {
+        let mut chat = GroupChat::new(CHAT_CAP);
+        for i in 0..40u64 {
+            chat.push(i, format!("{}", i % 3), format!("m{i}"));
+        }
+        let m = chat.messages();
+        assert_eq!(chat.len(), 30);
+        assert_eq!(m[0], (10, "1".to_string(), "m10".to_string()));
+        assert_eq!(m[29].2, "m39");
+        assert!(m.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    #[test]
+    fn send_message_in_any_case_is_recognised() {
+        for yes in [
+            "SEND MESSAGE 'fire at (3, 4)'",
+            "send message",
+            "  Send Message: hi",
+            "'SEND MESSAGE hi'",
+            "[send message to groupchat] hi",
+            "**SEND MESSAGE**",
+        ] {
+            assert!(is_send_message(yes), "{yes}");
+        }
+        for no in [
+            "move to (1, 2)",
+            "sending a message",
+            "send",
+            "do nothing",
+            "",
+        ] {
+            assert!(!is_send_message(no), "{no}");
+        }
+    }
+
+    fn script(lines: &[(&str, u64, &str, &str)]) -> CallerConfig {
+        let text: String = lines
+            .iter()
+            .map(|(a, s, p, r)| {
+                format!(
+                    "{}\n",
+                    json!({"agent": a, "step": s, "purpose": p, "reply": r})
+                )
+            })
+            .collect();
+        let script = ReplyScript::parse(&text, std::path::Path::new("test")).unwrap();
+        CallerConfig {
+            script: Some(Arc::new(script)),
+            ..CallerConfig::default()
+        }
+    }
+
+    fn first_view(env: &str, settings: &[&str]) -> StepView {
+        let (_, mut env) = crate::env::build(env, settings).unwrap();
+        env.reset(0);
+        let deciding = env
+            .deciding_agents()
+            .iter()
+            .map(|id| framework::agent_view(&*env, id).unwrap())
+            .collect();
+        StepView {
+            step: 0,
+            seed: 0,
+            env_id: env.id().to_string(),
+            agents: env.agents(),
+            deciding,
+            env_delivers_messages: env.delivers_messages(),
+            env: Some(env.snapshot()),
+        }
+    }
+
+    fn pattern(calls: &[CallLog]) -> Vec<(String, String)> {
+        calls
+            .iter()
+            .map(|c| (c.agent.clone(), c.purpose.clone()))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn wildfire_message_then_action_per_agent_and_sending_costs_the_step() {
+        let exec = "[0, 0, 0, \"do nothing\"]";
+        let mut lines = vec![
+            (
+                "1",
+                0,
+                "coela.message",
+                "<message>fire near (3, 4)</message>",
+            ),
+            (
+                "1",
+                0,
+                "coela.action",
+                "<action>SEND MESSAGE fire near (3, 4)</action>",
+            ),
+            ("2", 0, "coela.message", "<message>on my way<message>"),
+            (
+                "2",
+                0,
+                "coela.action",
+                "<action>send message on my way</action>",
+            ),
+            (
+                "3",
+                0,
+                "coela.message",
+                "<reasoning>nothing to say</reasoning>",
+            ),
+            ("3", 0, "coela.action", "<reasoning>no tag</reasoning>"),
+        ];
+        for a in ["1", "2", "3"] {
+            lines.push((a, 0, "perception", "I see trees."));
+            lines.push((a, 0, "execution", exec));
+        }
+        let mut p = Coela::new(script(&lines), "").unwrap();
+        let d = p
+            .decide(first_view("wildfire", &["level=1"]))
+            .await
+            .unwrap();
+        let expected: Vec<(String, String)> = [
+            ("1", "perception"),
+            ("2", "perception"),
+            ("3", "perception"),
+            ("1", "coela.message"),
+            ("1", "coela.action"),
+            ("2", "coela.message"),
+            ("2", "coela.action"),
+            ("3", "coela.message"),
+            ("3", "coela.action"),
+            ("1", "execution"),
+            ("2", "execution"),
+            ("3", "execution"),
+        ]
+        .iter()
+        .map(|(a, p)| (a.to_string(), p.to_string()))
+        .collect();
+        assert_eq!(pattern(&d.calls), expected);
+        // Agent 2 already sees agent 1's message of this step, and the send option.
+        let prompt2 = &d.calls[5].messages.last().unwrap().content;
+        assert!(
+            prompt2.contains("TIME 0: AGENT_1: fire near (3, 4)"),
+            "{prompt2}"
+        );
+        let action3 = &d.calls[8].messages.last().unwrap().content;
+        assert!(action3.contains("- [send message to groupchat] (no message)"));
+        assert!(action3.contains("TIME 0: AGENT_2: on my way"));
+        assert!(action3.lines().last().unwrap().starts_with("Reply with:"));
+        // Every agent does nothing through EXECUTION.
+        for c in &d.calls[9..] {
+            assert!(c.messages.last().unwrap().content.contains("do nothing"));
+            assert!(c.decides);
+        }
+        assert_eq!(d.replies.len(), 3);
+        assert!(d.replies.values().all(|r| r == exec));
+        assert_eq!(p.chat().len(), 2);
+        assert_eq!(
+            p.counts(),
+            CoelaCounts {
+                missing_message: 1,
+                missing_action: 1,
+                messages_sent: 2,
+                send_choices: 2,
+            }
+        );
+        let trace = p.take_trace().unwrap();
+        assert_eq!(trace["sent"].as_array().unwrap().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn elsewhere_senders_and_silent_agents_are_left_out_of_the_replies() {
+        let lines = [
+            (
+                "Agent_0",
+                0,
+                "coela.message",
+                "<message>wall to the north</message>",
+            ),
+            (
+                "Agent_0",
+                0,
+                "coela.action",
+                "<action>Send Message now</action>",
+            ),
+            ("Agent_1", 0, "coela.message", "<message>ok</message>"),
+            ("Agent_1", 0, "coela.action", "<action>ACTION: UP</action>"),
+            ("Agent_2", 0, "coela.message", "<message>hi</message>"),
+            ("Agent_2", 0, "coela.action", "<action></action>"),
+        ];
+        let mut p = Coela::new(script(&lines), "").unwrap();
+        let view = first_view("swarmbench", &["agents=3"]);
+        assert_eq!(view.deciding.len(), 3);
+        let d = p.decide(view).await.unwrap();
+        assert_eq!(d.calls.len(), 6, "no perception or execution call");
+        assert_eq!(d.replies.len(), 1);
+        assert_eq!(d.replies["Agent_1"], "ACTION: UP");
+        assert!(d.calls[3].decides && !d.calls[1].decides && !d.calls[5].decides);
+        assert_eq!(p.counts().missing_action, 1);
+        assert_eq!(p.history["Agent_0"], vec![SENT.to_string()]);
+        assert_eq!(p.history["Agent_1"], vec!["ACTION: UP".to_string()]);
+        assert_eq!(p.history["Agent_2"], vec![DO_NOTHING.to_string()]);
+        assert!(Coela::new(CallerConfig::default(), "x=1").is_err());
+    }
+}
