@@ -20,6 +20,7 @@ mod caller;
 pub mod coela;
 pub mod framework;
 pub mod framework_sim;
+pub mod hmas2;
 mod independent;
 pub mod registry;
 mod script;

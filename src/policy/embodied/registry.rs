@@ -1,5 +1,6 @@
 //! Embodied policies by name, as `colony compare --policies` and suites spell them:
-//! `independent`, `selforg`, the CREW-Wildfire framework `coela`, `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
+//! `independent`, `selforg`, the CREW-Wildfire frameworks `coela` and `hmas2`,
+//! `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
 //! environment's heuristics).
 
 use colony_env_api::EnvEntry;
@@ -56,6 +57,10 @@ pub fn embodied_policy(
             Ok(Box::new(Independent::new(ctx.caller.clone())))
         }
         "coela" => Ok(Box::new(super::coela::Coela::new(
+            ctx.caller.clone(),
+            options,
+        )?)),
+        "hmas2" => Ok(Box::new(super::hmas2::Hmas2::new(
             ctx.caller.clone(),
             options,
         )?)),

@@ -1,0 +1,284 @@
+//! `hmas2` end to end (spec `wildfire.md` §14.5): the exact call pattern on Wildfire level 1
+//! with scripted replies (perceptions, a plan, feedback from every live agent, re-plan and
+//! feedback again while someone does not accept, at most 3 re-plans, then one execution per
+//! live agent), then every environment with the in-process simulated model, and once against
+//! `serve-mock` over HTTP.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Mock, BIN};
+use serde_json::{json, Value};
+
+fn colony(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn stats(url: &str) -> Value {
+    let out = Command::new("curl")
+        .args(["-s", &format!("{url}/mock/stats")])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn user_prompt(call: &Value) -> &str {
+    let msgs = call["messages"].as_array().unwrap();
+    msgs.last().unwrap()["content"].as_str().unwrap()
+}
+
+const AGENTS: [&str; 3] = ["1", "2", "3"];
+
+#[test]
+fn wildfire_call_pattern_with_scripted_replies() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = vec![
+        // Step 0: everybody accepts (in different spellings); agent 3 gets no action.
+        (
+            "1",
+            0,
+            "hmas2.plan",
+            "<reasoning>split up</reasoning>\n<AGENT_1>move to (28, 28)</AGENT_1>\n<AGENT 2>cut all trees in the current cell<AGENT 2>\n<AGENT_7>fly</AGENT_7>",
+        ),
+        ("1", 0, "hmas2.feedback", "<feedback>ACCEPT</feedback>"),
+        ("2", 0, "hmas2.feedback", "<feedback> 'accept' </feedback>"),
+        ("3", 0, "hmas2.feedback", "<feedback>\"Accept\"</feedback>"),
+        ("1", 0, "execution", "[1, 28, 28, \"move to (28, 28)\"]"),
+        ("2", 0, "execution", "[3, 0, 0, \"cut all trees\"]"),
+        ("3", 0, "execution", "[0, 0, 0, \"do nothing\"]"),
+        // Step 1: agent 2 always rejects: 1 plan + 3 re-plans, each reviewed by everybody.
+        (
+            "1",
+            1,
+            "hmas2.plan",
+            "<AGENT_1>do nothing</AGENT_1><AGENT_2>do nothing</AGENT_2><AGENT_3>move to (5, 5)</AGENT_3>",
+        ),
+        ("1", 1, "hmas2.feedback", "<feedback>accept</feedback>"),
+        ("2", 1, "hmas2.feedback", "<feedback>REJECT: I should move to (1, 1)</feedback>"),
+        ("3", 1, "hmas2.feedback", "<feedback>ACCEPT</feedback>"),
+        ("1", 1, "execution", "[0, 0, 0, \"do nothing\"]"),
+        ("2", 1, "execution", "[0, 0, 0, \"do nothing\"]"),
+        ("3", 1, "execution", "[1, 5, 5, \"move to (5, 5)\"]"),
+    ];
+    for step in 0..2u64 {
+        for a in AGENTS {
+            lines.push((a, step, "perception", "Trees all around me."));
+        }
+    }
+    let text: String = lines
+        .iter()
+        .map(|(a, s, p, r)| {
+            format!(
+                "{}\n",
+                json!({"agent": a, "step": s, "purpose": p, "reply": r})
+            )
+        })
+        .collect();
+    let file = dir.path().join("script.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.path().join("run");
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "wildfire",
+        "--set",
+        "level=1",
+        "--policies",
+        "hmas2",
+        "--seeds",
+        "0",
+        "--max-steps",
+        "2",
+        "--model",
+        &format!("script:{}", file.display()),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    assert!(rows[0]["error"].is_null(), "{}", rows[0]);
+    let calls = jsonl(&out.join("episodes/hmas2/0/calls.jsonl"));
+    let pattern = |step: u64| -> Vec<(String, String)> {
+        calls
+            .iter()
+            .filter(|c| c["step"] == step)
+            .map(|c| {
+                (
+                    c["agent"].as_str().unwrap().to_string(),
+                    c["purpose"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let expected = |rounds: usize| -> Vec<(String, String)> {
+        let mut v: Vec<(&str, &str)> = AGENTS.iter().map(|a| (*a, "perception")).collect();
+        for _ in 0..rounds {
+            v.push(("1", "hmas2.plan"));
+            v.extend(AGENTS.iter().map(|a| (*a, "hmas2.feedback")));
+        }
+        v.extend(AGENTS.iter().map(|a| (*a, "execution")));
+        v.iter()
+            .map(|(a, p)| (a.to_string(), p.to_string()))
+            .collect()
+    };
+    // Step 0: one plan, accepted by everybody (quotes, spaces and case do not matter).
+    assert_eq!(pattern(0), expected(1));
+    // Step 1: agent 1 is still moving, but the planner decides for everybody (its new action
+    // interrupts); agent 2 keeps rejecting: 1 + 3 plans, then the latest plan is used.
+    assert_eq!(pattern(1), expected(4));
+    let step_calls = |step: u64, purpose: &str| -> Vec<&Value> {
+        calls
+            .iter()
+            .filter(|c| c["step"] == step && c["purpose"] == purpose)
+            .collect()
+    };
+    let plans = step_calls(1, "hmas2.plan");
+    assert!(user_prompt(plans[0]).contains("STEP 0:"));
+    assert!(!user_prompt(plans[0]).contains("version 1"));
+    for (k, plan) in plans.iter().enumerate().skip(1) {
+        let p = user_prompt(plan);
+        assert!(p.contains(&format!("version {k}")), "{p}");
+        assert!(!p.contains(&format!("version {}", k + 1)));
+        assert!(p.contains("AGENT_2: REJECT: I should move to (1, 1)"));
+        assert!(!p.contains("AGENT_1: accept"));
+        assert!(p.contains("AGENT_3: move to (5, 5)"));
+    }
+    for plan in &plans {
+        let last = user_prompt(plan).lines().last().unwrap();
+        assert!(last.starts_with("Reply with:") && last.contains("<AGENT_k>action</AGENT_k>"));
+    }
+    // Step 0's missing action of agent 3 is "do nothing" through EXECUTION; every live agent
+    // gets an executed action each step.
+    let exec0 = step_calls(0, "execution");
+    assert!(user_prompt(exec0[0]).contains("move to (28, 28)"));
+    assert!(user_prompt(exec0[1]).contains("cut all trees in the current cell"));
+    assert!(user_prompt(exec0[2]).contains("do nothing"));
+    assert!(exec0.iter().all(|c| c["action"].is_string()));
+    assert!(user_prompt(step_calls(1, "execution")[2]).contains("move to (5, 5)"));
+    // Feedback prompts mark the speaker's block as self.
+    for c in step_calls(1, "hmas2.feedback") {
+        let me = format!(
+            "<agent name=\"AGENT_{}\" self=\"true\">",
+            c["agent"].as_str().unwrap()
+        );
+        assert!(user_prompt(c).contains(&me));
+    }
+    // The trace counts the loops and the fallbacks.
+    let steps = jsonl(&out.join("episodes/hmas2/0/steps.jsonl"));
+    assert_eq!(steps.len(), 2);
+    let t0 = &steps[0]["trace"];
+    assert_eq!(t0["plans"], 1, "{t0}");
+    assert_eq!(t0["accepted"], true, "{t0}");
+    assert_eq!(t0["counts"]["missing_action"], 1, "{t0}");
+    let t1 = &steps[1]["trace"];
+    assert_eq!(t1["plans"], 4, "{t1}");
+    assert_eq!(t1["accepted"], false, "{t1}");
+    assert_eq!(
+        t1["rejected_by"],
+        json!([["2"], ["2"], ["2"], ["2"]]),
+        "{t1}"
+    );
+    assert_eq!(t1["counts"]["replans"], 3, "{t1}");
+    assert_eq!(t1["counts"]["capped_steps"], 1, "{t1}");
+    assert_eq!(t1["history_len"], 2, "{t1}");
+}
+
+/// Small settings per environment (environment, settings, max steps).
+const ENVS: &[(&str, &[&str], &str)] = &[
+    (
+        "swarmbench",
+        &["--set", "agents=4", "--set", "max_round=5"],
+        "40",
+    ),
+    ("cube", &["--set", "n=2"], "60"),
+    ("wildfire", &["--set", "level=1"], "20"),
+];
+
+fn run(env: &str, set: &[&str], max_steps: &str, extra: &[&str], out: &Path) -> Vec<Value> {
+    let mut args = vec!["compare", "--env", env];
+    args.extend_from_slice(set);
+    args.extend_from_slice(&[
+        "--policies",
+        "hmas2",
+        "--seeds",
+        "0..2",
+        "--max-steps",
+        max_steps,
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    args.extend_from_slice(extra);
+    let (ok, _, err) = colony(&args);
+    assert!(ok, "{env}: {err}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    assert_eq!(rows.len(), 2, "{env}");
+    for r in &rows {
+        assert!(r["error"].is_null(), "{env}: {r}");
+        assert!(r["calls"].as_u64().unwrap() > 0, "{env}: {r}");
+    }
+    rows
+}
+
+#[test]
+fn every_environment_with_the_simulated_model() {
+    for (env, set, max_steps) in ENVS {
+        let dir = tempfile::tempdir().unwrap();
+        run(env, set, max_steps, &[], dir.path());
+        let calls = jsonl(&dir.path().join("episodes/hmas2/0/calls.jsonl"));
+        assert!(calls.iter().any(|c| c["purpose"] == "hmas2.plan"), "{env}");
+        // Every plan is followed by feedback from every live agent.
+        let framework: Vec<&Value> = calls
+            .iter()
+            .filter(|c| c["purpose"].as_str().unwrap().starts_with("hmas2."))
+            .collect();
+        assert_eq!(framework[0]["purpose"], "hmas2.plan", "{env}");
+        assert!(framework.len() > 1 && framework[1]["purpose"] == "hmas2.feedback");
+        // The simulated model answers every tag and always accepts: no loop, no fallback.
+        let steps = jsonl(&dir.path().join("episodes/hmas2/0/steps.jsonl"));
+        let last = steps.iter().rev().find(|s| !s["trace"].is_null()).unwrap();
+        let counts = &last["trace"]["counts"];
+        assert!(counts["plans"].as_u64().unwrap() > 0, "{env}: {counts}");
+        assert_eq!(counts["replans"], 0, "{env}: {counts}");
+        assert_eq!(counts["missing_feedback"], 0, "{env}: {counts}");
+        assert_eq!(counts["missing_action"], 0, "{env}: {counts}");
+    }
+}
+
+#[test]
+fn against_serve_mock_the_tokens_are_the_servers() {
+    let m = Mock::start(&[], &[]);
+    let (env, set, max_steps) = ENVS[0];
+    let dir = tempfile::tempdir().unwrap();
+    let before = stats(&m.url);
+    let rows = run(
+        env,
+        set,
+        max_steps,
+        &["--base-url", &m.url, "--model", "sim"],
+        dir.path(),
+    );
+    let after = stats(&m.url);
+    let sum = |k: &str| rows.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
+    let delta = |k: &str| after[k].as_u64().unwrap() - before[k].as_u64().unwrap();
+    assert_eq!(delta("prompt_tokens"), sum("prompt_tokens"));
+    assert_eq!(delta("completion_tokens"), sum("completion_tokens"));
+}
