@@ -175,7 +175,7 @@ pub async fn run_episode(
             }),
             None => {
                 let deciding = env.deciding_agents();
-                let decided = if deciding.is_empty() {
+                let decided = if deciding.is_empty() && !policy.decides_every_step() {
                     Ok(Default::default())
                 } else {
                     match views(&*env, &*policy, &mut feedback, deciding) {

@@ -330,6 +330,12 @@ impl EmbodiedPolicy for Hmas2 {
         true
     }
 
+    /// Re-decides for every live agent every step (spec §14.4/§14.5), also when no agent's
+    /// action ended.
+    fn decides_every_step(&self) -> bool {
+        true
+    }
+
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
         let env: Arc<dyn DynEnvironment + Sync> =
             view.env.clone().ok_or_else(|| EmbodiedError::Unsupported {

@@ -18,6 +18,7 @@
 
 mod caller;
 pub mod coela;
+pub mod embodied_fw;
 pub mod framework;
 pub mod framework_sim;
 pub mod hmas2;
@@ -176,6 +177,13 @@ pub trait EmbodiedPolicy: Send {
     /// Whether [`AgentView::neighbours`] should be filled (it costs one `hears` test per pair
     /// of agents, so it is opt-in).
     fn wants_neighbours(&self) -> bool {
+        false
+    }
+
+    /// Whether the policy decides on every step, also when no agent must (frameworks that
+    /// re-plan for everybody each step: Embodied, HMAS-2, spec §14.4–14.5); by default the
+    /// loop asks only when [`DynEnvironment::deciding_agents`] is not empty.
+    fn decides_every_step(&self) -> bool {
         false
     }
 

@@ -1,5 +1,5 @@
 //! Embodied policies by name, as `colony compare --policies` and suites spell them:
-//! `independent`, `selforg`, the CREW-Wildfire frameworks `coela` and `hmas2`,
+//! `independent`, `selforg`, the CREW-Wildfire frameworks `coela`, `embodied` and `hmas2`,
 //! `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
 //! environment's heuristics).
 
@@ -57,6 +57,10 @@ pub fn embodied_policy(
             Ok(Box::new(Independent::new(ctx.caller.clone())))
         }
         "coela" => Ok(Box::new(super::coela::Coela::new(
+            ctx.caller.clone(),
+            options,
+        )?)),
+        "embodied" => Ok(Box::new(super::embodied_fw::EmbodiedFramework::new(
             ctx.caller.clone(),
             options,
         )?)),

@@ -1,0 +1,597 @@
+//! `embodied`: Embodied, decentralized communication rounds (spec `wildfire.md` §14.4, paper
+//! Algorithm 3, prompts A.10–A.11).
+//!
+//! State: a [`ChatStore`]: for every agent one private chat with each other agent and one
+//! `GLOBAL` chat, entries `(t_sent, sender, text)`; a message sent at step `t0` is visible
+//! during steps `t0 … t0+LIFESPAN−1` and purged at the start of step `t0+LIFESPAN` (paper
+//! A.19: [`LIFESPAN`] = 3). Off Wildfire, also the framework's own record of each agent's past
+//! actions (Wildfire keeps the completed primitives itself).
+//!
+//! Each step (every live agent, not only `view.deciding`: Embodied re-decides everybody):
+//! 1. purge expired messages; perceptions of every live agent ([`framework::perceive`]:
+//!    purpose `perception` on Wildfire, the observation text elsewhere);
+//! 2. [`ROUNDS`] = 2 communication rounds; in each, every live agent in id order,
+//!    **sequentially** (later speakers see earlier messages of the same round), makes a
+//!    **GenerateMessages** call (purpose `embodied.messages`, `prompts/embodied/messages.jinja`)
+//!    → any number of `<AGENT_k>message</AGENT_k>` (appended to the sender's chat with `k`
+//!    and to `k`'s chat with the sender) and `<GLOBAL>message</GLOBAL>` (appended to every
+//!    agent's GLOBAL chat, the sender's included);
+//! 3. **GenerateAction** of every live agent (purpose `embodied.action`,
+//!    `prompts/embodied/action.jinja`), concurrently, logged in agent order → `<action>`;
+//! 4. every action goes through [`framework::execute_all`] (purpose `execution` on Wildfire,
+//!    the text itself elsewhere) and becomes the agent's reply, replacing its current action.
+//!
+//! Fallbacks (§14.1, counted in [`EmbodiedCounts`], logged with `tracing::debug!` and written
+//! into the step's trace): a missing or empty `<action>` means "do nothing" ("do nothing"
+//! through EXECUTION on Wildfire; the agent is left out of the replies elsewhere, so it takes
+//! the environment's no-op); a messages reply without any message is a silent turn; tags of
+//! agents not in the team are ignored, and so are messages an agent addresses to itself.
+//!
+//! Decisions: `TIME t` is the environment step `t` (0 first); `<reasoning>` blocks are
+//! removed before parsing ([`without_reasoning`]); only the first `<GLOBAL>` of a
+//! reply counts (the paper's format shows one); a message ends at the next `<AGENT`,
+//! `</AGENT`, `<GLOBAL`, `</GLOBAL` or `<reasoning` so an unclosed tag does not swallow the
+//! next one; teammates appear in the messages prompt as blocks without their rules or
+//! observations (decentralized: an agent knows only what it is told); off Wildfire the own
+//! past-action record keeps the last [`HISTORY_CAP`] entries.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use colony_env_api::{AgentId, DynEnvironment};
+use futures::future::join_all;
+use minijinja::context;
+use serde_json::json;
+
+use super::caller::merge_failure;
+use super::framework::{self, Briefing, Names};
+use super::tags::tag_content;
+use super::{
+    AgentView, CallLog, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView,
+};
+use crate::policy::reasoning::prompts::render;
+
+mod chat;
+pub use chat::{parse_messages, without_reasoning, ChatStore, Entry};
+
+/// `prompts/embodied/messages.jinja`: GenerateMessages (A.10).
+pub const MESSAGES_PROMPT: &str = include_str!("../../../prompts/embodied/messages.jinja");
+/// `prompts/embodied/action.jinja`: GenerateAction (A.11).
+pub const ACTION_PROMPT: &str = include_str!("../../../prompts/embodied/action.jinja");
+
+/// Communication rounds per step (paper A.19).
+pub const ROUNDS: usize = 2;
+/// Steps a message stays visible (paper A.19).
+pub const LIFESPAN: u64 = 3;
+/// Entries of the own past-action record kept per agent (off Wildfire).
+pub const HISTORY_CAP: usize = 30;
+
+/// The action of an agent whose action was not given, on Wildfire.
+const DO_NOTHING: &str = "do nothing";
+
+/// The fallbacks and messages of an episode so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EmbodiedCounts {
+    /// GenerateAction replies without an `<action>` (the agent did nothing).
+    pub missing_action: u64,
+    /// GenerateMessages replies that sent no message.
+    pub silent_turns: u64,
+    /// Private messages sent.
+    pub private_sent: u64,
+    /// GLOBAL messages sent.
+    pub global_sent: u64,
+    /// Messages an agent addressed to itself (ignored).
+    pub self_addressed: u64,
+    /// Chat entries purged as expired.
+    pub purged: u64,
+}
+
+/// The `embodied` framework (see the module docs).
+#[derive(Debug)]
+pub struct EmbodiedFramework {
+    config: CallerConfig,
+    caller: Option<Caller>,
+    chats: ChatStore,
+    history: BTreeMap<AgentId, Vec<String>>,
+    counts: EmbodiedCounts,
+    trace: Option<serde_json::Value>,
+}
+
+impl EmbodiedFramework {
+    /// A policy whose calls go through `config`; `options` is the text after `embodied:`
+    /// (none are accepted).
+    pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
+        if !options.trim().is_empty() {
+            return Err(EmbodiedError::Config {
+                policy: "embodied".into(),
+                message: format!("embodied takes no options, got {options:?}"),
+            });
+        }
+        Ok(Self {
+            config,
+            caller: None,
+            chats: ChatStore::new(LIFESPAN),
+            history: BTreeMap::new(),
+            counts: EmbodiedCounts::default(),
+            trace: None,
+        })
+    }
+
+    /// The fallbacks and messages counted so far in this episode.
+    pub fn counts(&self) -> EmbodiedCounts {
+        self.counts
+    }
+
+    /// The chats as they are now.
+    pub fn chats(&self) -> &ChatStore {
+        &self.chats
+    }
+}
+
+/// `AGENT-TYPE` and `POSITION` of `agent` on Wildfire (`None` elsewhere).
+fn identity(env: &dyn DynEnvironment, agent: &str) -> (Option<String>, Option<String>) {
+    let Some(w) = env.as_any().downcast_ref::<colony_wildfire::WildfireEnv>() else {
+        return (None, None);
+    };
+    let s = w.world();
+    match s.agents.iter().position(|a| a.id.to_string() == agent) {
+        Some(i) => (
+            Some(colony_wildfire::prompts::agent_type(s, i).to_string()),
+            Some(colony_wildfire::prompts::position(s, i)),
+        ),
+        None => (None, None),
+    }
+}
+
+/// The parts both prompts of one agent share.
+struct Context {
+    name: String,
+    kind: Option<String>,
+    position: Option<String>,
+    block: String,
+    others: String,
+    recipients: String,
+    past_actions: String,
+    abilities: String,
+}
+
+fn prompt(template: &str, c: &Context, b: &Briefing, chats: &str) -> Result<String, EmbodiedError> {
+    render(
+        template,
+        context! {
+            name => c.name,
+            kind => c.kind,
+            position => c.position,
+            team_composition => b.team_composition.trim_end(),
+            task => b.task.trim_end(),
+            block => c.block,
+            others => c.others,
+            recipients => c.recipients,
+            past_actions => c.past_actions,
+            abilities => c.abilities,
+            chats => chats,
+            lifespan => LIFESPAN,
+        },
+    )
+    .map_err(|e| EmbodiedError::Config {
+        policy: "embodied".into(),
+        message: e.to_string(),
+    })
+}
+
+/// Adds the step's calls made so far to a failed call's error.
+fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> EmbodiedError {
+    match e {
+        EmbodiedError::Call {
+            step,
+            source,
+            calls: mut failed,
+        } => {
+            calls.append(&mut failed);
+            EmbodiedError::Call {
+                step,
+                source,
+                calls: std::mem::take(calls),
+            }
+        }
+        other => other,
+    }
+}
+
+impl EmbodiedFramework {
+    /// The prompt contexts of the live agents, in order.
+    fn contexts(
+        history: &BTreeMap<AgentId, Vec<String>>,
+        env: &dyn DynEnvironment,
+        names: &Names,
+        live: &[AgentView],
+        perceptions: &BTreeMap<AgentId, String>,
+    ) -> Vec<Context> {
+        live.iter()
+            .map(|a| {
+                let (kind, position) = identity(env, &a.id);
+                let perception = perceptions.get(&a.id).map_or("", String::as_str);
+                let mates: Vec<&AgentView> = live.iter().filter(|o| o.id != a.id).collect();
+                let others = mates
+                    .iter()
+                    .map(|o| {
+                        let bare = AgentView {
+                            instructions: String::new(),
+                            ..(*o).clone()
+                        };
+                        let name = names.name(&o.id);
+                        let note = format!(
+                            "Not visible to you: {name} shares what it sees through messages."
+                        );
+                        let status: Vec<(&str, String)> = identity(env, &o.id)
+                            .0
+                            .map(|k| ("Type", k))
+                            .into_iter()
+                            .collect();
+                        framework::agent_block(names, &bare, &note, &status, false)
+                    })
+                    .collect::<Vec<_>>();
+                let abilities = framework::abilities(env, &a.id);
+                let abilities = abilities.trim_end();
+                let own = history.get(&a.id).map_or(&[][..], Vec::as_slice);
+                Context {
+                    name: names.name(&a.id),
+                    kind,
+                    position,
+                    block: framework::agent_block(names, a, perception, &[], true),
+                    others: if others.is_empty() {
+                        "None".into()
+                    } else {
+                        others.join("\n")
+                    },
+                    recipients: mates
+                        .iter()
+                        .map(|o| names.name(&o.id))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    past_actions: framework::past_actions(env, &a.id, own),
+                    abilities: if abilities.starts_with("- ") {
+                        abilities.to_string()
+                    } else {
+                        format!("- {abilities}")
+                    },
+                }
+            })
+            .collect()
+    }
+
+    fn remember(&mut self, agent: &str, what: &str) {
+        let h = self.history.entry(agent.to_string()).or_default();
+        h.push(what.to_string());
+        if h.len() > HISTORY_CAP {
+            h.drain(..h.len() - HISTORY_CAP);
+        }
+    }
+}
+
+#[async_trait]
+impl EmbodiedPolicy for EmbodiedFramework {
+    fn name(&self) -> &str {
+        "embodied"
+    }
+
+    fn wants_snapshot(&self) -> bool {
+        true
+    }
+
+    /// Re-decides for every live agent every step (spec §14.4/§14.5), also when no agent's
+    /// action ended.
+    fn decides_every_step(&self) -> bool {
+        true
+    }
+
+    async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
+        let env: Arc<dyn DynEnvironment + Sync> =
+            view.env.clone().ok_or_else(|| EmbodiedError::Unsupported {
+                policy: "embodied".into(),
+                env: view.env_id.clone(),
+                reason: "the step view has no environment snapshot".into(),
+            })?;
+        let step = view.step;
+        let names = Names::new(&view.agents);
+        let mut live = Vec::new();
+        for id in framework::live_agents(&*env) {
+            match view.deciding.iter().find(|d| d.id == id) {
+                Some(d) => live.push(d.clone()),
+                None => live.push(framework::agent_view(&*env, &id)?),
+            }
+        }
+        let caller = self
+            .caller
+            .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));
+        caller.ensure_agents(&view.agents, &live)?;
+        let mut chats = self.chats.clone();
+        let purged = chats.purge(step);
+        let caller: &Caller = caller;
+        let (perceptions, mut calls) = framework::perceive(caller, &env, step, &live).await?;
+        let briefing = framework::briefing(&*env, &names);
+        let ctxs = Self::contexts(&self.history, &*env, &names, &live, &perceptions);
+        let mut counts = self.counts;
+        counts.purged += purged as u64;
+
+        let mut sent = Vec::new();
+        for round in 1..=ROUNDS {
+            for (a, ctx) in live.iter().zip(&ctxs) {
+                let p = prompt(
+                    MESSAGES_PROMPT,
+                    ctx,
+                    &briefing,
+                    &chats.render(&a.id, &names),
+                )?;
+                let log = caller
+                    .ask(step, a, "embodied.messages", p)
+                    .await
+                    .map_err(|e| with_calls(e, &mut calls))?;
+                let (private, global) = parse_messages(&names, log.reply.as_deref().unwrap_or(""));
+                calls.push(log);
+                let mut spoke = false;
+                for (to, m) in private {
+                    if to == a.id {
+                        counts.self_addressed += 1;
+                        continue;
+                    }
+                    chats.send_private(step, &a.id, &to, &m);
+                    counts.private_sent += 1;
+                    spoke = true;
+                    sent.push(json!({"round": round, "from": a.id, "to": to, "message": m}));
+                }
+                if let Some(m) = global {
+                    chats.send_global(step, &a.id, &m, names.agents());
+                    counts.global_sent += 1;
+                    spoke = true;
+                    sent.push(json!({"round": round, "from": a.id, "to": "GLOBAL", "message": m}));
+                }
+                if !spoke {
+                    counts.silent_turns += 1;
+                    tracing::debug!(step, round, agent = %a.id, "embodied: no message sent");
+                }
+            }
+        }
+
+        let mut prompts = Vec::with_capacity(live.len());
+        for (a, ctx) in live.iter().zip(&ctxs) {
+            prompts.push(prompt(
+                ACTION_PROMPT,
+                ctx,
+                &briefing,
+                &chats.render(&a.id, &names),
+            )?);
+        }
+        let results = join_all(live.iter().zip(prompts).map(|(a, p)| async move {
+            caller
+                .ask(step, a, "embodied.action", p)
+                .await
+                .map(|l| vec![l])
+        }))
+        .await;
+        let mut actions = merge_failure(step, results).map_err(|e| with_calls(e, &mut calls))?;
+        let mut record = Vec::with_capacity(live.len());
+        let mut to_execute = Vec::with_capacity(live.len());
+        for (a, log) in live.iter().zip(actions.iter_mut()) {
+            let reply = without_reasoning(log.reply.as_deref().unwrap_or(""));
+            match tag_content(&reply, "action") {
+                Some(act) => {
+                    log.decides = a.execution.is_none();
+                    record.push((a.id.clone(), act.clone()));
+                    to_execute.push((a.clone(), act));
+                }
+                None => {
+                    counts.missing_action += 1;
+                    tracing::debug!(step, agent = %a.id, "embodied: no <action>, doing nothing");
+                    record.push((a.id.clone(), DO_NOTHING.to_string()));
+                    if a.execution.is_some() {
+                        to_execute.push((a.clone(), DO_NOTHING.to_string()));
+                    }
+                }
+            }
+        }
+        calls.append(&mut actions);
+        let (replies, mut exec) = framework::execute_all(caller, step, to_execute)
+            .await
+            .map_err(|e| with_calls(e, &mut calls))?;
+        calls.append(&mut exec);
+        caller.forget_transcript();
+
+        self.chats = chats;
+        self.counts = counts;
+        for (agent, what) in record {
+            self.remember(&agent, &what);
+        }
+        self.trace = Some(json!({
+            "sent": sent,
+            "purged": purged,
+            "chat_entries": self.chats.len(),
+            "missing_action": counts.missing_action,
+            "silent_turns": counts.silent_turns,
+            "private_sent": counts.private_sent,
+            "global_sent": counts.global_sent,
+            "self_addressed": counts.self_addressed,
+        }));
+        Ok(Decision { replies, calls })
+    }
+
+    fn take_trace(&mut self) -> Option<serde_json::Value> {
+        self.trace.take()
+    }
+
+    async fn finish(&mut self) {
+        if let Some(mut caller) = self.caller.take() {
+            caller.shutdown().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::embodied::ReplyScript;
+
+    fn script(lines: &[(&str, u64, &str, &str)]) -> CallerConfig {
+        let text: String = lines
+            .iter()
+            .map(|(a, s, p, r)| {
+                format!(
+                    "{}\n",
+                    json!({"agent": a, "step": s, "purpose": p, "reply": r})
+                )
+            })
+            .collect();
+        let script = ReplyScript::parse(&text, std::path::Path::new("test")).unwrap();
+        CallerConfig {
+            script: Some(Arc::new(script)),
+            ..CallerConfig::default()
+        }
+    }
+
+    fn first_view(env: &str, settings: &[&str]) -> StepView {
+        let (_, mut env) = crate::env::build(env, settings).unwrap();
+        env.reset(0);
+        let deciding = env
+            .deciding_agents()
+            .iter()
+            .map(|id| framework::agent_view(&*env, id).unwrap())
+            .collect();
+        StepView {
+            step: 0,
+            seed: 0,
+            env_id: env.id().to_string(),
+            agents: env.agents(),
+            deciding,
+            env_delivers_messages: env.delivers_messages(),
+            env: Some(env.snapshot()),
+        }
+    }
+
+    fn user(c: &CallLog) -> &str {
+        &c.messages.last().unwrap().content
+    }
+
+    #[tokio::test]
+    async fn wildfire_two_rounds_then_actions_for_every_live_agent() {
+        let exec = "[0, 0, 0, \"do nothing\"]";
+        let mut lines = vec![
+            (
+                "1",
+                0,
+                "embodied.messages",
+                "<AGENT_2>fire at (3, 4)</AGENT_2><AGENT_1>me</AGENT_1>",
+            ),
+            (
+                "2",
+                0,
+                "embodied.messages",
+                "<reasoning>quiet</reasoning><AGENT_7>x</AGENT_7>",
+            ),
+            ("3", 0, "embodied.messages", "<GLOBAL>cutting west<GLOBAL>"),
+            ("1", 0, "embodied.action", "<action>move to (3, 4)</action>"),
+            ("2", 0, "embodied.action", "<reasoning>no tag</reasoning>"),
+            ("3", 0, "embodied.action", "<action>cut all trees</action>"),
+        ];
+        for a in ["1", "2", "3"] {
+            lines.push((a, 0, "perception", "I see trees."));
+            lines.push((a, 0, "execution", exec));
+        }
+        let mut p = EmbodiedFramework::new(script(&lines), "").unwrap();
+        let mut view = first_view("wildfire", &["level=1"]);
+        // Only agent 1 must decide; Embodied re-decides everybody anyway.
+        view.deciding.truncate(1);
+        let d = p.decide(view).await.unwrap();
+        let pattern: Vec<(&str, &str)> = d
+            .calls
+            .iter()
+            .map(|c| (c.agent.as_str(), c.purpose.as_str()))
+            .collect();
+        let mut want = vec![
+            ("1", "perception"),
+            ("2", "perception"),
+            ("3", "perception"),
+        ];
+        for _ in 0..ROUNDS {
+            want.extend(["1", "2", "3"].map(|a| (a, "embodied.messages")));
+        }
+        want.extend(["1", "2", "3"].map(|a| (a, "embodied.action")));
+        want.extend(["1", "2", "3"].map(|a| (a, "execution")));
+        assert_eq!(pattern, want);
+        // Later speakers see earlier messages of the same round; round 2 sees round 1.
+        assert!(!user(&d.calls[3]).contains("fire at (3, 4)"));
+        assert!(
+            user(&d.calls[4]).contains("Private with AGENT_1:\nTIME 0: AGENT_1: fire at (3, 4)")
+        );
+        assert!(
+            !user(&d.calls[5]).contains("fire at (3, 4)"),
+            "private stays private"
+        );
+        assert!(user(&d.calls[6]).contains("TIME 0: AGENT_3: cutting west"));
+        let msg = user(&d.calls[3]);
+        assert!(msg.contains("<agent name=\"AGENT_1\" self=\"true\">"));
+        assert!(msg.contains("<agent name=\"AGENT_2\">") && msg.contains("cost"));
+        assert!(msg
+            .lines()
+            .last()
+            .unwrap()
+            .contains("<AGENT_k>message</AGENT_k>"));
+        let act = user(&d.calls[9]);
+        assert!(act.contains("located at (") && act.contains("explicit target coordinates"));
+        assert!(act.lines().last().unwrap().starts_with("Reply with:"));
+        assert!(user(&d.calls[13]).contains("do nothing"));
+        assert!(d.calls[12..].iter().all(|c| c.decides));
+        assert_eq!(d.replies.len(), 3);
+        // Two rounds: agent 1 → 2 twice (both chats), agent 3 global twice (3 chats each).
+        assert_eq!(p.chats().private_chat("2", "1").len(), 2);
+        assert_eq!(p.chats().len(), 2 * 2 + 2 * 3);
+        assert_eq!(
+            p.counts(),
+            EmbodiedCounts {
+                missing_action: 1,
+                silent_turns: 2,
+                private_sent: 2,
+                global_sent: 2,
+                self_addressed: 2,
+                purged: 0,
+            }
+        );
+        assert_eq!(p.take_trace().unwrap()["sent"].as_array().unwrap().len(), 4);
+    }
+
+    #[tokio::test]
+    async fn elsewhere_silent_agents_take_the_environments_no_op() {
+        let lines = [
+            (
+                "Agent_0",
+                0,
+                "embodied.messages",
+                "<AGENT_1>wall north</AGENT_1>",
+            ),
+            ("Agent_1", 0, "embodied.messages", "nothing"),
+            (
+                "Agent_0",
+                0,
+                "embodied.action",
+                "<action>ACTION: UP</action>",
+            ),
+            ("Agent_1", 0, "embodied.action", "<action></action>"),
+        ];
+        let mut p = EmbodiedFramework::new(script(&lines), "").unwrap();
+        let d = p
+            .decide(first_view("swarmbench", &["agents=2"]))
+            .await
+            .unwrap();
+        assert_eq!(
+            d.calls.len(),
+            2 * ROUNDS + 2,
+            "no perception or execution call"
+        );
+        assert_eq!(d.replies.len(), 1);
+        assert_eq!(d.replies["Agent_0"], "ACTION: UP");
+        assert!(d.calls[4].decides && !d.calls[5].decides);
+        assert!(user(&d.calls[5]).contains("Private with AGENT_0:\nTIME 0: AGENT_0: wall north"));
+        assert_eq!(p.history["Agent_1"], vec![DO_NOTHING.to_string()]);
+        assert!(EmbodiedFramework::new(CallerConfig::default(), "x=1").is_err());
+    }
+}

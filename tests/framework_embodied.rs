@@ -1,0 +1,303 @@
+//! `embodied` end to end (spec `wildfire.md` §14.4): the exact call pattern on Wildfire level
+//! 1 with scripted replies (per step: perceptions, 2 rounds × live agents of
+//! `embodied.messages`, live agents × `embodied.action`, live agents × `execution`, busy
+//! agents included), private messages in both chats, GLOBAL in everyone's, unknown agents
+//! ignored, messages purged at `t0 + 3`; then every environment with the in-process simulated
+//! model, and once against `serve-mock` over HTTP.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Mock, BIN};
+use serde_json::{json, Value};
+
+fn colony(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn stats(url: &str) -> Value {
+    let out = Command::new("curl")
+        .args(["-s", &format!("{url}/mock/stats")])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn user_prompt(call: &Value) -> &str {
+    let msgs = call["messages"].as_array().unwrap();
+    msgs.last().unwrap()["content"].as_str().unwrap()
+}
+
+const AGENTS: [&str; 3] = ["1", "2", "3"];
+
+#[test]
+fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
+    let dir = tempfile::tempdir().unwrap();
+    let nothing = "[0, 0, 0, \"do nothing\"]";
+    let quiet = "<reasoning>nothing to say</reasoning>";
+    let idle = "<action>do nothing</action>";
+    let mut lines: Vec<(&str, u64, &str, &str)> = vec![
+        // Step 0: agent 1 writes privately to 2 (and to an unknown AGENT_9), agent 2 stays
+        // silent, agent 3 writes to everyone; agent 2 starts a long move, agent 3 gives no
+        // action (do nothing).
+        (
+            "1",
+            0,
+            "embodied.messages",
+            "<AGENT_2>fire at (3, 4)</AGENT_2><AGENT_9>ghost</AGENT_9>",
+        ),
+        ("2", 0, "embodied.messages", quiet),
+        ("3", 0, "embodied.messages", "<GLOBAL>cutting west<GLOBAL>"),
+        ("1", 0, "embodied.action", idle),
+        (
+            "2",
+            0,
+            "embodied.action",
+            "<action>move to (28, 28)</action>",
+        ),
+        ("3", 0, "embodied.action", "<reasoning>unsure</reasoning>"),
+        ("1", 0, "execution", nothing),
+        ("2", 0, "execution", "[1, 28, 28, \"move to (28, 28)\"]"),
+        ("3", 0, "execution", nothing),
+    ];
+    for step in 1..4u64 {
+        for a in AGENTS {
+            lines.push((a, step, "embodied.messages", quiet));
+            lines.push((a, step, "embodied.action", idle));
+            lines.push((a, step, "execution", nothing));
+        }
+    }
+    for step in 0..4u64 {
+        for a in AGENTS {
+            lines.push((a, step, "perception", "Trees all around me."));
+        }
+    }
+    let text: String = lines
+        .iter()
+        .map(|(a, s, p, r)| {
+            format!(
+                "{}\n",
+                json!({"agent": a, "step": s, "purpose": p, "reply": r})
+            )
+        })
+        .collect();
+    let file = dir.path().join("script.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.path().join("run");
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "wildfire",
+        "--set",
+        "level=1",
+        "--policies",
+        "embodied",
+        "--seeds",
+        "0",
+        "--max-steps",
+        "4",
+        "--model",
+        &format!("script:{}", file.display()),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    assert!(rows[0]["error"].is_null(), "{}", rows[0]);
+    assert_eq!(rows[0]["steps"], 4, "{}", rows[0]);
+    let calls = jsonl(&out.join("episodes/embodied/0/calls.jsonl"));
+    // Every step, every live agent (agent 2 still moving at step 1 included): perceptions,
+    // two message rounds in id order, actions, executions.
+    let mut want: Vec<(String, String)> = Vec::new();
+    for purpose in ["perception", "embodied.messages", "embodied.messages"] {
+        want.extend(AGENTS.map(|a| (a.to_string(), purpose.to_string())));
+    }
+    for purpose in ["embodied.action", "execution"] {
+        want.extend(AGENTS.map(|a| (a.to_string(), purpose.to_string())));
+    }
+    for step in 0..4u64 {
+        let got: Vec<(String, String)> = calls
+            .iter()
+            .filter(|c| c["step"] == step)
+            .map(|c| {
+                (
+                    c["agent"].as_str().unwrap().to_string(),
+                    c["purpose"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "step {step}");
+    }
+    let find = |step: u64, agent: &str, purpose: &str, nth: usize| {
+        calls
+            .iter()
+            .filter(|c| c["step"] == step && c["agent"] == agent && c["purpose"] == purpose)
+            .nth(nth)
+            .unwrap()
+    };
+    let msg = |step, agent, round| user_prompt(find(step, agent, "embodied.messages", round));
+    let act = |step, agent| user_prompt(find(step, agent, "embodied.action", 0));
+    // Later speakers see earlier messages of the same round; private stays private.
+    assert!(msg(0, "2", 0).contains("Private with AGENT_1:\nTIME 0: AGENT_1: fire at (3, 4)"));
+    assert!(!msg(0, "1", 0).contains("cutting west"));
+    assert!(msg(0, "1", 1).contains("GLOBAL:\nTIME 0: AGENT_3: cutting west"));
+    assert!(!msg(0, "3", 1).contains("fire at (3, 4)"));
+    assert!(act(0, "1").contains("Private with AGENT_2:\nTIME 0: AGENT_1: fire at (3, 4)"));
+    let m = msg(0, "1", 0);
+    assert!(m.contains("<agent name=\"AGENT_1\" self=\"true\">"));
+    assert!(m.contains("<agent name=\"AGENT_2\">") && m.contains("<agent name=\"AGENT_3\">"));
+    assert!(m.contains("cost"));
+    assert!(m
+        .lines()
+        .last()
+        .unwrap()
+        .contains("<AGENT_k>message</AGENT_k> … <GLOBAL>"));
+    let a = act(0, "2");
+    assert!(a.contains("explicit target coordinates") && a.contains("located at ("));
+    assert!(a.lines().last().unwrap().starts_with("Reply with:"));
+    // The unknown agent's message went nowhere.
+    assert!(calls.iter().all(|c| !user_prompt(c).contains("ghost")));
+    // Visible at steps 0, 1, 2 (both rounds, sent twice), purged at the start of step 3.
+    for step in 1..3 {
+        assert_eq!(
+            act(step, "2").matches("fire at (3, 4)").count(),
+            2,
+            "{step}"
+        );
+        assert_eq!(act(step, "1").matches("cutting west").count(), 2, "{step}");
+        assert!(!act(step, "3").contains("fire at"), "{step}");
+    }
+    for a in AGENTS {
+        assert!(!msg(3, a, 0).contains("fire at") && !msg(3, a, 0).contains("cutting west"));
+    }
+    // A missing action is "do nothing" through EXECUTION; every execution became the action,
+    // the busy agent 2's re-decision at step 1 included.
+    assert!(user_prompt(find(0, "3", "execution", 0)).contains("do nothing"));
+    assert!(user_prompt(find(0, "2", "execution", 0)).contains("move to (28, 28)"));
+    for step in 0..4u64 {
+        for a in AGENTS {
+            let e = find(step, a, "execution", 0);
+            assert!(e["action"].is_string(), "{e}");
+        }
+    }
+    assert!(find(1, "2", "execution", 0)["action"]
+        .as_str()
+        .unwrap()
+        .contains("do nothing"));
+    // The trace counts messages, fallbacks and purges.
+    let steps = jsonl(&out.join("episodes/embodied/0/steps.jsonl"));
+    let t = |s: usize| &steps[s]["trace"];
+    assert_eq!(t(0)["private_sent"], 2, "{}", t(0));
+    assert_eq!(t(0)["global_sent"], 2, "{}", t(0));
+    assert_eq!(t(0)["missing_action"], 1, "{}", t(0));
+    assert_eq!(t(0)["silent_turns"], 2, "{}", t(0));
+    assert_eq!(t(0)["sent"].as_array().unwrap().len(), 4, "{}", t(0));
+    // 2 private messages × 2 chats + 2 global × 3 chats.
+    assert_eq!(t(2)["chat_entries"], 10, "{}", t(2));
+    assert_eq!(t(2)["purged"], 0, "{}", t(2));
+    assert_eq!(t(3)["purged"], 10, "{}", t(3));
+    assert_eq!(t(3)["chat_entries"], 0, "{}", t(3));
+}
+
+/// Small settings per environment (environment, settings, max steps).
+const ENVS: &[(&str, &[&str], &str)] = &[
+    (
+        "swarmbench",
+        &["--set", "agents=4", "--set", "max_round=5"],
+        "40",
+    ),
+    ("cube", &["--set", "n=2"], "60"),
+    ("wildfire", &["--set", "level=1"], "20"),
+];
+
+fn run(env: &str, set: &[&str], max_steps: &str, extra: &[&str], out: &Path) -> Vec<Value> {
+    let mut args = vec!["compare", "--env", env];
+    args.extend_from_slice(set);
+    args.extend_from_slice(&[
+        "--policies",
+        "embodied",
+        "--seeds",
+        "0..2",
+        "--max-steps",
+        max_steps,
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    args.extend_from_slice(extra);
+    let (ok, _, err) = colony(&args);
+    assert!(ok, "{env}: {err}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    assert_eq!(rows.len(), 2, "{env}");
+    for r in &rows {
+        assert!(r["error"].is_null(), "{env}: {r}");
+        assert!(r["calls"].as_u64().unwrap() > 0, "{env}: {r}");
+    }
+    rows
+}
+
+#[test]
+fn every_environment_with_the_simulated_model() {
+    for (env, set, max_steps) in ENVS {
+        let dir = tempfile::tempdir().unwrap();
+        run(env, set, max_steps, &[], dir.path());
+        let calls = jsonl(&dir.path().join("episodes/embodied/0/calls.jsonl"));
+        // Per decided step: 2 rounds of messages over the same agents, then their actions.
+        let mut steps: Vec<u64> = calls.iter().map(|c| c["step"].as_u64().unwrap()).collect();
+        steps.dedup();
+        assert!(!steps.is_empty(), "{env}");
+        for s in steps {
+            let of = |p: &str| -> Vec<&str> {
+                calls
+                    .iter()
+                    .filter(|c| c["step"] == s && c["purpose"] == p)
+                    .map(|c| c["agent"].as_str().unwrap())
+                    .collect()
+            };
+            let messages = of("embodied.messages");
+            let actions = of("embodied.action");
+            assert!(!actions.is_empty(), "{env} step {s}");
+            assert_eq!(messages.len(), 2 * actions.len(), "{env} step {s}");
+            assert_eq!(messages[..actions.len()], actions[..], "{env} step {s}");
+            assert_eq!(messages[actions.len()..], actions[..], "{env} step {s}");
+        }
+    }
+}
+
+#[test]
+fn against_serve_mock_the_tokens_are_the_servers() {
+    let m = Mock::start(&[], &[]);
+    let (env, set, max_steps) = ENVS[2];
+    let dir = tempfile::tempdir().unwrap();
+    let before = stats(&m.url);
+    let rows = run(
+        env,
+        set,
+        max_steps,
+        &["--base-url", &m.url, "--model", "sim"],
+        dir.path(),
+    );
+    let after = stats(&m.url);
+    let sum = |k: &str| rows.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
+    let delta = |k: &str| after[k].as_u64().unwrap() - before[k].as_u64().unwrap();
+    assert_eq!(delta("prompt_tokens"), sum("prompt_tokens"));
+    assert_eq!(delta("completion_tokens"), sum("completion_tokens"));
+}
