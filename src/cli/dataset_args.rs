@@ -46,9 +46,10 @@ pub struct DatasetArgs {
 }
 
 impl DatasetArgs {
-    /// The dataset.
+    /// The dataset. A name longer than any dataset's is cut first (and then unknown), so the
+    /// error never echoes a huge value whole.
     pub fn dataset(&self) -> anyhow::Result<Dataset> {
-        Ok(self.dataset.parse()?)
+        Ok(colony_env_api::clip(&self.dataset).parse()?)
     }
 
     /// Loads every item of the file; skipped rows are reported on stderr.

@@ -172,14 +172,20 @@ fn reset(a: ResetArgs) -> Result<()> {
     Ok(())
 }
 
-/// Reads `--actions` (inline JSON or `@FILE`) as agent → action text.
+/// Reads `--actions` (inline JSON or `@FILE`) as agent → action text. Errors quote at most a
+/// short prefix of the value ([`colony_env_api::clip`]), never a huge input whole.
 fn parse_actions(spec: &str) -> Result<BTreeMap<AgentId, String>> {
     let text = match spec.strip_prefix('@') {
-        Some(path) => fs::read_to_string(path).with_context(|| format!("reading {path}"))?,
+        Some(path) => fs::read_to_string(path)
+            .with_context(|| format!("--actions: reading {}", colony_env_api::clip(path)))?,
         None => spec.to_string(),
     };
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("--actions is not JSON: {text}"))?;
+    let value: serde_json::Value = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "--actions is not JSON: {}",
+            colony_env_api::clip(text.trim())
+        )
+    })?;
     let map = value
         .as_object()
         .context("--actions must be a JSON object {\"<agent id>\": \"<action>\", …}")?;

@@ -147,6 +147,10 @@ fn policy_specs(list: &str, rounds: Option<u32>) -> Vec<String> {
 /// Runs `colony eval`.
 pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
     anyhow::ensure!(a.concurrency > 0, "--concurrency must be at least 1");
+    anyhow::ensure!(
+        !colony::policy::split_policy_list(&a.policy).is_empty(),
+        "--policy is empty: name at least one policy (e.g. --policy single)"
+    );
     a.model.max_concurrency = Some(a.concurrency);
     let dataset = a.data.dataset()?;
     let items = a.data.load_selected()?;

@@ -1,11 +1,17 @@
 //! `colony selforg graph`: run SelfOrg's `build_graph` (spec `reasoning.md` §1.7–§1.9) on
 //! embedding vectors read from a JSON file and print ψ, edges, order, leader and removed edges.
+//!
+//! Input limits: at most [`MAX_GRAPH_AGENTS`] vectors, a file of at most
+//! [`MAX_VECTORS_FILE_BYTES`], every value a finite 32-bit float, a finite `--tau`.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
-use colony::policy::reasoning::selforg::{build_graph, Graph, GraphOptions, Rule};
+use colony::policy::reasoning::selforg::{
+    build_graph, Graph, GraphOptions, Rule, MAX_GRAPH_AGENTS,
+};
 use ndarray::Array2;
 
 /// Arguments of `colony selforg`.
@@ -31,10 +37,15 @@ pub enum RuleArg {
     Gated,
 }
 
+/// Largest `--vectors` file read, in bytes (64 MiB: a thousand agents with 3,000-dimensional
+/// vectors; the similarity matrix costs N² × D).
+pub const MAX_VECTORS_FILE_BYTES: u64 = 64 << 20;
+
 /// Arguments of `colony selforg graph`.
 #[derive(Args, Debug)]
 pub struct GraphArgs {
-    /// JSON file with a list of embedding vectors, one per agent (any dimension, all equal).
+    /// JSON file with a list of embedding vectors, one per agent (any dimension, all equal;
+    /// at most 1,024 vectors, finite 32-bit values, a file of at most 64 MiB).
     #[arg(long, value_name = "FILE")]
     pub vectors: PathBuf,
     /// Candidate-parent rule.
@@ -43,7 +54,7 @@ pub struct GraphArgs {
     /// Neighbour budget: at most K parents per agent (0 = no limit).
     #[arg(long, default_value_t = 2, value_name = "K")]
     pub k: usize,
-    /// Similarity threshold.
+    /// Similarity threshold (a finite number).
     #[arg(long, default_value_t = 0.5, value_name = "T")]
     pub tau: f64,
     /// Print `{"psi", "edges", "order", "leader", "removed"}` as one JSON object.
@@ -59,6 +70,9 @@ pub fn run(args: SelforgArgs) -> anyhow::Result<()> {
 }
 
 fn run_graph(a: GraphArgs) -> anyhow::Result<()> {
+    if !a.tau.is_finite() {
+        bail!("--tau must be a finite number, got {}", a.tau);
+    }
     let r = read_vectors(&a.vectors)?;
     let opts = GraphOptions {
         rule: match a.rule {
@@ -78,16 +92,36 @@ fn run_graph(a: GraphArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Reads a JSON list of equally long numeric vectors into an N×D matrix.
+/// Reads a JSON list of equally long numeric vectors into an N×D matrix, within the limits of
+/// the module docs. Errors name `--vectors` and the file.
 fn read_vectors(path: &Path) -> anyhow::Result<Array2<f32>> {
-    let name = path.display();
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read file"))?;
+    let name = format!(
+        "--vectors {}",
+        colony_env_api::clip(&path.display().to_string())
+    );
+    let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot read file"))?;
+    let mut text = String::new();
+    file.take(MAX_VECTORS_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("{name}: cannot read file"))?;
+    if text.len() as u64 > MAX_VECTORS_FILE_BYTES {
+        bail!(
+            "{name}: the file is larger than {} MiB",
+            MAX_VECTORS_FILE_BYTES >> 20
+        );
+    }
     let rows: Vec<Vec<f64>> = serde_json::from_str(&text)
         .with_context(|| format!("{name}: expected a JSON list of numeric vectors"))?;
+    drop(text);
     let Some(first) = rows.first() else {
         bail!("{name}: the vector list is empty");
     };
+    if rows.len() > MAX_GRAPH_AGENTS {
+        bail!(
+            "{name}: {} vectors, but the graph takes at most {MAX_GRAPH_AGENTS} agents",
+            rows.len()
+        );
+    }
     let dim = first.len();
     if dim == 0 {
         bail!("{name}: vectors have dimension 0");
@@ -98,7 +132,20 @@ fn read_vectors(path: &Path) -> anyhow::Result<Array2<f32>> {
             row.len()
         );
     }
-    let flat: Vec<f32> = rows.iter().flatten().map(|&x| x as f32).collect();
+    let mut flat = Vec::with_capacity(rows.len() * dim);
+    for (i, row) in rows.iter().enumerate() {
+        for (j, &x) in row.iter().enumerate() {
+            let v = x as f32;
+            if !v.is_finite() {
+                bail!(
+                    "{name}: vector {i}, entry {j}: {x:e} is not a finite 32-bit float \
+                     (|x| ≤ {:e})",
+                    f32::MAX
+                );
+            }
+            flat.push(v);
+        }
+    }
     Array2::from_shape_vec((rows.len(), dim), flat).with_context(|| {
         format!(
             "{name}: cannot shape {} vectors of dimension {dim}",
@@ -152,6 +199,12 @@ mod tests {
             ("ragged.json", "[[1, 2], [3]]", "ragged"),
             ("empty.json", "[]", "empty"),
             ("bad.json", "{\"a\": 1}", "expected a JSON list"),
+            (
+                "huge.json",
+                "[[1e308, 0], [0, 1]]",
+                "not a finite 32-bit float",
+            ),
+            ("neg.json", "[[1, 0], [0, -1e39]]", "vector 1, entry 1"),
         ] {
             let p = write(name, text);
             let e = format!("{:#}", read_vectors(&p).unwrap_err());

@@ -38,9 +38,16 @@ impl HashingEmbedder {
     /// The default dimension.
     pub const DEFAULT_DIM: usize = 512;
 
-    /// A hashing embedder with `dim` buckets (clamped to at least 16).
+    /// The smallest dimension.
+    pub const MIN_DIM: usize = 16;
+
+    /// The largest dimension (`hash:DIM` refuses more): 65,536 buckets are far beyond what
+    /// collisions need, and keep a batch of vectors (one f32 per bucket) small.
+    pub const MAX_DIM: usize = 65_536;
+
+    /// A hashing embedder with `dim` buckets (clamped to [`Self::MIN_DIM`]..=[`Self::MAX_DIM`]).
     pub fn new(dim: usize) -> Self {
-        let dim = dim.max(16);
+        let dim = dim.clamp(Self::MIN_DIM, Self::MAX_DIM);
         Self {
             dim,
             id: format!("hashing-v1-{dim}"),

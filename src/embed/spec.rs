@@ -1,12 +1,13 @@
 //! Embedder specifications as users write them (`--embedder SPEC`), and the cosine matrix.
 //!
-//! `hash` or `hash:DIM` (default), `minilm` (directory from `$COLONY_MINILM_DIR`) or
+//! `hash` or `hash:DIM` (default; DIM from 16 to [`HashingEmbedder::MAX_DIM`]), `minilm` (directory from `$COLONY_MINILM_DIR`) or
 //! `minilm:DIR`, `fastembed:NAME` (cargo feature `fastembed`), `remote:URL#MODEL`.
 
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 
+use colony_env_api::clip;
 use ndarray::Array2;
 
 use super::{EmbedError, Embedder, HashingEmbedder, MiniLmEmbedder, RemoteEmbedder};
@@ -44,12 +45,19 @@ impl FromStr for EmbedderSpec {
             Some((k, a)) => (k, Some(a)),
             None => (s, None),
         };
-        let bad = |m: &str| EmbedError::Config(format!("embedder {s:?}: {m}"));
+        // Quote at most a short prefix of the spec: a huge value is never echoed whole.
+        let bad = |m: &str| EmbedError::Config(format!("--embedder {:?}: {m}", clip(s)));
         match (kind, arg) {
             ("hash", None) => Ok(Self::default()),
             ("hash", Some(d)) => match d.parse::<usize>() {
-                Ok(d) if d >= 16 => Ok(Self::Hash(d)),
-                _ => Err(bad("the dimension after `hash:` must be an integer ≥ 16")),
+                Ok(d) if (HashingEmbedder::MIN_DIM..=HashingEmbedder::MAX_DIM).contains(&d) => {
+                    Ok(Self::Hash(d))
+                }
+                _ => Err(bad(&format!(
+                    "the dimension after `hash:` must be an integer from {} to {}",
+                    HashingEmbedder::MIN_DIM,
+                    HashingEmbedder::MAX_DIM
+                ))),
             },
             ("minilm", None) => Ok(Self::MiniLm(None)),
             ("minilm", Some(dir)) if !dir.is_empty() => Ok(Self::MiniLm(Some(dir.into()))),
@@ -132,13 +140,23 @@ mod tests {
             "",
             "hash:4",
             "hash:x",
+            "hash:65537",
+            "hash:1000000000",
+            "hash:99999999999999999999999999",
             "minilm:",
             "remote:http://h/v1",
             "bert",
             "fastembed:",
         ] {
             let err = bad.parse::<EmbedderSpec>().unwrap_err().to_string();
-            assert!(err.contains("embedder"), "{bad}: {err}");
+            assert!(err.contains("--embedder"), "{bad}: {err}");
         }
+        assert_eq!(
+            "hash:65536".parse::<EmbedderSpec>().unwrap(),
+            EmbedderSpec::Hash(HashingEmbedder::MAX_DIM)
+        );
+        let huge = format!("bert{}", "x".repeat(100_000));
+        let err = huge.parse::<EmbedderSpec>().unwrap_err().to_string();
+        assert!(err.len() < 400 && err.contains('…'), "{err}");
     }
 }

@@ -14,9 +14,10 @@ use serde_json::json;
 use super::prompts;
 use super::single::{ask_all, ask_options, baseline_roster, format_suffix, Failures, Turn};
 use super::vote::plurality_vote;
-use super::{PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
+use super::{check_range, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 
-/// LLM-Debate with `agents` agents and `rounds` rounds (round 0 included).
+/// LLM-Debate with `agents` agents and `rounds` rounds (round 0 included); [`Debate::new`]
+/// bounds them by [`Debate::MAX_AGENTS`] and [`Debate::MAX_ROUNDS`].
 #[derive(Debug, Clone, Copy)]
 pub struct Debate {
     /// Number of agents N (default 3).
@@ -35,13 +36,17 @@ impl Default for Debate {
 }
 
 impl Debate {
-    /// A debate of `agents` ≥ 1 agents over `rounds` ≥ 1 rounds.
+    /// The most agents a debate takes (each round costs one call per agent, and every prompt
+    /// quotes all other agents).
+    pub const MAX_AGENTS: usize = 64;
+    /// The most rounds a debate takes, round 0 included.
+    pub const MAX_ROUNDS: usize = 20;
+
+    /// A debate of 1 to [`Self::MAX_AGENTS`] agents over 1 to [`Self::MAX_ROUNDS`] rounds;
+    /// other values are [`PolicyError::OutOfRange`].
     pub fn new(agents: usize, rounds: usize) -> Result<Self, PolicyError> {
-        if agents == 0 || rounds == 0 {
-            return Err(PolicyError::Config(
-                "debate: agents and rounds must be at least 1".into(),
-            ));
-        }
+        check_range("debate", "agents", agents, 1, Self::MAX_AGENTS)?;
+        check_range("debate", "rounds", rounds, 1, Self::MAX_ROUNDS)?;
         Ok(Self { agents, rounds })
     }
 }

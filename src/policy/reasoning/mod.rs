@@ -134,9 +134,56 @@ pub enum PolicyError {
     /// Bad policy configuration (unknown option, impossible value).
     #[error("policy configuration: {0}")]
     Config(String),
+    /// A count option outside its range (e.g. `debate:rounds=1000000`).
+    #[error("policy configuration: {policy}: option `{option}` must be from {min} to {max}, got {value}")]
+    OutOfRange {
+        /// The policy (`debate`, `selforg`, …).
+        policy: &'static str,
+        /// The option (`agents`, `rounds`, `k`, …).
+        option: &'static str,
+        /// The value given.
+        value: usize,
+        /// The smallest value allowed.
+        min: usize,
+        /// The largest value allowed (a documented constant of the policy).
+        max: usize,
+    },
+    /// A number option that is NaN or infinite (e.g. `selforg:tau=inf`).
+    #[error(
+        "policy configuration: {policy}: option `{option}` must be a finite number, got {value}"
+    )]
+    NotFinite {
+        /// The policy.
+        policy: &'static str,
+        /// The option (`tau`, `gamma`).
+        option: &'static str,
+        /// The value given.
+        value: f64,
+    },
     /// The runtime failed (budget exhausted, agent stopped, …).
     #[error(transparent)]
     Runtime(#[from] RuntimeError),
+}
+
+/// `Ok` when `min ≤ value ≤ max`, else [`PolicyError::OutOfRange`].
+pub(crate) fn check_range(
+    policy: &'static str,
+    option: &'static str,
+    value: usize,
+    min: usize,
+    max: usize,
+) -> Result<(), PolicyError> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(PolicyError::OutOfRange {
+            policy,
+            option,
+            value,
+            min,
+            max,
+        })
+    }
 }
 
 /// A way of solving a query with a team of agents.

@@ -1,24 +1,37 @@
 //! Policies by name: `name` or `name:key=value,key=value` (e.g. `self_consistency:k=5`,
 //! `debate:agents=3,rounds=2`).
+//!
+//! Counts are bounded so that no option runs open-ended: `self_consistency` k ≤
+//! [`SelfConsistency::MAX_K`] (64), `debate` agents ≤ [`Debate::MAX_AGENTS`] (64) and rounds ≤
+//! [`Debate::MAX_ROUNDS`] (20), `selforg` agents ≤ [`SelfOrgOptions::MAX_AGENTS`] (64), rounds ≤
+//! [`SelfOrgOptions::MAX_ROUNDS`] (20) and k ≤ [`SelfOrgOptions::MAX_K`] (64); numbers (`tau`,
+//! `gamma`) must be finite. Errors name the policy and the option, and quote at most a short
+//! prefix of what was given.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use colony_env_api::clip;
+
 use super::selforg::{GraphOptions, Rule, SelfOrg, SelfOrgOptions};
 use super::{ChainOfThought, Debate, PolicyError, ReasoningPolicy, SelfConsistency, Single};
 
-/// Names [`policy_by_name`] knows, with their options.
+/// Names [`policy_by_name`] knows, with their options and limits.
 pub const POLICY_NAMES: &[(&str, &str)] = &[
     ("single", "(alias io), no options"),
     ("cot", "no options"),
-    ("self_consistency", "(alias sc) k=<samples, default 5>"),
+    (
+        "self_consistency",
+        "(alias sc) k=<samples, default 5, at most 64>",
+    ),
     (
         "debate",
-        "(alias llm_debate) agents=<N, default 3>, rounds=<R, default 2>",
+        "(alias llm_debate) agents=<N, default 3, at most 64>, rounds=<R, default 2, at most 20>",
     ),
     (
         "selforg",
-        "agents=4, rounds=3 (incl. round 0), k=2, tau=0.5, rule=alg2|gated, reform=true, gamma=<off>",
+        "agents=4 (at most 64), rounds=3 (incl. round 0, at most 20), k=2 (0 = no limit, at \
+         most 64), tau=0.5, rule=alg2|gated, reform=true, gamma=<off>",
     ),
 ];
 
@@ -58,7 +71,8 @@ pub fn policy_with_embedder(
                 Some("gated") | Some("contribution_gated") => Rule::Gated,
                 Some(other) => {
                     return Err(PolicyError::Config(format!(
-                        "selforg: option `rule` must be alg2 or gated, got `{other}`"
+                        "selforg: option `rule` must be alg2 or gated, got `{}`",
+                        clip(other)
                     )))
                 }
             };
@@ -68,16 +82,28 @@ pub fn policy_with_embedder(
                 Some("false") => false,
                 Some(other) => {
                     return Err(PolicyError::Config(format!(
-                        "selforg: option `reform` must be true or false, got `{other}`"
+                        "selforg: option `reform` must be true or false, got `{}`",
+                        clip(other)
                     )))
                 }
             };
+            let rounds = options.count("rounds")?;
+            let max_rounds = match rounds {
+                None => d.max_rounds,
+                Some(r) => u32::try_from(r)
+                    .ok()
+                    .filter(|&r| r <= SelfOrgOptions::MAX_ROUNDS)
+                    .ok_or(PolicyError::OutOfRange {
+                        policy: "selforg",
+                        option: "rounds",
+                        value: r,
+                        min: 1,
+                        max: SelfOrgOptions::MAX_ROUNDS as usize,
+                    })?,
+            };
             let opts = SelfOrgOptions {
                 agents: options.count("agents")?.unwrap_or(d.agents),
-                max_rounds: u32::try_from(
-                    options.count("rounds")?.unwrap_or(d.max_rounds as usize),
-                )
-                .unwrap_or(u32::MAX),
+                max_rounds,
                 graph: GraphOptions {
                     rule,
                     k: options.count("k")?.unwrap_or(d.graph.k),
@@ -92,7 +118,8 @@ pub fn policy_with_embedder(
         _ => {
             let known: Vec<&str> = POLICY_NAMES.iter().map(|(n, _)| *n).collect();
             return Err(PolicyError::Config(format!(
-                "unknown policy `{name}` (known: {})",
+                "unknown policy `{}` (known: {})",
+                clip(name),
                 known.join(", ")
             )));
         }
@@ -113,23 +140,26 @@ impl Options {
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let Some((key, value)) = part.split_once('=') else {
                 return Err(PolicyError::Config(format!(
-                    "{policy}: option `{part}` needs a value (key=value)"
+                    "{policy}: option `{}` needs a value (key=value)",
+                    clip(part)
                 )));
             };
             let (key, value) = (key.trim(), value.trim());
             if key.is_empty() || value.is_empty() {
                 return Err(PolicyError::Config(format!(
-                    "{policy}: option `{part}` needs a key and a value (key=value)"
+                    "{policy}: option `{}` needs a key and a value (key=value)",
+                    clip(part)
                 )));
             }
             if values.insert(key.to_string(), value.to_string()).is_some() {
                 return Err(PolicyError::Config(format!(
-                    "{policy}: option `{key}` is given twice"
+                    "{policy}: option `{}` is given twice",
+                    clip(key)
                 )));
             }
         }
         Ok(Self {
-            policy: policy.to_string(),
+            policy: clip(policy),
             values,
         })
     }
@@ -142,8 +172,9 @@ impl Options {
         match value.parse::<usize>() {
             Ok(n) if n >= 1 => Ok(Some(n)),
             _ => Err(PolicyError::Config(format!(
-                "{}: option `{key}` must be a positive integer, got `{value}`",
-                self.policy
+                "{}: option `{key}` must be a positive integer, got `{}`",
+                self.policy,
+                clip(&value)
             ))),
         }
     }
@@ -156,8 +187,9 @@ impl Options {
         match value.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(Some(x)),
             _ => Err(PolicyError::Config(format!(
-                "{}: option `{key}` must be a number, got `{value}`",
-                self.policy
+                "{}: option `{key}` must be a finite number, got `{}`",
+                self.policy,
+                clip(&value)
             ))),
         }
     }
@@ -172,8 +204,9 @@ impl Options {
         match self.values.keys().next() {
             None => Ok(()),
             Some(key) => Err(PolicyError::Config(format!(
-                "{}: unknown option `{key}`",
-                self.policy
+                "{}: unknown option `{}`",
+                self.policy,
+                clip(key)
             ))),
         }
     }
@@ -196,5 +229,51 @@ mod tests {
         );
         assert!(policy_by_name("selforg:tau=x").is_err());
         assert!(policy_by_name("selforg:rule=magic").is_err());
+    }
+
+    #[test]
+    fn counts_are_bounded_and_errors_name_the_option() {
+        assert!(policy_by_name("debate:agents=64,rounds=20").is_ok());
+        assert!(policy_by_name("sc:k=64").is_ok());
+        assert!(policy_by_name("selforg:agents=64,rounds=20,k=64").is_ok());
+        for (spec, needle) in [
+            (
+                "debate:rounds=1000000",
+                "option `rounds` must be from 1 to 20",
+            ),
+            (
+                "debate:agents=100000",
+                "option `agents` must be from 1 to 64",
+            ),
+            (
+                "self_consistency:k=1000000",
+                "option `k` must be from 1 to 64",
+            ),
+            ("selforg:agents=65", "option `agents` must be from 1 to 64"),
+            ("selforg:rounds=21", "option `rounds` must be from 1 to 20"),
+            (
+                "selforg:rounds=99999999999",
+                "option `rounds` must be from 1 to 20",
+            ),
+            ("selforg:k=65", "option `k` must be from 0 to 64"),
+            ("selforg:tau=NaN", "option `tau` must be a finite number"),
+            (
+                "selforg:gamma=inf",
+                "option `gamma` must be a finite number",
+            ),
+        ] {
+            let err = policy_by_name(spec).err().map(|e| e.to_string());
+            assert!(
+                err.as_deref().is_some_and(|e| e.contains(needle)),
+                "{spec}: {err:?}"
+            );
+        }
+        let huge = format!("debate:agents={}", "9".repeat(100_000));
+        let err = policy_by_name(&huge).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|e| e.len() < 300 && e.contains('…')),
+            "{err:?}"
+        );
     }
 }

@@ -12,9 +12,10 @@ use serde_json::json;
 use super::cot::cot_prompt;
 use super::single::{ask_all, ask_options, baseline_roster, Failures};
 use super::vote::plurality_vote;
-use super::{PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
+use super::{check_range, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 
-/// Self-consistency over `k` CoT samples.
+/// Self-consistency over `k` CoT samples ([`SelfConsistency::new`] bounds `k` by
+/// [`SelfConsistency::MAX_K`]).
 #[derive(Debug, Clone, Copy)]
 pub struct SelfConsistency {
     /// Number of samples (spec default 5).
@@ -28,13 +29,13 @@ impl Default for SelfConsistency {
 }
 
 impl SelfConsistency {
-    /// Self-consistency with `k` samples (at least 1).
+    /// The most samples (`k`) self-consistency takes: one call each, all in flight at once.
+    pub const MAX_K: usize = 64;
+
+    /// Self-consistency with 1 to [`Self::MAX_K`] samples; other values are
+    /// [`PolicyError::OutOfRange`].
     pub fn new(k: usize) -> Result<Self, PolicyError> {
-        if k == 0 {
-            return Err(PolicyError::Config(
-                "self_consistency: k must be at least 1".into(),
-            ));
-        }
+        check_range("self_consistency", "k", k, 1, Self::MAX_K)?;
         Ok(Self { k })
     }
 }

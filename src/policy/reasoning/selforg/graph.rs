@@ -44,12 +44,43 @@ impl Default for GraphOptions {
     }
 }
 
+/// The most agents [`build_graph`] and [`build_graph_from`] accept. The similarity matrix is
+/// N×N f64 and, with no neighbour budget (`k = 0`) and a low `tau`, the candidate edges are
+/// N(N−1): at 1,024 agents that is 8 MiB and a million edges, a second or so; SelfOrg teams
+/// are far smaller.
+pub const MAX_GRAPH_AGENTS: usize = 1024;
+
 /// Errors of graph construction.
 #[derive(Debug, Error, PartialEq)]
 pub enum GraphError {
     /// No agents (zero rows).
     #[error("no agents: the embedding matrix has no rows")]
     Empty,
+    /// More agents than [`MAX_GRAPH_AGENTS`].
+    #[error("too many agents: {agents} (at most {max})")]
+    TooManyAgents {
+        /// Agents given.
+        agents: usize,
+        /// The limit, [`MAX_GRAPH_AGENTS`].
+        max: usize,
+    },
+    /// An embedding entry is NaN or infinite.
+    #[error("the embedding of agent {agent} has a non-finite value at index {index}")]
+    NonFiniteEmbedding {
+        /// Row (agent) of the entry.
+        agent: usize,
+        /// Column of the entry.
+        index: usize,
+    },
+    /// A similarity or contribution is NaN or infinite.
+    #[error("non-finite similarity or contribution for agent {agent}")]
+    NonFiniteInput {
+        /// The agent whose row of S or ψ entry is not finite.
+        agent: usize,
+    },
+    /// The threshold `tau` is NaN or infinite.
+    #[error("tau must be a finite number, got {0}")]
+    NonFiniteTau(f64),
     /// The similarity matrix is not N×N or ψ does not have N entries.
     #[error("shape mismatch: similarity is {rows}x{cols}, psi has {psi} entries")]
     Shape {
@@ -239,7 +270,17 @@ pub fn early_stop(s: ArrayView2<f64>, gamma: Option<f64>) -> bool {
 }
 
 /// `build_graph` (§1.9) from embeddings: computes S and ψ, then [`build_graph_from`].
+///
+/// Refuses, before allocating S, more than [`MAX_GRAPH_AGENTS`] rows, non-finite entries and a
+/// non-finite `tau`.
 pub fn build_graph(r: ArrayView2<f32>, opts: &GraphOptions) -> Result<Graph, GraphError> {
+    check_agents(r.nrows())?;
+    check_tau(opts.tau)?;
+    for (agent, row) in r.rows().into_iter().enumerate() {
+        if let Some(index) = row.iter().position(|x| !x.is_finite()) {
+            return Err(GraphError::NonFiniteEmbedding { agent, index });
+        }
+    }
     let s = similarity(r);
     let psi = contributions(r);
     build_graph_from(s.view(), &psi, opts)
@@ -262,6 +303,12 @@ pub fn build_graph_from(
     if n == 0 {
         return Err(GraphError::Empty);
     }
+    check_agents(n)?;
+    check_tau(opts.tau)?;
+    let finite_row = |i: usize| psi[i].is_finite() && s.row(i).iter().all(|x| x.is_finite());
+    if let Some(agent) = (0..n).find(|&i| !finite_row(i)) {
+        return Err(GraphError::NonFiniteInput { agent });
+    }
     // §1.9.1 candidate parents and top-k.
     let mut edges: Vec<(usize, usize)> = Vec::new();
     for child in 0..n {
@@ -283,20 +330,8 @@ pub fn build_graph_from(
         edges.extend(cand.into_iter().map(|m| (m, child)));
     }
     edges.sort_unstable();
-    // §1.9.2 cycle removal, restarting the search after each removal.
-    let mut removed = Vec::new();
-    while let Some(cycle) = find_cycle(n, &edges) {
-        let len = cycle.len();
-        let mut w_pos = 0;
-        for i in 1..len {
-            if psi[cycle[i]] < psi[cycle[w_pos]] {
-                w_pos = i;
-            }
-        }
-        let e = (cycle[w_pos], cycle[(w_pos + 1) % len]);
-        edges.retain(|&x| x != e);
-        removed.push(e);
-    }
+    // §1.9.2 cycle removal.
+    let removed = remove_cycles(n, &mut edges, psi);
     let order = topo_order(n, &edges, psi);
     let leader = order.first().copied().unwrap_or(0);
     Ok(Graph {
@@ -306,6 +341,23 @@ pub fn build_graph_from(
         leader,
         removed,
     })
+}
+
+fn check_agents(agents: usize) -> Result<(), GraphError> {
+    if agents > MAX_GRAPH_AGENTS {
+        return Err(GraphError::TooManyAgents {
+            agents,
+            max: MAX_GRAPH_AGENTS,
+        });
+    }
+    Ok(())
+}
+
+fn check_tau(tau: f64) -> Result<(), GraphError> {
+    if !tau.is_finite() {
+        return Err(GraphError::NonFiniteTau(tau));
+    }
+    Ok(())
 }
 
 /// Adjacency lists (targets ascending, since `edges` is sorted by `(m, n)`).
@@ -329,46 +381,91 @@ enum Colour {
     Black,
 }
 
-/// `find_cycle` of §1.9.2: DFS from each white node in ascending order; returns the cycle as the
-/// node sequence `v → … → u` (the closing edge is `u → v`).
-pub(crate) fn find_cycle(n: usize, edges: &[(usize, usize)]) -> Option<Vec<usize>> {
-    fn dfs(
-        u: usize,
-        adj: &[Vec<usize>],
-        colour: &mut [Colour],
-        path: &mut Vec<usize>,
-    ) -> Option<Vec<usize>> {
-        colour[u] = Colour::Grey;
-        path.push(u);
-        for &v in &adj[u] {
-            match colour[v] {
-                Colour::Grey => {
-                    let at = path.iter().position(|&p| p == v).unwrap_or(0);
-                    return Some(path[at..].to_vec());
-                }
-                Colour::White => {
-                    if let Some(c) = dfs(v, adj, colour, path) {
-                        return Some(c);
-                    }
-                }
-                Colour::Black => {}
-            }
+/// The weakest edge of `cycle` (§1.9.2): `(w, next)` where `w` is the first node of minimal ψ.
+/// Returns its position in `cycle`.
+fn weakest(cycle: &[usize], psi: &[f64]) -> usize {
+    let mut w_pos = 0;
+    for i in 1..cycle.len() {
+        if psi[cycle[i]] < psi[cycle[w_pos]] {
+            w_pos = i;
         }
-        colour[u] = Colour::Black;
-        path.pop();
-        None
     }
-    let adj = adjacency(n, edges);
+    w_pos
+}
+
+/// Cycle removal of §1.9.2: repeatedly find a cycle with `find_cycle` (DFS from each white node
+/// in ascending order, neighbours ascending), remove its weakest edge, and search again from
+/// scratch. Returns the removed edges in removal order and leaves the rest in `edges`, sorted.
+///
+/// Restarting the search from scratch costs O(E) per removal, O(E²) in all (minutes for a few
+/// hundred fully connected agents), so the search is resumed instead, with the same result:
+/// a restarted DFS replays the previous one until it would take the removed edge `a → b`, so
+/// the search continues at `a` past that edge, with the nodes above `a` on the path white again.
+/// Nodes already finished (black) stay black: everything they reach was finished without a
+/// cycle, and removing edges cannot create one, so a restart would revisit them in vain.
+fn remove_cycles(n: usize, edges: &mut Vec<(usize, usize)>, psi: &[f64]) -> Vec<(usize, usize)> {
+    let mut adj = adjacency(n, edges);
     let mut colour = vec![Colour::White; n];
-    let mut path = Vec::new();
-    for s in 0..n {
-        if colour[s] == Colour::White {
-            if let Some(c) = dfs(s, &adj, &mut colour, &mut path) {
-                return Some(c);
+    // The DFS path: (node, index of the next neighbour to look at).
+    let mut path: Vec<(usize, usize)> = Vec::new();
+    let mut removed = Vec::new();
+    let mut root = 0;
+    loop {
+        let Some(&(u, next)) = path.last() else {
+            while root < n && colour[root] != Colour::White {
+                root += 1;
+            }
+            if root == n {
+                break;
+            }
+            colour[root] = Colour::Grey;
+            path.push((root, 0));
+            continue;
+        };
+        let Some(&v) = adj[u].get(next) else {
+            colour[u] = Colour::Black;
+            path.pop();
+            continue;
+        };
+        if let Some(top) = path.last_mut() {
+            top.1 = next + 1;
+        }
+        match colour[v] {
+            Colour::Black => {}
+            Colour::White => {
+                colour[v] = Colour::Grey;
+                path.push((v, 0));
+            }
+            Colour::Grey => {
+                let at = path.iter().position(|&(p, _)| p == v).unwrap_or(0);
+                let cycle: Vec<usize> = path[at..].iter().map(|&(p, _)| p).collect();
+                let w_pos = weakest(&cycle, psi);
+                let e = (cycle[w_pos], cycle[(w_pos + 1) % cycle.len()]);
+                removed.push(e);
+                // `a` = path[at + w_pos] took `e` last: its next index is just past `b`.
+                let a_pos = at + w_pos;
+                let (a, a_next) = path[a_pos];
+                let b_index = a_next.saturating_sub(1);
+                if adj[a].get(b_index) == Some(&e.1) {
+                    adj[a].remove(b_index);
+                    path[a_pos].1 = b_index;
+                } else {
+                    // Unreachable by construction; stay correct anyway.
+                    adj[a].retain(|&x| x != e.1);
+                }
+                for &(p, _) in &path[a_pos + 1..] {
+                    colour[p] = Colour::White;
+                }
+                path.truncate(a_pos + 1);
             }
         }
     }
-    None
+    *edges = adj
+        .iter()
+        .enumerate()
+        .flat_map(|(m, list)| list.iter().map(move |&k| (m, k)))
+        .collect();
+    removed
 }
 
 /// Kahn's algorithm, ready nodes picked by `(psi descending, id ascending)` (§1.9.3).
@@ -409,6 +506,112 @@ pub(crate) fn topo_order(n: usize, edges: &[(usize, usize)], psi: &[f64]) -> Vec
 mod tests {
     use super::*;
     use ndarray::array;
+
+    /// `find_cycle` of §1.9.2: DFS from each white node in ascending order; returns the cycle as the
+    /// node sequence `v → … → u` (the closing edge is `u → v`).
+    fn find_cycle(n: usize, edges: &[(usize, usize)]) -> Option<Vec<usize>> {
+        fn dfs(
+            u: usize,
+            adj: &[Vec<usize>],
+            colour: &mut [Colour],
+            path: &mut Vec<usize>,
+        ) -> Option<Vec<usize>> {
+            colour[u] = Colour::Grey;
+            path.push(u);
+            for &v in &adj[u] {
+                match colour[v] {
+                    Colour::Grey => {
+                        let at = path.iter().position(|&p| p == v).unwrap_or(0);
+                        return Some(path[at..].to_vec());
+                    }
+                    Colour::White => {
+                        if let Some(c) = dfs(v, adj, colour, path) {
+                            return Some(c);
+                        }
+                    }
+                    Colour::Black => {}
+                }
+            }
+            colour[u] = Colour::Black;
+            path.pop();
+            None
+        }
+        let adj = adjacency(n, edges);
+        let mut colour = vec![Colour::White; n];
+        let mut path = Vec::new();
+        for s in 0..n {
+            if colour[s] == Colour::White {
+                if let Some(c) = dfs(s, &adj, &mut colour, &mut path) {
+                    return Some(c);
+                }
+            }
+        }
+        None
+    }
+
+    /// The literal §1.9.2 procedure: restart `find_cycle` from scratch after each removal.
+    fn remove_cycles_by_restart(
+        n: usize,
+        edges: &mut Vec<(usize, usize)>,
+        psi: &[f64],
+    ) -> Vec<(usize, usize)> {
+        let mut removed = Vec::new();
+        while let Some(cycle) = find_cycle(n, edges) {
+            let w_pos = weakest(&cycle, psi);
+            let e = (cycle[w_pos], cycle[(w_pos + 1) % cycle.len()]);
+            edges.retain(|&x| x != e);
+            removed.push(e);
+        }
+        removed
+    }
+
+    #[test]
+    fn resumed_cycle_removal_equals_restarting() {
+        // Deterministic pseudo-random graphs, dense and sparse, with ψ ties.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rand = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..400 {
+            let n = if case % 8 == 0 {
+                20 + case % 24
+            } else {
+                2 + case % 12
+            };
+            let density = 1 + rand() % 10;
+            let mut edges = Vec::new();
+            for m in 0..n {
+                for k in 0..n {
+                    if m != k && rand() % 10 < density {
+                        edges.push((m, k));
+                    }
+                }
+            }
+            let psi: Vec<f64> = (0..n).map(|_| (rand() % 4) as f64 / 4.0).collect();
+            let mut fast = edges.clone();
+            let mut slow = edges.clone();
+            let r_fast = remove_cycles(n, &mut fast, &psi);
+            let r_slow = remove_cycles_by_restart(n, &mut slow, &psi);
+            assert_eq!(r_fast, r_slow, "case {case}: {edges:?} {psi:?}");
+            assert_eq!(fast, slow, "case {case}");
+            assert_eq!(find_cycle(n, &fast), None);
+        }
+    }
+
+    #[test]
+    fn dense_cycle_removal_is_fast() {
+        let n = 300;
+        let edges: Vec<(usize, usize)> = (0..n)
+            .flat_map(|m| (0..n).filter(move |&k| k != m).map(move |k| (m, k)))
+            .collect();
+        let mut kept = edges.clone();
+        let removed = remove_cycles(n, &mut kept, &vec![0.5; n]);
+        assert_eq!(removed.len() + kept.len(), edges.len());
+        assert_eq!(find_cycle(n, &kept), None);
+    }
 
     #[test]
     fn cos_zero_is_zero() {
@@ -455,6 +658,37 @@ mod tests {
         assert_eq!(
             build_graph_from(e.view(), &[], &GraphOptions::default()),
             Err(GraphError::Empty)
+        );
+    }
+
+    #[test]
+    fn refuses_too_many_agents_and_non_finite_input() {
+        let big = Array2::<f32>::zeros((MAX_GRAPH_AGENTS + 1, 2));
+        assert_eq!(
+            build_graph(big.view(), &GraphOptions::default()),
+            Err(GraphError::TooManyAgents {
+                agents: MAX_GRAPH_AGENTS + 1,
+                max: MAX_GRAPH_AGENTS
+            })
+        );
+        let inf = array![[1.0f32, 0.0], [0.0, f32::INFINITY]];
+        assert_eq!(
+            build_graph(inf.view(), &GraphOptions::default()),
+            Err(GraphError::NonFiniteEmbedding { agent: 1, index: 1 })
+        );
+        let ok = array![[1.0f32, 0.0], [0.0, 1.0]];
+        let nan_tau = GraphOptions {
+            tau: f64::NAN,
+            ..GraphOptions::default()
+        };
+        assert!(matches!(
+            build_graph(ok.view(), &nan_tau),
+            Err(GraphError::NonFiniteTau(t)) if t.is_nan()
+        ));
+        let s = array![[1.0, f64::NAN], [f64::NAN, 1.0]];
+        assert_eq!(
+            build_graph_from(s.view(), &[0.5, 0.5], &GraphOptions::default()),
+            Err(GraphError::NonFiniteInput { agent: 0 })
         );
     }
 }

@@ -15,6 +15,6 @@ mod policy;
 pub use aggregate::{aggregate, aggregate_masked, Aggregate};
 pub use graph::{
     build_graph, build_graph_from, contributions, cos, early_stop, normalise, s_min, similarity,
-    Graph, GraphError, GraphOptions, Rule,
+    Graph, GraphError, GraphOptions, Rule, MAX_GRAPH_AGENTS,
 };
 pub use policy::{SelfOrg, SelfOrgOptions};

@@ -19,7 +19,9 @@ use serde_json::json;
 use super::{aggregate_masked, build_graph_from, early_stop, similarity, Graph, GraphOptions};
 use crate::embed::Embedder;
 use crate::policy::reasoning::single::{ask_all, ask_options, format_suffix, Failures};
-use crate::policy::reasoning::{PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
+use crate::policy::reasoning::{
+    check_range, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster,
+};
 use crate::runtime::Team;
 
 /// Settings of SelfOrg (defaults of §1.2).
@@ -62,13 +64,36 @@ pub struct SelfOrg {
     embedder: Arc<dyn Embedder>,
 }
 
+impl SelfOrgOptions {
+    /// The most agents SelfOrg takes (the graph and every round grow with N²).
+    pub const MAX_AGENTS: usize = 64;
+    /// The most rounds SelfOrg takes, round 0 included.
+    pub const MAX_ROUNDS: u32 = 20;
+    /// The largest neighbour budget `k` (0 = no limit stays allowed).
+    pub const MAX_K: usize = 64;
+}
+
 impl SelfOrg {
     /// SelfOrg with `options`, embedding responses with `embedder`.
+    ///
+    /// `agents` must be from 1 to [`SelfOrgOptions::MAX_AGENTS`], `max_rounds` from 1 to
+    /// [`SelfOrgOptions::MAX_ROUNDS`], `graph.k` at most [`SelfOrgOptions::MAX_K`]
+    /// ([`PolicyError::OutOfRange`]); `graph.tau` and `gamma` must be finite
+    /// ([`PolicyError::NotFinite`]).
     pub fn new(options: SelfOrgOptions, embedder: Arc<dyn Embedder>) -> Result<Self, PolicyError> {
-        if options.max_rounds == 0 || options.agents == 0 {
-            return Err(PolicyError::Config(
-                "selforg: agents and rounds must be at least 1".into(),
-            ));
+        type O = SelfOrgOptions;
+        check_range("selforg", "agents", options.agents, 1, O::MAX_AGENTS)?;
+        let rounds = options.max_rounds as usize;
+        check_range("selforg", "rounds", rounds, 1, O::MAX_ROUNDS as usize)?;
+        check_range("selforg", "k", options.graph.k, 0, O::MAX_K)?;
+        for (option, value) in [("tau", Some(options.graph.tau)), ("gamma", options.gamma)] {
+            if let Some(value) = value.filter(|v| !v.is_finite()) {
+                return Err(PolicyError::NotFinite {
+                    policy: "selforg",
+                    option,
+                    value,
+                });
+            }
         }
         Ok(Self { options, embedder })
     }

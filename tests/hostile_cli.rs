@@ -1,0 +1,359 @@
+//! Hostile command-line input: every bad value is a one-line error naming the parameter (exit
+//! code non-zero), never a panic, an abort, a hang or a huge allocation, and errors quote at
+//! most a short prefix of what was given.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::BIN;
+
+/// Longest stderr a rejected input may produce, in bytes.
+const MAX_ERROR_BYTES: usize = 600;
+
+/// What a finished `colony` run printed.
+struct Run {
+    success: bool,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `colony ARGS` from the repository root; fails the test if it takes over `limit`.
+fn colony_within(args: &[&str], limit: Duration) -> Run {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("RUST_BACKTRACE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = pipe.read_to_end(&mut text);
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("colony {:?} still running after {limit:?}", clipped(args));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        success: status.success(),
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+/// Runs `colony ARGS` with a 60-second limit.
+fn colony(args: &[&str]) -> Run {
+    colony_within(args, Duration::from_secs(60))
+}
+
+fn clipped(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| a.chars().take(60).collect()).collect()
+}
+
+/// The run failed with one short `error:` line containing every needle.
+fn assert_error(run: &Run, args: &[&str], needles: &[&str]) {
+    let what = clipped(args);
+    assert!(!run.success, "{what:?} succeeded: {}", run.stdout);
+    let err = run.stderr.trim();
+    assert!(
+        err.len() <= MAX_ERROR_BYTES,
+        "{what:?}: {} bytes of stderr: {}",
+        err.len(),
+        err.chars().take(300).collect::<String>()
+    );
+    for bad in [
+        "panicked",
+        "backtrace",
+        "memory allocation",
+        "RUST_BACKTRACE",
+    ] {
+        assert!(!err.contains(bad), "{what:?}: {err}");
+    }
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "{what:?}: {err}");
+    for needle in needles {
+        assert!(
+            err.contains(needle),
+            "{what:?}: missing {needle:?} in {err}"
+        );
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn sample() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("environments/qa/samples/gsm8k.jsonl")
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn embedder_dimension_is_bounded() {
+    for spec in [
+        "hash:1000000000",
+        "hash:65537",
+        "hash:99999999999999999999999",
+    ] {
+        let args = ["embed", "--embedder", spec, "a", "b"];
+        assert_error(&colony(&args), &args, &["--embedder", "65536"]);
+    }
+    let ok = colony(&["embed", "--embedder", "hash:65536", "--json", "a b", "a c"]);
+    assert!(ok.success, "{}", ok.stderr);
+    assert!(ok.stdout.contains("\"dim\":65536"), "{}", ok.stdout);
+}
+
+#[test]
+fn embedder_spec_echo_is_clipped() {
+    let spec = format!("bert{}", "x".repeat(100_000));
+    let args = ["embed", "--embedder", spec.as_str(), "a"];
+    assert_error(&colony(&args), &args, &["--embedder", "…"]);
+}
+
+#[test]
+fn selforg_graph_refuses_too_many_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = vec!["[1.0, 0.0]"; 20_000].join(",");
+    let p = write(dir.path(), "many.json", &format!("[{rows}]"));
+    let args = ["selforg", "graph", "--vectors", p.to_str().unwrap()];
+    assert_error(
+        &colony(&args),
+        &args,
+        &["--vectors", "20000 vectors", "at most 1024"],
+    );
+}
+
+#[test]
+fn selforg_graph_refuses_non_finite_values() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, needle) in [
+        ("big.json", "[[1e308, 0], [0, 1]]", "vector 0, entry 0"),
+        ("neg.json", "[[1, 0], [0, -1e39]]", "vector 1, entry 1"),
+        ("out.json", "[[1e999, 0], [0, 1]]", "--vectors"),
+    ] {
+        let p = write(dir.path(), name, text);
+        let args = ["selforg", "graph", "--vectors", p.to_str().unwrap()];
+        assert_error(&colony(&args), &args, &["--vectors", needle]);
+    }
+}
+
+#[test]
+fn selforg_graph_refuses_non_finite_tau_and_bad_k() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "ok.json", "[[1, 0.1], [0.9, 0.3], [0.2, 1]]");
+    let p = p.to_str().unwrap();
+    for tau in ["--tau=NaN", "--tau=inf", "--tau=-inf"] {
+        let args = ["selforg", "graph", "--vectors", p, tau];
+        assert_error(&colony(&args), &args, &["--tau must be a finite number"]);
+    }
+    for k in ["--k=NaN", "--k=-1", "--k=1e9"] {
+        let args = ["selforg", "graph", "--vectors", p, k];
+        assert_error(&colony(&args), &args, &["--k"]);
+    }
+    let ok = colony(&["selforg", "graph", "--vectors", p, "--json"]);
+    assert!(ok.success, "{}", ok.stderr);
+    assert!(!ok.stdout.contains("null"), "{}", ok.stdout);
+}
+
+#[test]
+fn selforg_graph_on_dense_input_finishes() {
+    // No neighbour budget and a threshold everything passes: a complete digraph whose cycle
+    // removal took minutes when the search restarted from scratch after every removal.
+    let dir = tempfile::tempdir().unwrap();
+    let rows = vec!["[1.0, 0.0]"; 400].join(",");
+    let p = write(dir.path(), "same.json", &format!("[{rows}]"));
+    let args = [
+        "selforg",
+        "graph",
+        "--vectors",
+        p.to_str().unwrap(),
+        "--k",
+        "0",
+        "--tau=-1",
+        "--json",
+    ];
+    let run = colony_within(&args, Duration::from_secs(60));
+    assert!(run.success, "{}", run.stderr);
+    let g: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(g["order"].as_array().unwrap().len(), 400);
+    let kept = g["edges"].as_array().unwrap().len();
+    let removed = g["removed"].as_array().unwrap().len();
+    assert_eq!(kept + removed, 400 * 399);
+}
+
+#[test]
+fn policy_counts_are_bounded() {
+    let data = sample();
+    let out = tempfile::tempdir().unwrap();
+    let out = out.path().to_str().unwrap();
+    for (policy, needles) in [
+        ("debate:rounds=1000000", ["`rounds`", "from 1 to 20"]),
+        ("debate:agents=100000", ["`agents`", "from 1 to 64"]),
+        ("self_consistency:k=1000000", ["`k`", "from 1 to 64"]),
+        ("sc:k=65", ["`k`", "from 1 to 64"]),
+        ("selforg:agents=100000", ["`agents`", "from 1 to 64"]),
+        ("selforg:rounds=1000000", ["`rounds`", "from 1 to 20"]),
+        ("selforg:k=1000000", ["`k`", "from 0 to 64"]),
+        ("selforg:tau=NaN", ["`tau`", "finite"]),
+        ("selforg:gamma=inf", ["`gamma`", "finite"]),
+    ] {
+        let args = [
+            "eval",
+            "--dataset",
+            "gsm8k",
+            "--data",
+            &data,
+            "--policy",
+            policy,
+            "--model",
+            "sim",
+            "--quiet",
+            "--out",
+            out,
+        ];
+        assert_error(&colony(&args), &args, &needles);
+    }
+    // `--rounds` is passed on to the policies that have rounds.
+    let args = [
+        "eval",
+        "--dataset",
+        "gsm8k",
+        "--data",
+        &data,
+        "--policy",
+        "debate",
+        "--rounds",
+        "1000000",
+        "--model",
+        "sim",
+        "--quiet",
+        "--out",
+        out,
+    ];
+    assert_error(&colony(&args), &args, &["`rounds`", "from 1 to 20"]);
+}
+
+#[test]
+fn policy_option_echo_is_clipped() {
+    let data = sample();
+    let out = tempfile::tempdir().unwrap();
+    let huge = format!("debate:agents={}", "9".repeat(100_000));
+    let name = format!("{}:k=1", "p".repeat(100_000));
+    for policy in [huge.as_str(), name.as_str()] {
+        let args = [
+            "eval",
+            "--dataset",
+            "gsm8k",
+            "--data",
+            &data,
+            "--policy",
+            policy,
+            "--model",
+            "sim",
+            "--quiet",
+            "--out",
+            out.path().to_str().unwrap(),
+        ];
+        assert_error(&colony(&args), &args, &["…"]);
+    }
+}
+
+#[test]
+fn empty_policy_is_an_error() {
+    let data = sample();
+    let out = tempfile::tempdir().unwrap();
+    for policy in ["", " ; ", ","] {
+        let args = [
+            "eval",
+            "--dataset",
+            "gsm8k",
+            "--data",
+            &data,
+            "--policy",
+            policy,
+            "--model",
+            "sim",
+            "--quiet",
+            "--out",
+            out.path().to_str().unwrap(),
+        ];
+        assert_error(&colony(&args), &args, &["--policy is empty"]);
+    }
+}
+
+#[test]
+fn env_step_actions_echo_is_clipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let reset = colony(&["env", "reset", "cube", "--json"]);
+    assert!(reset.success, "{}", reset.stderr);
+    let state = write(dir.path(), "state.json", &reset.stdout);
+    let state = state.to_str().unwrap();
+    // A single argument is limited to 128 KiB on Linux; 100 KB is far beyond any clip.
+    let not_json = format!("{{{}", "x".repeat(100_000));
+    let unknown_agent = format!("{{\"{}\": \"noop\"}}", "z".repeat(100_000));
+    let missing_file = format!("@{}", "p".repeat(4000));
+    for actions in [&not_json, &unknown_agent, &missing_file] {
+        let args = [
+            "env",
+            "step",
+            "cube",
+            "--state",
+            state,
+            "--actions",
+            actions,
+        ];
+        assert_error(&colony(&args), &args, &["…"]);
+    }
+    let args = [
+        "env",
+        "step",
+        "cube",
+        "--state",
+        state,
+        "--actions",
+        &not_json,
+    ];
+    assert_error(&colony(&args), &args, &["--actions is not JSON"]);
+}
+
+#[test]
+fn dataset_name_echo_is_clipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let predictions = write(dir.path(), "p.jsonl", "");
+    let name = "d".repeat(100_000);
+    let args = [
+        "grade",
+        "--dataset",
+        name.as_str(),
+        "--data",
+        &sample(),
+        "--predictions",
+        predictions.to_str().unwrap(),
+    ];
+    assert_error(&colony(&args), &args, &["unknown dataset", "…"]);
+}
