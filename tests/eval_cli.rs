@@ -557,3 +557,25 @@ fn a_remote_embedder_inside_eval_uses_the_api_key_env_like_colony_embed() {
     let s = summary(dir.path());
     assert_eq!(s["policies"]["selforg"]["errors"], 0, "{s}");
 }
+
+#[test]
+fn a_stalled_server_with_a_deadline_gives_errors_not_wrong_answers() {
+    let m = mock(&["--stall", "1.0", "--stall-secs", "30"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval_single(&m.url, dir.path(), &["--timeout", "0.5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("every item of single ended with an error"),
+        "{err}"
+    );
+    let s = summary(dir.path());
+    assert_eq!(s["policies"]["single"]["errors"], 3);
+    assert_eq!(s["policies"]["single"]["accuracy"], 0.0);
+    let text = std::fs::read_to_string(dir.path().join("single.jsonl")).unwrap();
+    assert!(
+        text.lines()
+            .all(|l| l.contains("\"correct\":false") && l.contains("timeout")),
+        "{text}"
+    );
+}
