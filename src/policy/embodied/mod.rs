@@ -17,6 +17,7 @@
 //! environment's agent ids), and register it in [`registry`].
 
 mod caller;
+pub mod camon;
 pub mod coela;
 pub mod embodied_fw;
 pub mod framework;

@@ -1,5 +1,5 @@
 //! Embodied policies by name, as `colony compare --policies` and suites spell them:
-//! `independent`, `selforg`, the CREW-Wildfire frameworks `coela`, `embodied` and `hmas2`,
+//! `independent`, the CREW-Wildfire frameworks `camon`, `coela`, `embodied`, `hmas2`,
 //! `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
 //! environment's heuristics).
 
@@ -56,6 +56,10 @@ pub fn embodied_policy(
             }
             Ok(Box::new(Independent::new(ctx.caller.clone())))
         }
+        "camon" => Ok(Box::new(super::camon::Camon::new(
+            ctx.caller.clone(),
+            options,
+        )?)),
         "coela" => Ok(Box::new(super::coela::Coela::new(
             ctx.caller.clone(),
             options,

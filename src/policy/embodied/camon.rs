@@ -1,0 +1,830 @@
+//! `camon`: CAMON, a dynamic leader (spec `wildfire.md` §14.2, paper Algorithm 1, prompts
+//! A.5–A.7).
+//!
+//! State: the leader (initially the first agent of the team, the lowest id), one chat history
+//! `M_a` per agent (`(t, sender, message)`, unbounded: the messages the leader sent to `a`),
+//! and, off Wildfire, the framework's own record of each agent's past and current actions
+//! (Wildfire keeps its primitives itself).
+//!
+//! Each step:
+//! 1. perceptions of every live agent ([`framework::perceive`]: the PERCEPTION call on
+//!    Wildfire, purpose `perception`; the observation text elsewhere); `GlobalData` = one
+//!    [`framework::agent_block`] per live agent (its perception, which on Wildfire carries
+//!    position, status and past actions, plus `Current action:` — its action or `IDLE` — and
+//!    off Wildfire `Past actions:`), built once per step;
+//! 2. for each deciding live agent `a` in id order that got no action earlier in this loop,
+//!    **sequentially**:
+//!    * `a` is the leader: **GeneratePlan** (purpose `camon.generate_plan`,
+//!      `prompts/camon/generate_plan.jinja`, `GlobalData` with `a` marked self) → `<action>`
+//!      for itself and optional pairs `<AGENT_k-action>` + `<AGENT_k-message>`;
+//!    * otherwise: **ProposePlan** (purpose `camon.propose`, `prompts/camon/propose.jinja`,
+//!      made as `a`) → `<action>`; then **ReviewPlan** (purpose `camon.review`,
+//!      `prompts/camon/review.jinja`, made as the leader, `GlobalData` with the proposer
+//!      marked self) → `<decision>`, `<action>` for `a` (the proposal when missing),
+//!      `<message>` to `a` (appended to `M_a`) and optional pairs; then **`Leader ← a`**;
+//!    * a complete pair for a live agent `k` assigns `k` that action (**an interrupt**:
+//!      it replaces `k`'s current action, also one given earlier in this loop) and appends
+//!      the message to `M_k`;
+//! 3. every assigned action goes through [`framework::execute_all`] (purpose `execution` on
+//!    Wildfire, the text itself elsewhere), in agent order.
+//!
+//! Calls are logged in this order: perceptions (agent order), the framework calls in the
+//! order they were made, then the executions in agent order.
+//!
+//! Fallbacks (§14.1), counted in [`CamonCounts`] (see [`Camon::counts`]), logged with
+//! `tracing::debug!` and written into the step's trace: a missing or empty `<action>` of
+//! GeneratePlan means "do nothing"; a missing proposal is shown to the leader as
+//! `(no action proposed)`; a missing review `<action>` falls back to the proposal, and to
+//! "do nothing" without one; "do nothing" goes through EXECUTION on Wildfire and elsewhere
+//! leaves the agent out of the replies (the environment's no-op); a missing `<message>` is
+//! not sent; a missing `<decision>` (or one that is neither word) is not an acceptance.
+//!
+//! Decisions: the chat's `TIME t` is the environment step `t` (0 first); a pair naming the
+//! speaker, the proposer under review, a lost agent or a passenger is ignored, and so is an
+//! incomplete pair (both counted); if the leader is not live (lost, or a passenger),
+//! leadership passes to the first live agent; off Wildfire the past-action record keeps the last [`HISTORY_CAP`] entries.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use colony_env_api::{AgentId, DynEnvironment};
+use minijinja::context;
+use serde_json::json;
+
+use super::framework::{self, Names};
+use super::tags::tag_content;
+use super::{
+    AgentView, CallLog, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView,
+};
+use crate::policy::reasoning::prompts::render;
+
+/// `prompts/camon/generate_plan.jinja`: GeneratePlan (A.5).
+pub const GENERATE_PROMPT: &str = include_str!("../../../prompts/camon/generate_plan.jinja");
+/// `prompts/camon/propose.jinja`: ProposePlan (A.6).
+pub const PROPOSE_PROMPT: &str = include_str!("../../../prompts/camon/propose.jinja");
+/// `prompts/camon/review.jinja`: ReviewPlan (A.7).
+pub const REVIEW_PROMPT: &str = include_str!("../../../prompts/camon/review.jinja");
+
+/// Entries of the own past-action record kept per agent (off Wildfire).
+pub const HISTORY_CAP: usize = 30;
+
+/// The action of an agent whose action was not given.
+const DO_NOTHING: &str = "do nothing";
+
+/// One chat entry: `(t, sender, message)`.
+pub type ChatEntry = (u64, AgentId, String);
+
+/// The plans, reviews and fallbacks of an episode so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CamonCounts {
+    /// GeneratePlan calls.
+    pub plans: u64,
+    /// ProposePlan calls (each followed by one ReviewPlan).
+    pub proposals: u64,
+    /// Reviews that accepted.
+    pub accepted: u64,
+    /// Reviews that rejected.
+    pub rejected: u64,
+    /// Reviews without a readable `<decision>` (not an acceptance).
+    pub missing_decision: u64,
+    /// GeneratePlan replies without an `<action>` (the leader did nothing).
+    pub missing_plan_action: u64,
+    /// ProposePlan replies without an `<action>`.
+    pub missing_proposal: u64,
+    /// Reviews without an `<action>` (the proposal was used, or "do nothing" without one).
+    pub missing_review_action: u64,
+    /// Reviews without a `<message>` (nothing sent).
+    pub missing_message: u64,
+    /// Agents that ended up doing nothing because no action was given.
+    pub do_nothing: u64,
+    /// Complete override pairs applied (interrupts).
+    pub overrides: u64,
+    /// Pairs ignored: incomplete, or naming the speaker, the proposer, a lost agent or a
+    /// passenger.
+    pub ignored_pairs: u64,
+    /// Leadership transfers.
+    pub transfers: u64,
+}
+
+/// The `camon` framework (see the module docs).
+#[derive(Debug)]
+pub struct Camon {
+    config: CallerConfig,
+    caller: Option<Caller>,
+    leader: Option<AgentId>,
+    chats: BTreeMap<AgentId, Vec<ChatEntry>>,
+    history: BTreeMap<AgentId, Vec<String>>,
+    current: BTreeMap<AgentId, String>,
+    counts: CamonCounts,
+    trace: Option<serde_json::Value>,
+}
+
+impl Camon {
+    /// A policy whose calls go through `config`; `options` is the text after `camon:` (none
+    /// are accepted).
+    pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
+        if !options.trim().is_empty() {
+            return Err(EmbodiedError::Config {
+                policy: "camon".into(),
+                message: format!("camon takes no options, got {options:?}"),
+            });
+        }
+        Ok(Self {
+            config,
+            caller: None,
+            leader: None,
+            chats: BTreeMap::new(),
+            history: BTreeMap::new(),
+            current: BTreeMap::new(),
+            counts: CamonCounts::default(),
+            trace: None,
+        })
+    }
+
+    /// The current leader (`None` before the first decision).
+    pub fn leader(&self) -> Option<&AgentId> {
+        self.leader.as_ref()
+    }
+
+    /// The chat history `M_a` of `agent`, oldest first.
+    pub fn chat(&self, agent: &str) -> &[ChatEntry] {
+        self.chats.get(agent).map_or(&[], Vec::as_slice)
+    }
+
+    /// The plans, reviews and fallbacks counted so far in this episode.
+    pub fn counts(&self) -> CamonCounts {
+        self.counts
+    }
+}
+
+fn wildfire(env: &dyn DynEnvironment) -> Option<&colony_wildfire::state::WildfireState> {
+    env.as_any()
+        .downcast_ref::<colony_wildfire::WildfireEnv>()
+        .map(|w| w.world())
+}
+
+/// `AGENT-TYPE`, `POSITION` and the agent's current primitive on Wildfire.
+fn identity(
+    env: &dyn DynEnvironment,
+    agent: &str,
+) -> (Option<String>, Option<String>, Option<String>) {
+    let Some(s) = wildfire(env) else {
+        return (None, None, None);
+    };
+    match s.agents.iter().position(|a| a.id.to_string() == agent) {
+        Some(i) => (
+            Some(colony_wildfire::prompts::agent_type(s, i).to_string()),
+            Some(colony_wildfire::prompts::position(s, i)),
+            s.agents[i].action.as_ref().map(|p| p.description.clone()),
+        ),
+        None => (None, None, None),
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
+    EmbodiedError::Config {
+        policy: "camon".into(),
+        message: e.to_string(),
+    }
+}
+
+/// Adds the step's calls made so far to a failed call's error.
+fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> EmbodiedError {
+    match e {
+        EmbodiedError::Call {
+            step,
+            source,
+            calls: mut failed,
+        } => {
+            calls.append(&mut failed);
+            EmbodiedError::Call {
+                step,
+                source,
+                calls: std::mem::take(calls),
+            }
+        }
+        other => other,
+    }
+}
+
+/// A decision tag read as ACCEPT (`Some(true)`), REJECT (`Some(false)`) or neither.
+pub fn parse_decision(reply: &str) -> Option<bool> {
+    let d = tag_content(reply, "decision")?;
+    let d: String = d
+        .chars()
+        .filter(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_uppercase();
+    match d.as_str() {
+        "ACCEPT" | "ACCEPTED" => Some(true),
+        "REJECT" | "REJECTED" => Some(false),
+        _ => None,
+    }
+}
+
+/// The complete override pairs of a leader's reply, for live agents other than `exclude`,
+/// in agent order, and the number of pairs ignored (see the module docs).
+pub fn override_pairs(
+    names: &Names,
+    reply: &str,
+    live: &[AgentId],
+    exclude: &[&str],
+) -> (Vec<(AgentId, String, String)>, u64) {
+    let actions = names.per_agent(reply, "-action");
+    let mut messages = names.per_agent(reply, "-message");
+    let mut pairs = Vec::new();
+    let mut ignored = 0;
+    for (id, action) in actions {
+        match messages.remove(&id) {
+            Some(m) if live.contains(&id) && !exclude.contains(&id.as_str()) => {
+                pairs.push((id, action, m));
+            }
+            _ => ignored += 1,
+        }
+    }
+    ignored += messages.len() as u64;
+    let order = |id: &AgentId| names.agents().iter().position(|a| a == id);
+    pairs.sort_by_key(|p| order(&p.0));
+    (pairs, ignored)
+}
+
+/// What the loop of one step produced, before execution.
+#[derive(Default)]
+struct Plan {
+    /// The text action per agent (`None`: not given, "do nothing").
+    assigned: BTreeMap<AgentId, Option<String>>,
+    /// Off Wildfire, the index of the call made as the agent whose reply became its action.
+    decider: BTreeMap<AgentId, usize>,
+    events: Vec<serde_json::Value>,
+}
+
+impl Plan {
+    fn apply(
+        &mut self,
+        pairs: Vec<(AgentId, String, String)>,
+        by: &str,
+        step: u64,
+        chats: &mut BTreeMap<AgentId, Vec<ChatEntry>>,
+        counts: &mut CamonCounts,
+    ) {
+        for (k, action, message) in pairs {
+            counts.overrides += 1;
+            self.decider.remove(&k);
+            self.events
+                .push(json!({"override": k, "by": by, "action": action}));
+            self.assigned.insert(k.clone(), Some(action));
+            chats
+                .entry(k)
+                .or_default()
+                .push((step, by.to_string(), message));
+        }
+    }
+}
+
+#[async_trait]
+impl EmbodiedPolicy for Camon {
+    fn name(&self) -> &str {
+        "camon"
+    }
+
+    fn wants_snapshot(&self) -> bool {
+        true
+    }
+
+    async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
+        let env: Arc<dyn DynEnvironment + Sync> =
+            view.env.clone().ok_or_else(|| EmbodiedError::Unsupported {
+                policy: "camon".into(),
+                env: view.env_id.clone(),
+                reason: "the step view has no environment snapshot".into(),
+            })?;
+        let step = view.step;
+        let names = Names::new(&view.agents);
+        let mut live = Vec::new();
+        for id in framework::live_agents(&*env) {
+            match view.deciding.iter().find(|d| d.id == id) {
+                Some(d) => live.push(d.clone()),
+                None => live.push(framework::agent_view(&*env, &id)?),
+            }
+        }
+        let live_ids: Vec<AgentId> = live.iter().map(|v| v.id.clone()).collect();
+        let mut leader = self
+            .leader
+            .clone()
+            .or_else(|| view.agents.first().cloned())
+            .unwrap_or_default();
+        if !live_ids.contains(&leader) {
+            match live_ids.first() {
+                Some(first) => leader = first.clone(),
+                None => return Ok(Decision::default()),
+            }
+        }
+        let caller = self
+            .caller
+            .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));
+        caller.ensure_agents(&view.agents, &live)?;
+        let caller: &Caller = caller;
+        let (perceptions, mut calls) = framework::perceive(caller, &env, step, &live).await?;
+        let briefing = framework::briefing(&*env, &names);
+        let on_wildfire = wildfire(&*env).is_some();
+        let deciding: Vec<&AgentView> = view
+            .deciding
+            .iter()
+            .filter(|d| live_ids.contains(&d.id))
+            .collect();
+
+        // GlobalData, once per step: (view, perception, status lines) per live agent.
+        let data: Vec<(&AgentView, &str, Vec<(&str, String)>)> = live
+            .iter()
+            .map(|v| {
+                let idle = deciding.iter().any(|d| d.id == v.id);
+                let current = match identity(&*env, &v.id).2 {
+                    Some(c) if !idle => c,
+                    _ if idle || on_wildfire => "IDLE".to_string(),
+                    _ => self
+                        .current
+                        .get(&v.id)
+                        .map_or("IDLE".to_string(), |c| one_line(c)),
+                };
+                let mut status = vec![("Current action", current)];
+                if !on_wildfire {
+                    let own = self.history.get(&v.id).map_or(&[][..], Vec::as_slice);
+                    let past = framework::past_actions(&*env, &v.id, own);
+                    status.push(("Past actions", past.lines().collect::<Vec<_>>().join("; ")));
+                }
+                (v, perceptions.get(&v.id).map_or("", String::as_str), status)
+            })
+            .collect();
+        let global_data = |me: &str| -> String {
+            data.iter()
+                .map(|(v, p, s)| framework::agent_block(&names, v, p, s, v.id == me))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let example = |speaker: &str, subject: &str| -> String {
+            let k = live_ids
+                .iter()
+                .find(|id| id.as_str() != speaker && id.as_str() != subject)
+                .map_or("AGENT_k".to_string(), |id| names.name(id));
+            format!("<{k}-action>the new action</{k}-action> <{k}-message>why you changed it</{k}-message>")
+        };
+        let team_abilities = briefing.team_abilities.trim_end();
+        let team_composition = briefing.team_composition.trim_end();
+        let task = briefing.task.trim_end();
+
+        let mut chats = self.chats.clone();
+        let mut counts = self.counts;
+        let mut plan = Plan::default();
+        let leader_before = leader.clone();
+        for a in deciding.iter().copied() {
+            if plan.assigned.contains_key(&a.id) {
+                continue;
+            }
+            let own = self.history.get(&a.id).map_or(&[][..], Vec::as_slice);
+            let past_actions = framework::past_actions(&*env, &a.id, own);
+            let chat = framework::chat_history(&names, chats.get(&a.id).map_or(&[], Vec::as_slice));
+            let (kind, position, _) = identity(&*env, &a.id);
+            let name = names.name(&a.id);
+            if a.id == leader {
+                let prompt = render(
+                    GENERATE_PROMPT,
+                    context! {
+                        name, kind, position, team_composition, task, past_actions, chat,
+                        global_data => global_data(&a.id), team_abilities,
+                        example => example(&a.id, &a.id),
+                    },
+                )
+                .map_err(config_error)?;
+                let log = caller
+                    .ask(step, a, "camon.generate_plan", prompt)
+                    .await
+                    .map_err(|e| with_calls(e, &mut calls))?;
+                counts.plans += 1;
+                let reply = log.reply.clone().unwrap_or_default();
+                let action = tag_content(&reply, "action");
+                if action.is_none() {
+                    counts.missing_plan_action += 1;
+                    tracing::debug!(step, agent = %a.id, "camon: no <action> in the plan, doing nothing");
+                } else {
+                    plan.decider.insert(a.id.clone(), calls.len());
+                }
+                calls.push(log);
+                plan.events.push(json!({"plan": a.id, "action": action}));
+                plan.assigned.insert(a.id.clone(), action);
+                let (pairs, ignored) = override_pairs(&names, &reply, &live_ids, &[&a.id]);
+                counts.ignored_pairs += ignored;
+                plan.apply(pairs, &a.id, step, &mut chats, &mut counts);
+                continue;
+            }
+            let abilities = framework::abilities(&*env, &a.id);
+            let abilities = abilities.trim_end();
+            let prompt = render(
+                PROPOSE_PROMPT,
+                context! {
+                    name, kind, team_composition, task, past_actions, chat,
+                    dims => wildfire(&*env).map(colony_wildfire::prompts::map_dimensions),
+                    team_size => briefing.team_size,
+                    block => framework::agent_block(&names, a, perceptions.get(&a.id).map_or("", String::as_str), &[], true),
+                    abilities => if abilities.starts_with("- ") { abilities.to_string() } else { format!("- {abilities}") },
+                },
+            )
+            .map_err(config_error)?;
+            let log = caller
+                .ask(step, a, "camon.propose", prompt)
+                .await
+                .map_err(|e| with_calls(e, &mut calls))?;
+            counts.proposals += 1;
+            let proposal = log.reply.as_deref().and_then(|r| tag_content(r, "action"));
+            if proposal.is_none() {
+                counts.missing_proposal += 1;
+                tracing::debug!(step, agent = %a.id, "camon: no <action> proposed");
+            }
+            let proposal_at = calls.len();
+            calls.push(log);
+            let Some(reviewer) = live.iter().find(|v| v.id == leader) else {
+                return Err(config_error("the leader is not a live agent"));
+            };
+            let prompt = render(
+                REVIEW_PROMPT,
+                context! {
+                    name => names.name(&leader), team_composition, task, team_abilities,
+                    global_data => global_data(&a.id),
+                    proposer => name, proposer_kind => kind,
+                    proposal => proposal.as_deref().unwrap_or("(no action proposed)"),
+                    example => example(&leader, &a.id),
+                },
+            )
+            .map_err(config_error)?;
+            let log = caller
+                .ask(step, reviewer, "camon.review", prompt)
+                .await
+                .map_err(|e| with_calls(e, &mut calls))?;
+            let reply = log.reply.clone().unwrap_or_default();
+            calls.push(log);
+            let decision = parse_decision(&reply);
+            match decision {
+                Some(true) => counts.accepted += 1,
+                Some(false) => counts.rejected += 1,
+                None => {
+                    counts.missing_decision += 1;
+                    tracing::debug!(step, agent = %leader, "camon: no <decision>, not an acceptance");
+                }
+            }
+            let action = match tag_content(&reply, "action") {
+                Some(act) => Some(act),
+                None => {
+                    counts.missing_review_action += 1;
+                    tracing::debug!(step, agent = %leader, "camon: no <action> in the review, using the proposal");
+                    if proposal.is_some() {
+                        plan.decider.insert(a.id.clone(), proposal_at);
+                    }
+                    proposal
+                }
+            };
+            plan.events.push(json!({
+                "proposal": a.id, "reviewer": leader, "accepted": decision, "action": action,
+            }));
+            plan.assigned.insert(a.id.clone(), action);
+            match tag_content(&reply, "message") {
+                Some(m) => chats
+                    .entry(a.id.clone())
+                    .or_default()
+                    .push((step, leader.clone(), m)),
+                None => {
+                    counts.missing_message += 1;
+                    tracing::debug!(step, agent = %leader, "camon: no <message> in the review");
+                }
+            }
+            let (pairs, ignored) = override_pairs(&names, &reply, &live_ids, &[&leader, &a.id]);
+            counts.ignored_pairs += ignored;
+            plan.apply(pairs, &leader, step, &mut chats, &mut counts);
+            leader = a.id.clone();
+            counts.transfers += 1;
+        }
+
+        let mut to_execute = Vec::new();
+        let mut chosen = Vec::new();
+        for v in &live {
+            match plan.assigned.get(&v.id) {
+                Some(Some(action)) => {
+                    chosen.push((v.id.clone(), action.clone()));
+                    to_execute.push((v.clone(), action.clone()));
+                }
+                Some(None) => {
+                    counts.do_nothing += 1;
+                    tracing::debug!(step, agent = %v.id, "camon: no action given, doing nothing");
+                    chosen.push((v.id.clone(), DO_NOTHING.to_string()));
+                    if v.execution.is_some() {
+                        to_execute.push((v.clone(), DO_NOTHING.to_string()));
+                    }
+                }
+                None => {}
+            }
+        }
+        let (replies, mut exec) = framework::execute_all(caller, step, to_execute)
+            .await
+            .map_err(|e| with_calls(e, &mut calls))?;
+        calls.append(&mut exec);
+        caller.forget_transcript();
+        for (agent, at) in &plan.decider {
+            if replies.contains_key(agent) && exec_free(&live, agent) {
+                if let Some(c) = calls.get_mut(*at) {
+                    c.decides = true;
+                }
+            }
+        }
+
+        for (agent, action) in chosen {
+            let h = self.history.entry(agent.clone()).or_default();
+            h.push(action.clone());
+            if h.len() > HISTORY_CAP {
+                h.drain(..h.len() - HISTORY_CAP);
+            }
+            self.current.insert(agent, action);
+        }
+        self.chats = chats;
+        self.counts = counts;
+        self.leader = Some(leader.clone());
+        self.trace = Some(json!({
+            "leader_before": leader_before,
+            "leader": leader,
+            "events": plan.events,
+            "counts": counts,
+        }));
+        Ok(Decision { replies, calls })
+    }
+
+    fn take_trace(&mut self) -> Option<serde_json::Value> {
+        self.trace.take()
+    }
+
+    async fn finish(&mut self) {
+        if let Some(mut caller) = self.caller.take() {
+            caller.shutdown().await;
+        }
+    }
+}
+
+/// True when `agent`'s action needs no EXECUTION call (its reply is the chosen text).
+fn exec_free(live: &[AgentView], agent: &str) -> bool {
+    live.iter()
+        .find(|v| v.id == agent)
+        .is_some_and(|v| v.execution.is_none())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::embodied::ReplyScript;
+
+    fn script(lines: &[(&str, u64, &str, &str)]) -> CallerConfig {
+        let text: String = lines
+            .iter()
+            .map(|(a, s, p, r)| {
+                format!(
+                    "{}\n",
+                    json!({"agent": a, "step": s, "purpose": p, "reply": r})
+                )
+            })
+            .collect();
+        let script = ReplyScript::parse(&text, std::path::Path::new("test")).unwrap();
+        CallerConfig {
+            script: Some(Arc::new(script)),
+            ..CallerConfig::default()
+        }
+    }
+
+    fn first_view(env: &str, settings: &[&str]) -> StepView {
+        let (_, mut env) = crate::env::build(env, settings).unwrap();
+        env.reset(0);
+        let deciding = env
+            .deciding_agents()
+            .iter()
+            .map(|id| framework::agent_view(&*env, id).unwrap())
+            .collect();
+        StepView {
+            step: 0,
+            seed: 0,
+            env_id: env.id().to_string(),
+            agents: env.agents(),
+            deciding,
+            env_delivers_messages: env.delivers_messages(),
+            env: Some(env.snapshot()),
+        }
+    }
+
+    fn pattern(calls: &[CallLog]) -> Vec<(String, String)> {
+        calls
+            .iter()
+            .map(|c| (c.agent.clone(), c.purpose.clone()))
+            .collect()
+    }
+
+    fn want(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, p)| (a.to_string(), p.to_string()))
+            .collect()
+    }
+
+    fn prompt(c: &CallLog) -> &str {
+        &c.messages.last().unwrap().content
+    }
+
+    const NOTHING: &str = "[0, 0, 0, \"do nothing\"]";
+
+    fn wildfire_lines(extra: &[(&'static str, u64, &'static str, &'static str)]) -> CallerConfig {
+        let mut lines = extra.to_vec();
+        for a in ["1", "2", "3"] {
+            lines.push((a, 0, "perception", "I see trees."));
+            lines.push((a, 0, "execution", NOTHING));
+        }
+        script(&lines)
+    }
+
+    #[test]
+    fn decisions_and_pairs_parse_leniently() {
+        assert_eq!(parse_decision("<decision> ACCEPT </decision>"), Some(true));
+        assert_eq!(parse_decision("<DECISION>'reject'<DECISION>"), Some(false));
+        assert_eq!(parse_decision("<decision>maybe</decision>"), None);
+        assert_eq!(parse_decision("no tag"), None);
+        let names = Names::new(&["1".into(), "2".into(), "3".into(), "4".into()]);
+        let live: Vec<AgentId> = ["1", "2", "3"].iter().map(|s| s.to_string()).collect();
+        let reply =
+            "<AGENT 3-action>cut trees<AGENT 3-action><AGENT_3-message>please</AGENT_3-message>\
+                     <AGENT_2-action>move to (1, 1)</AGENT_2-action>\
+                     <AGENT_1-action>x</AGENT_1-action><AGENT_1-message>y</AGENT_1-message>\
+                     <AGENT_4-action>x</AGENT_4-action><AGENT_4-message>y</AGENT_4-message>\
+                     <AGENT_9-action>x</AGENT_9-action><AGENT_9-message>y</AGENT_9-message>";
+        let (pairs, ignored) = override_pairs(&names, reply, &live, &["1"]);
+        assert_eq!(
+            pairs,
+            vec![(
+                "3".to_string(),
+                "cut trees".to_string(),
+                "please".to_string()
+            )]
+        );
+        // Agent 2's action lacks a message, 1 is excluded, 4 is not live; 9 is unknown.
+        assert_eq!(ignored, 3);
+    }
+
+    #[tokio::test]
+    async fn three_idle_agents_leader_plans_then_propose_review_pairs_and_leadership_moves() {
+        let config = wildfire_lines(&[
+            ("1", 0, "camon.generate_plan", "<action>move to (5, 5)</action>"),
+            ("2", 0, "camon.propose", "<action>cut all trees</action>"),
+            (
+                "1",
+                0,
+                "camon.review",
+                "<decision>REJECT</decision><action>move to (9, 9)</action><message>go east<message>",
+            ),
+            ("3", 0, "camon.propose", "<action>move to (2, 2)</action>"),
+            ("2", 0, "camon.review", "<decision>ACCEPT</decision>"),
+        ]);
+        let mut p = Camon::new(config, "").unwrap();
+        assert_eq!(p.leader(), None);
+        let d = p
+            .decide(first_view("wildfire", &["level=1"]))
+            .await
+            .unwrap();
+        assert_eq!(
+            pattern(&d.calls),
+            want(&[
+                ("1", "perception"),
+                ("2", "perception"),
+                ("3", "perception"),
+                ("1", "camon.generate_plan"),
+                ("2", "camon.propose"),
+                ("1", "camon.review"),
+                ("3", "camon.propose"),
+                ("2", "camon.review"),
+                ("1", "execution"),
+                ("2", "execution"),
+                ("3", "execution"),
+            ])
+        );
+        assert_eq!(p.leader().map(String::as_str), Some("3"));
+        // The leader's prompt marks its own block; the review marks the proposer's.
+        let plan = prompt(&d.calls[3]);
+        assert!(plan.contains("<agent name=\"AGENT_1\" self=\"true\">"));
+        assert!(plan.contains("Current action: IDLE"));
+        let last = plan.lines().last().unwrap();
+        assert!(
+            last.starts_with("Reply with:")
+                && last.contains(
+                    "<AGENT_k-action>…</AGENT_k-action> <AGENT_k-message>…</AGENT_k-message>"
+                ),
+            "{last}"
+        );
+        let review = prompt(&d.calls[5]);
+        assert!(review.contains("<agent name=\"AGENT_2\" self=\"true\">"));
+        assert!(review.contains("cut all trees") && review.contains("<decision>"));
+        // The rejected proposal is replaced; a review without an action keeps the proposal.
+        assert!(prompt(&d.calls[9]).contains("move to (9, 9)"));
+        assert!(prompt(&d.calls[10]).contains("move to (2, 2)"));
+        assert!(d.calls[8..].iter().all(|c| c.decides));
+        assert_eq!(d.replies.len(), 3);
+        assert_eq!(p.chat("2"), &[(0, "1".to_string(), "go east".to_string())]);
+        assert!(p.chat("3").is_empty());
+        let c = p.counts();
+        assert_eq!((c.plans, c.proposals, c.accepted, c.rejected), (1, 2, 1, 1));
+        assert_eq!(
+            (c.missing_review_action, c.missing_message, c.transfers),
+            (1, 1, 2)
+        );
+        let trace = p.take_trace().unwrap();
+        assert_eq!(trace["leader"], "3");
+        assert_eq!(trace["leader_before"], "1");
+    }
+
+    #[tokio::test]
+    async fn an_override_pair_interrupts_a_busy_agent_and_skips_an_idle_one() {
+        let config = wildfire_lines(&[(
+            "1",
+            0,
+            "camon.generate_plan",
+            "<reasoning>r</reasoning>\
+             <AGENT 2-action>move to (7, 7)<AGENT 2-action><AGENT_2-message>help me</AGENT_2-message>\
+             <AGENT_3-action>cut all trees</AGENT_3-action><AGENT_3-message>cut</AGENT_3-message>\
+             <AGENT_1-action>x</AGENT_1-action><AGENT_1-message>y</AGENT_1-message>",
+        )]);
+        let mut p = Camon::new(config, "").unwrap();
+        let mut view = first_view("wildfire", &["level=1"]);
+        // Agent 2 is busy: it is not deciding.
+        view.deciding.retain(|a| a.id != "2");
+        let d = p.decide(view).await.unwrap();
+        assert_eq!(
+            pattern(&d.calls),
+            want(&[
+                ("1", "perception"),
+                ("2", "perception"),
+                ("3", "perception"),
+                ("1", "camon.generate_plan"),
+                ("1", "execution"),
+                ("2", "execution"),
+                ("3", "execution"),
+            ])
+        );
+        // No <action> for the leader: "do nothing" through EXECUTION.
+        assert!(prompt(&d.calls[4]).contains("do nothing"));
+        assert!(prompt(&d.calls[5]).contains("move to (7, 7)"));
+        assert!(d.replies.contains_key("2"), "the interrupt is a reply");
+        assert_eq!(p.chat("2")[0].2, "help me");
+        assert_eq!(p.leader().map(String::as_str), Some("1"));
+        let c = p.counts();
+        assert_eq!((c.overrides, c.ignored_pairs), (2, 1));
+        assert_eq!((c.missing_plan_action, c.do_nothing), (1, 1));
+    }
+
+    #[tokio::test]
+    async fn elsewhere_do_nothing_leaves_the_agent_out_and_the_deciding_call_is_marked() {
+        let lines = [
+            (
+                "Agent_0",
+                0,
+                "camon.generate_plan",
+                "<action>ACTION: UP</action>",
+            ),
+            ("Agent_1", 0, "camon.propose", "<reasoning>none</reasoning>"),
+            ("Agent_0", 0, "camon.review", "<message>rest</message>"),
+            (
+                "Agent_2",
+                0,
+                "camon.propose",
+                "<action>ACTION: LEFT</action>",
+            ),
+            ("Agent_1", 0, "camon.review", "<decision>ACCEPT</decision>"),
+        ];
+        let mut p = Camon::new(script(&lines), "").unwrap();
+        let d = p
+            .decide(first_view("swarmbench", &["agents=3"]))
+            .await
+            .unwrap();
+        assert_eq!(d.calls.len(), 5, "no perception or execution call");
+        assert_eq!(d.replies.len(), 2);
+        assert_eq!(d.replies["Agent_0"], "ACTION: UP");
+        assert_eq!(d.replies["Agent_2"], "ACTION: LEFT");
+        let marked: Vec<usize> = (0..5).filter(|&i| d.calls[i].decides).collect();
+        assert_eq!(marked, vec![0, 3]);
+        assert!(prompt(&d.calls[2]).contains("(no action proposed)"));
+        assert_eq!(p.leader().map(String::as_str), Some("Agent_2"));
+        let c = p.counts();
+        assert_eq!(
+            (
+                c.missing_proposal,
+                c.missing_review_action,
+                c.missing_decision
+            ),
+            (1, 2, 1)
+        );
+        assert_eq!(c.do_nothing, 1);
+        assert_eq!(p.history["Agent_1"], vec![DO_NOTHING.to_string()]);
+        assert!(Camon::new(CallerConfig::default(), "x=1").is_err());
+    }
+}

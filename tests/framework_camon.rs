@@ -1,0 +1,355 @@
+//! `camon` end to end (spec `wildfire.md` §14.2): the exact call pattern on Wildfire level 1
+//! with scripted replies (the leader plans, every other idle agent proposes and the leader
+//! reviews, leadership moves to the last proposer, an override pair interrupts a busy agent,
+//! missing tags fall back as documented), then every environment with the in-process
+//! simulated model, and once against `serve-mock` over HTTP.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Mock, BIN};
+use serde_json::{json, Value};
+
+fn colony(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn stats(url: &str) -> Value {
+    let out = Command::new("curl")
+        .args(["-s", &format!("{url}/mock/stats")])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn user_prompt(call: &Value) -> &str {
+    let msgs = call["messages"].as_array().unwrap();
+    msgs.last().unwrap()["content"].as_str().unwrap()
+}
+
+#[test]
+fn wildfire_call_pattern_with_scripted_replies() {
+    let dir = tempfile::tempdir().unwrap();
+    let nothing = "[0, 0, 0, \"do nothing\"]";
+    let mut lines = vec![
+        // Step 0, leader 1: it plans for itself; 2 proposes a far move, accepted; 3 proposes
+        // to wait, rejected without an action (the proposal stands).
+        (
+            "1",
+            0,
+            "camon.generate_plan",
+            "<reasoning>wait</reasoning><action>do nothing</action>",
+        ),
+        ("1", 0, "execution", nothing),
+        ("2", 0, "camon.propose", "<action>move to (28, 28)</action>"),
+        (
+            "1",
+            0,
+            "camon.review",
+            "<decision>ACCEPT</decision><action>move to (28, 28)</action><message>go far</message>",
+        ),
+        ("2", 0, "execution", "[1, 28, 28, \"move to (28, 28)\"]"),
+        ("3", 0, "camon.propose", "<action>do nothing</action>"),
+        (
+            "2",
+            0,
+            "camon.review",
+            "<DECISION>REJECT<DECISION><message>stay put<message>",
+        ),
+        ("3", 0, "execution", nothing),
+        // Step 1, leader 3, agent 2 still moving: 1 proposes and 3 reviews, interrupting 2
+        // (`AGENT 2`, repeated-tag closing); then 3 proposes nothing and 1 reviews.
+        ("1", 1, "camon.propose", "<action>do nothing</action>"),
+        (
+            "3",
+            1,
+            "camon.review",
+            "<decision>ACCEPT</decision><action>do nothing</action><message>ok</message>\
+             <AGENT 2-action>move to (5, 5)<AGENT 2-action><AGENT 2-message>come back<AGENT 2-message>",
+        ),
+        ("1", 1, "execution", nothing),
+        ("2", 1, "execution", "[1, 5, 5, \"move to (5, 5)\"]"),
+        ("3", 1, "camon.propose", "<reasoning>no idea</reasoning>"),
+        ("1", 1, "camon.review", "<decision>ACCEPT</decision>"),
+        ("3", 1, "execution", nothing),
+    ];
+    for step in 0..2u64 {
+        for a in ["1", "2", "3"] {
+            lines.push((a, step, "perception", "Trees all around me."));
+        }
+    }
+    let text: String = lines
+        .iter()
+        .map(|(a, s, p, r)| {
+            format!(
+                "{}\n",
+                json!({"agent": a, "step": s, "purpose": p, "reply": r})
+            )
+        })
+        .collect();
+    let file = dir.path().join("script.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.path().join("run");
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "wildfire",
+        "--set",
+        "level=1",
+        "--policies",
+        "camon",
+        "--seeds",
+        "0",
+        "--max-steps",
+        "2",
+        "--model",
+        &format!("script:{}", file.display()),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    assert!(rows[0]["error"].is_null(), "{}", rows[0]);
+    let calls = jsonl(&out.join("episodes/camon/0/calls.jsonl"));
+    let pattern = |step: u64| -> Vec<(String, String)> {
+        calls
+            .iter()
+            .filter(|c| c["step"] == step)
+            .map(|c| {
+                (
+                    c["agent"].as_str().unwrap().to_string(),
+                    c["purpose"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let want = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, p)| (a.to_string(), p.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        pattern(0),
+        want(&[
+            ("1", "perception"),
+            ("2", "perception"),
+            ("3", "perception"),
+            ("1", "camon.generate_plan"),
+            ("2", "camon.propose"),
+            ("1", "camon.review"),
+            ("3", "camon.propose"),
+            ("2", "camon.review"),
+            ("1", "execution"),
+            ("2", "execution"),
+            ("3", "execution"),
+        ])
+    );
+    // Leadership went 1 → 2 → 3; at step 1 agent 1 proposes to leader 3, then 3 to leader 1.
+    // Agent 2 is busy but interrupted by the override pair: it gets an execution too.
+    assert_eq!(
+        pattern(1),
+        want(&[
+            ("1", "perception"),
+            ("2", "perception"),
+            ("3", "perception"),
+            ("1", "camon.propose"),
+            ("3", "camon.review"),
+            ("3", "camon.propose"),
+            ("1", "camon.review"),
+            ("1", "execution"),
+            ("2", "execution"),
+            ("3", "execution"),
+        ])
+    );
+    let find = |step: u64, agent: &str, purpose: &str| {
+        calls
+            .iter()
+            .find(|c| c["step"] == step && c["agent"] == agent && c["purpose"] == purpose)
+            .unwrap()
+    };
+    // The interrupt became agent 2's action.
+    let exec = find(1, "2", "execution");
+    assert!(user_prompt(exec).contains("move to (5, 5)"), "{exec}");
+    assert!(exec["action"].is_string(), "{exec}");
+    // A review without an action keeps the proposal; a missing proposal is "do nothing".
+    assert!(user_prompt(find(0, "3", "execution")).contains("do nothing"));
+    assert!(user_prompt(find(1, "3", "execution")).contains("do nothing"));
+    assert!(user_prompt(find(0, "2", "execution")).contains("move to (28, 28)"));
+    // Prompts: the review marks the proposer's block, shows the proposal and who is busy;
+    // messages reach the proposer's chat history.
+    let review = user_prompt(find(1, "3", "camon.review"));
+    assert!(
+        review.contains("<agent name=\"AGENT_1\" self=\"true\">"),
+        "{review}"
+    );
+    assert!(review
+        .lines()
+        .any(|l| l.starts_with("Current action:") && l.contains("28")));
+    let last = review.lines().last().unwrap();
+    assert!(
+        last.starts_with("Reply with:") && last.contains("<decision>"),
+        "{last}"
+    );
+    assert!(
+        last.contains("<AGENT_k-action>…</AGENT_k-action> <AGENT_k-message>…</AGENT_k-message>")
+    );
+    assert!(user_prompt(find(1, "3", "camon.propose")).contains("TIME 0: AGENT_2: stay put"));
+    assert!(user_prompt(find(0, "1", "camon.generate_plan")).contains("Current action: IDLE"));
+    // The trace: leaders, the interrupt and the fallbacks.
+    let steps = jsonl(&out.join("episodes/camon/0/steps.jsonl"));
+    assert_eq!(steps.len(), 2);
+    let t0 = &steps[0]["trace"];
+    assert_eq!(
+        (t0["leader_before"].as_str(), t0["leader"].as_str()),
+        (Some("1"), Some("3"))
+    );
+    assert_eq!(t0["counts"]["missing_review_action"], 1, "{t0}");
+    assert_eq!(t0["counts"]["rejected"], 1, "{t0}");
+    let t1 = &steps[1]["trace"];
+    assert_eq!(
+        (t1["leader_before"].as_str(), t1["leader"].as_str()),
+        (Some("3"), Some("3"))
+    );
+    assert_eq!(t1["counts"]["overrides"], 1, "{t1}");
+    assert_eq!(t1["counts"]["missing_proposal"], 1, "{t1}");
+    assert_eq!(t1["counts"]["do_nothing"], 1, "{t1}");
+    assert_eq!(t1["counts"]["transfers"], 4, "{t1}");
+    assert_eq!(
+        steps[1]["actions"]["2"].as_str().map(|a| a.contains('5')),
+        Some(true),
+        "{}",
+        steps[1]
+    );
+}
+
+/// Small settings per environment (environment, settings, max steps).
+const ENVS: &[(&str, &[&str], &str)] = &[
+    (
+        "swarmbench",
+        &["--set", "agents=4", "--set", "max_round=5"],
+        "40",
+    ),
+    ("cube", &["--set", "n=2"], "60"),
+    ("wildfire", &["--set", "level=1"], "20"),
+];
+
+fn run(env: &str, set: &[&str], max_steps: &str, extra: &[&str], out: &Path) -> Vec<Value> {
+    let mut args = vec!["compare", "--env", env];
+    args.extend_from_slice(set);
+    args.extend_from_slice(&[
+        "--policies",
+        "camon",
+        "--seeds",
+        "0..2",
+        "--max-steps",
+        max_steps,
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    args.extend_from_slice(extra);
+    let (ok, _, err) = colony(&args);
+    assert!(ok, "{env}: {err}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    assert_eq!(rows.len(), 2, "{env}");
+    for r in &rows {
+        assert!(r["error"].is_null(), "{env}: {r}");
+        assert!(r["calls"].as_u64().unwrap() > 0, "{env}: {r}");
+    }
+    rows
+}
+
+#[test]
+fn every_environment_with_the_simulated_model() {
+    for (env, set, max_steps) in ENVS {
+        let dir = tempfile::tempdir().unwrap();
+        run(env, set, max_steps, &[], dir.path());
+        let calls = jsonl(&dir.path().join("episodes/camon/0/calls.jsonl"));
+        check_sequence(env, &calls);
+        // The simulated model answers every tag the framework asks for.
+        let steps = jsonl(&dir.path().join("episodes/camon/0/steps.jsonl"));
+        let trace = &steps.iter().rev().find(|s| !s["trace"].is_null()).unwrap()["trace"];
+        let counts = &trace["counts"];
+        assert!(counts["plans"].as_u64().unwrap() > 0, "{env}: {trace}");
+        assert_eq!(counts["missing_plan_action"], 0, "{env}: {trace}");
+        assert_eq!(counts["missing_proposal"], 0, "{env}: {trace}");
+        assert_eq!(counts["missing_review_action"], 0, "{env}: {trace}");
+        assert_eq!(counts["missing_decision"], 0, "{env}: {trace}");
+        assert_eq!(counts["missing_message"], 0, "{env}: {trace}");
+    }
+}
+
+/// Every framework call is a leader's plan or a proposal followed by the review of the
+/// same step, and the leader after a review is the proposer.
+fn check_sequence(env: &str, calls: &[Value]) {
+    let framework: Vec<&Value> = calls
+        .iter()
+        .filter(|c| c["purpose"].as_str().unwrap().starts_with("camon."))
+        .collect();
+    assert!(!framework.is_empty(), "{env}");
+    let mut leader: Option<&str> = None;
+    let mut i = 0;
+    while i < framework.len() {
+        let c = framework[i];
+        let agent = c["agent"].as_str().unwrap();
+        match c["purpose"].as_str().unwrap() {
+            "camon.generate_plan" => {
+                if let Some(l) = leader {
+                    assert_eq!(agent, l, "{env}: only the leader plans");
+                }
+                leader = Some(agent);
+                i += 1;
+            }
+            "camon.propose" => {
+                let r = framework[i + 1];
+                assert_eq!(r["purpose"], "camon.review", "{env}");
+                assert_eq!(r["step"], c["step"], "{env}");
+                assert_ne!(r["agent"], c["agent"], "{env}");
+                if let Some(l) = leader {
+                    assert_eq!(r["agent"], l, "{env}: the leader reviews");
+                }
+                leader = Some(agent);
+                i += 2;
+            }
+            other => panic!("{env}: unexpected {other}"),
+        }
+    }
+}
+
+#[test]
+fn against_serve_mock_the_tokens_are_the_servers() {
+    let m = Mock::start(&[], &[]);
+    let (env, set, max_steps) = ENVS[2];
+    let dir = tempfile::tempdir().unwrap();
+    let before = stats(&m.url);
+    let rows = run(
+        env,
+        set,
+        max_steps,
+        &["--base-url", &m.url, "--model", "sim"],
+        dir.path(),
+    );
+    let after = stats(&m.url);
+    let sum = |k: &str| rows.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
+    let delta = |k: &str| after[k].as_u64().unwrap() - before[k].as_u64().unwrap();
+    assert_eq!(delta("prompt_tokens"), sum("prompt_tokens"));
+    assert_eq!(delta("completion_tokens"), sum("completion_tokens"));
+}
