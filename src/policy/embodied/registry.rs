@@ -1,5 +1,5 @@
 //! Embodied policies by name, as `colony compare --policies` and suites spell them:
-//! `independent`, the CREW-Wildfire frameworks `camon`, `coela`, `embodied`, `hmas2`,
+//! `independent`, `selforg`, the CREW-Wildfire frameworks `camon`, `coela`, `embodied`, `hmas2`,
 //! `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
 //! environment's heuristics).
 
