@@ -17,7 +17,7 @@ use colony::eval::resources::{cpu_time, peak_rss_bytes};
 use colony::llm::{
     ChatModel, ChatRequest, ChatResponse, ModelError, SharedModel, SimulatedConfig, SimulatedModel,
 };
-use colony::policy::embodied::{CallerConfig, Independent};
+use colony::policy::embodied::{embodied_policy, CallerConfig, PolicyContext};
 use serde_json::json;
 
 /// Arguments of `colony bench embodied`.
@@ -35,6 +35,10 @@ pub struct EmbodiedBench {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The embodied policy to time (`independent`, `camon`, `coela`, `embodied`, `hmas2`,
+    /// `selforg`).
+    #[arg(long, default_value = "independent")]
+    pub policy: String,
 }
 
 /// A model wrapper that adds up the time spent inside the inner model.
@@ -69,36 +73,43 @@ pub async fn run(a: EmbodiedBench) -> anyhow::Result<()> {
     } else {
         a.set.clone()
     };
-    let (_, mut env) = colony::env::build(&a.env, &set)?;
+    let (entry, mut env) = colony::env::build(&a.env, &set)?;
     env.reset(a.seed);
     let nanos = Arc::new(AtomicU64::new(0));
     let model: SharedModel = Arc::new(Timed {
         inner: Arc::new(SimulatedModel::new(SimulatedConfig::default())),
         nanos: nanos.clone(),
     });
-    let mut policy = Independent::new(CallerConfig {
-        models: vec![model],
-        max_tokens: Some(1024),
-        ..CallerConfig::default()
-    });
+    let ctx = PolicyContext {
+        entry,
+        seed: a.seed,
+        caller: CallerConfig {
+            models: vec![model],
+            max_tokens: Some(1024),
+            ..CallerConfig::default()
+        },
+    };
+    let mut policy = embodied_policy(&a.policy, &ctx)?;
     let cpu0 = cpu_time().unwrap_or_default();
     let wall = Instant::now();
     let config = EpisodeConfig {
         seed: a.seed,
         max_steps: a.steps,
     };
-    let out = run_episode(env.as_mut(), &mut policy, config, &mut NullSink).await?;
+    let out = run_episode(env.as_mut(), policy.as_mut(), config, &mut NullSink).await?;
     let wall_s = wall.elapsed().as_secs_f64();
     let cpu = cpu_time()
         .unwrap_or_default()
         .saturating_sub(cpu0)
         .as_secs_f64();
     let model_s = nanos.load(Ordering::Relaxed) as f64 / 1e9;
+    // Per model call (one call per agent decision for `independent` on SwarmBench).
     let decisions = out.calls.max(1) as f64;
     println!(
         "{}",
         json!({
             "env": env.id(),
+            "policy": a.policy,
             "config": set,
             "steps": out.steps,
             "decisions": out.calls,
