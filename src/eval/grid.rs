@@ -261,14 +261,81 @@ impl GridSummary {
             }
             out.push_str(&format!("\n### Behavior Competency Score{sim}\n\n"));
             out.push_str(&colony_wildfire::metrics::markdown(report));
+            if let Some(paper) = self.paper_bcs() {
+                out.push_str(
+                    "\n### Behavior Competency Score of the paper's frameworks (Table 3 scores on \
+                     the same configurations, the paper's Do-Nothing; Table 4 when all 17 run)\n\n",
+                );
+                out.push_str(&colony_wildfire::metrics::markdown(&paper));
+            }
         }
         out
+    }
+
+    /// The paper's BCS (from its Table 3 raw scores and Do-Nothing constants) restricted to
+    /// this grid's configurations, for the frameworks this run compared; `None` when it ran
+    /// none of them.
+    pub fn paper_bcs(&self) -> Option<colony_wildfire::metrics::BcsReport> {
+        let levels: Vec<&str> = self
+            .order
+            .iter()
+            .map(|l| l.trim_start_matches("level="))
+            .collect();
+        let mut scores: colony_wildfire::metrics::Scores = BTreeMap::new();
+        let policies: std::collections::BTreeSet<&String> = self
+            .configurations
+            .values()
+            .flat_map(|s| s.order.iter())
+            .collect();
+        for policy in policies {
+            for level in &levels {
+                if let Some(v) = paper_score(policy, level) {
+                    scores
+                        .entry(format!("{policy} (paper)"))
+                        .or_default()
+                        .insert((*level).to_string(), v);
+                }
+            }
+        }
+        if scores.is_empty() {
+            return None;
+        }
+        colony_wildfire::metrics::bcs(&scores, &BTreeMap::new()).ok()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_papers_bcs_over_all_levels_is_table_4() {
+        let order: Vec<String> = (1..=17).map(|l| format!("level={l}")).collect();
+        let summary = |policy: &str| CompareSummary {
+            env: "wildfire-v0".into(),
+            config: Vec::new(),
+            model: "sim".into(),
+            simulated: true,
+            seeds: vec![0],
+            order: vec![policy.to_string()],
+            policies: BTreeMap::new(),
+            do_nothing: None,
+        };
+        let g = GridSummary {
+            grid: vec![parse_axis("level=all").unwrap()],
+            order: order.clone(),
+            configurations: order
+                .iter()
+                .map(|l| (l.clone(), summary("camon")))
+                .collect(),
+            bcs: None,
+        };
+        let paper = g.paper_bcs().unwrap();
+        // Spec §13.4 (Table 4): CAMON TD 0.454, RC 0.430.
+        let camon = &paper.bcs["camon (paper)"];
+        assert!((camon["TD"] - 0.454).abs() < 5e-4, "{camon:?}");
+        assert!((camon["RC"] - 0.430).abs() < 5e-4, "{camon:?}");
+    }
 
     #[test]
     fn axes_parse_and_multiply() {
