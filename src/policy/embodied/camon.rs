@@ -306,12 +306,7 @@ impl EmbodiedPolicy for Camon {
         let step = view.step;
         let names = Names::new(&view.agents);
         let mut live = Vec::new();
-        for id in framework::live_agents(&*env) {
-            match view.deciding.iter().find(|d| d.id == id) {
-                Some(d) => live.push(d.clone()),
-                None => live.push(framework::agent_view(&*env, &id)?),
-            }
-        }
+        live.extend(framework::live_views(&*env, &view.deciding)?);
         let live_ids: Vec<AgentId> = live.iter().map(|v| v.id.clone()).collect();
         let mut leader = self
             .leader

@@ -265,14 +265,8 @@ impl EmbodiedPolicy for Coela {
             })?;
         let step = view.step;
         let names = Names::new(&view.agents);
-        let live = framework::live_agents(&*env);
-        let mut live_views = Vec::with_capacity(live.len());
-        for id in &live {
-            match view.deciding.iter().find(|d| &d.id == id) {
-                Some(d) => live_views.push(d.clone()),
-                None => live_views.push(framework::agent_view(&*env, id)?),
-            }
-        }
+        let live_views = framework::live_views(&*env, &view.deciding)?;
+        let live: Vec<AgentId> = live_views.iter().map(|v| v.id.clone()).collect();
         let caller = self
             .caller
             .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));

@@ -296,12 +296,7 @@ impl EmbodiedPolicy for EmbodiedFramework {
         let step = view.step;
         let names = Names::new(&view.agents);
         let mut live = Vec::new();
-        for id in framework::live_agents(&*env) {
-            match view.deciding.iter().find(|d| d.id == id) {
-                Some(d) => live.push(d.clone()),
-                None => live.push(framework::agent_view(&*env, &id)?),
-            }
-        }
+        live.extend(framework::live_views(&*env, &view.deciding)?);
         let caller = self
             .caller
             .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));

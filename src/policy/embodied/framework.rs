@@ -187,6 +187,30 @@ pub fn live_agents(env: &dyn DynEnvironment) -> Vec<AgentId> {
         .collect()
 }
 
+/// Views of the agents that take part this step (the rule of [`live_agents`]), reusing the
+/// loop's views of the deciding agents so each observation is rendered once per step.
+pub fn live_views(
+    env: &dyn DynEnvironment,
+    deciding: &[AgentView],
+) -> Result<Vec<AgentView>, EmbodiedError> {
+    let mut views = Vec::new();
+    for id in env.agents() {
+        match deciding.iter().find(|d| d.id == id) {
+            Some(d) => views.push(d.clone()),
+            None => views.push(agent_view(env, &id)?),
+        }
+    }
+    let has_perception = views.iter().any(|v| v.perception_prompt.is_some());
+    views.retain(|v| {
+        if has_perception {
+            v.perception_prompt.is_some()
+        } else {
+            !v.observation.is_empty()
+        }
+    });
+    Ok(views)
+}
+
 /// One agent block of a prompt (see the module docs).
 pub fn agent_block(
     names: &Names,

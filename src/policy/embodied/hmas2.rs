@@ -346,12 +346,7 @@ impl EmbodiedPolicy for Hmas2 {
         let step = view.step;
         let names = Names::new(&view.agents);
         let mut live = Vec::new();
-        for id in framework::live_agents(&*env) {
-            match view.deciding.iter().find(|d| d.id == id) {
-                Some(d) => live.push(d.clone()),
-                None => live.push(framework::agent_view(&*env, &id)?),
-            }
-        }
+        live.extend(framework::live_views(&*env, &view.deciding)?);
         let Some(planner) = live.first().cloned() else {
             return Ok(Decision::default());
         };
