@@ -384,7 +384,7 @@ impl EmbodiedPolicy for Coela {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::embodied::ReplyScript;
+    use crate::policy::embodied::test_support::{first_view, script};
 
     #[test]
     fn the_chat_keeps_the_30_most_recent_messages() {
@@ -419,42 +419,6 @@ mod tests {
             "",
         ] {
             assert!(!is_send_message(no), "{no}");
-        }
-    }
-
-    fn script(lines: &[(&str, u64, &str, &str)]) -> CallerConfig {
-        let text: String = lines
-            .iter()
-            .map(|(a, s, p, r)| {
-                format!(
-                    "{}\n",
-                    json!({"agent": a, "step": s, "purpose": p, "reply": r})
-                )
-            })
-            .collect();
-        let script = ReplyScript::parse(&text, std::path::Path::new("test")).unwrap();
-        CallerConfig {
-            script: Some(Arc::new(script)),
-            ..CallerConfig::default()
-        }
-    }
-
-    fn first_view(env: &str, settings: &[&str]) -> StepView {
-        let (_, mut env) = crate::env::build(env, settings).unwrap();
-        env.reset(0);
-        let deciding = env
-            .deciding_agents()
-            .iter()
-            .map(|id| framework::agent_view(&*env, id).unwrap())
-            .collect();
-        StepView {
-            step: 0,
-            seed: 0,
-            env_id: env.id().to_string(),
-            agents: env.agents(),
-            deciding,
-            env_delivers_messages: env.delivers_messages(),
-            env: Some(env.snapshot()),
         }
     }
 

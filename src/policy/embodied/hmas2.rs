@@ -505,7 +505,7 @@ impl EmbodiedPolicy for Hmas2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::embodied::ReplyScript;
+    use crate::policy::embodied::test_support::{first_view, script};
 
     #[test]
     fn the_step_history_keeps_the_last_5_steps() {
@@ -546,42 +546,6 @@ mod tests {
             "I accept",
         ] {
             assert!(!is_accept(no), "{no:?}");
-        }
-    }
-
-    fn script(lines: &[(&str, u64, &str, &str)]) -> CallerConfig {
-        let text: String = lines
-            .iter()
-            .map(|(a, s, p, r)| {
-                format!(
-                    "{}\n",
-                    json!({"agent": a, "step": s, "purpose": p, "reply": r})
-                )
-            })
-            .collect();
-        let script = ReplyScript::parse(&text, std::path::Path::new("test")).unwrap();
-        CallerConfig {
-            script: Some(Arc::new(script)),
-            ..CallerConfig::default()
-        }
-    }
-
-    fn first_view(env: &str, settings: &[&str]) -> StepView {
-        let (_, mut env) = crate::env::build(env, settings).unwrap();
-        env.reset(0);
-        let deciding = env
-            .deciding_agents()
-            .iter()
-            .map(|id| framework::agent_view(&*env, id).unwrap())
-            .collect();
-        StepView {
-            step: 0,
-            seed: 0,
-            env_id: env.id().to_string(),
-            agents: env.agents(),
-            deciding,
-            env_delivers_messages: env.delivers_messages(),
-            env: Some(env.snapshot()),
         }
     }
 

@@ -29,6 +29,8 @@ mod script;
 mod scripted;
 pub mod selforg;
 pub mod tags;
+#[cfg(test)]
+mod test_support;
 
 pub use caller::{CallLog, Caller, CallerConfig};
 pub use independent::Independent;
