@@ -12,33 +12,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use colony_env_api::Environment;
-use common::{Mock, BIN};
+use common::{colony, jsonl, stats, Mock, BIN};
 use serde_json::Value;
-
-fn colony(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(BIN).args(args).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn stats(url: &str) -> Value {
-    let out = Command::new("curl")
-        .args(["-s", &format!("{url}/mock/stats")])
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 /// Small settings per environment, so each episode takes milliseconds.
 const ENVS: &[(&str, &[&str])] = &[

@@ -9,40 +9,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{Mock, BIN};
+use common::{colony, jsonl, stats, user_prompt, Mock};
 use serde_json::{json, Value};
-
-fn colony(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(BIN).args(args).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn stats(url: &str) -> Value {
-    let out = Command::new("curl")
-        .args(["-s", &format!("{url}/mock/stats")])
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn user_prompt(call: &Value) -> &str {
-    let msgs = call["messages"].as_array().unwrap();
-    msgs.last().unwrap()["content"].as_str().unwrap()
-}
 
 const AGENTS: [&str; 3] = ["1", "2", "3"];
 

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{Mock, BIN};
+use common::{stats, Mock, BIN};
 use serde_json::Value;
 
 const FRAMEWORKS: &str = "camon,coela,embodied,hmas2,selforg";
@@ -29,14 +29,6 @@ fn jsonl(path: &Path) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
-}
-
-fn stats(url: &str) -> Value {
-    let out = Command::new("curl")
-        .args(["-s", &format!("{url}/mock/stats")])
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn settings(env: &str) -> Vec<&'static str> {

@@ -3,7 +3,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
 
 use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
 
 /// The `colony` binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_colony");
@@ -44,4 +47,38 @@ impl Drop for Mock {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Runs the `colony` binary: (success, stdout, stderr).
+pub fn colony(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The JSON lines of a file (none when it is missing).
+pub fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `serve-mock`'s `/mock/stats` at `url`.
+pub fn stats(url: &str) -> Value {
+    let out = Command::new("curl")
+        .args(["-s", &format!("{url}/mock/stats")])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The user message of a logged call.
+pub fn user_prompt(call: &Value) -> &str {
+    let msgs = call["messages"].as_array().unwrap();
+    msgs.last().unwrap()["content"].as_str().unwrap()
 }
