@@ -362,7 +362,7 @@ pub fn trees_destroyed(s: &WildfireState) -> f64 {
     } else {
         s.counters.trees_removed
     };
-    (s.counters.trees_burned + agents) as f64
+    s.counters.trees_burned.saturating_add(agents) as f64
 }
 
 /// The level's score (§12.3).

@@ -45,6 +45,21 @@ pub fn check_state(s: &WildfireState) -> Result<(), EnvError> {
             format!("{} is past level.max_steps {}", s.step, s.level.max_steps),
         ));
     }
+    // Counters add up into scores (f64) and grow by one per event: past 2^53 they are not
+    // exact, and near u64::MAX the next event would overflow.
+    let c = &s.counters;
+    for (field, v) in [
+        ("counters.trees_burned", c.trees_burned),
+        ("counters.trees_removed", c.trees_removed),
+        ("counters.buildings_destroyed", c.buildings_destroyed),
+        ("counters.extinguished_by_water", c.extinguished_by_water),
+        ("counters.agents_lost", c.agents_lost),
+        ("counters.civilians_lost", c.civilians_lost),
+    ] {
+        if v > MAX_FRAME {
+            return Err(bad(field, format!("{v} is above {MAX_FRAME}")));
+        }
+    }
     if s.frame > MAX_FRAME {
         return Err(bad("frame", format!("{} is above {MAX_FRAME}", s.frame)));
     }
