@@ -77,7 +77,7 @@ fn hostile_json() -> impl Strategy<Value = serde_json::Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(CASES))]
+    #![proptest_config(config())]
 
     /// Random hostile values (and random numbers) for random parameters.
     #[test]
@@ -172,5 +172,18 @@ fn huge_action_texts_are_quoted_clipped() {
         let actions = [("0".to_string(), text)].into_iter().collect();
         let err = env.step_events(&actions).unwrap_err().to_string();
         assert!(err.len() < 400, "{}", &err[..400]);
+    }
+}
+
+/// The property tests' settings: a fixed seed by default, so every run (CI included) checks
+/// the same cases; `COLONY_HOSTILE_SEED` and `COLONY_HOSTILE_CASES` sweep other ones.
+fn config() -> ProptestConfig {
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    ProptestConfig {
+        cases: env("COLONY_HOSTILE_CASES").map_or(CASES, |c| c as u32),
+        rng_seed: proptest::test_runner::RngSeed::Fixed(
+            env("COLONY_HOSTILE_SEED").unwrap_or(0x5eed),
+        ),
+        ..ProptestConfig::default()
     }
 }

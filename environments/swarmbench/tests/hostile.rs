@@ -77,7 +77,7 @@ fn hostile_json() -> impl Strategy<Value = serde_json::Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(CASES))]
+    #![proptest_config(config())]
 
     /// Random hostile values (and random numbers) for random parameters.
     #[test]
@@ -184,4 +184,17 @@ fn long_rng_streams_round_trip_through_the_state() {
         other.step_random(&mut r2);
     }
     assert_eq!(env.state_json(), other.state_json());
+}
+
+/// The property tests' settings: a fixed seed by default, so every run (CI included) checks
+/// the same cases; `COLONY_HOSTILE_SEED` and `COLONY_HOSTILE_CASES` sweep other ones.
+fn config() -> ProptestConfig {
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    ProptestConfig {
+        cases: env("COLONY_HOSTILE_CASES").map_or(CASES, |c| c as u32),
+        rng_seed: proptest::test_runner::RngSeed::Fixed(
+            env("COLONY_HOSTILE_SEED").unwrap_or(0x5eed),
+        ),
+        ..ProptestConfig::default()
+    }
 }

@@ -80,7 +80,7 @@ fn hostile_json() -> impl Strategy<Value = serde_json::Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(CASES))]
+    #![proptest_config(config())]
 
     /// Random hostile values (and random numbers) for random parameters.
     #[test]
@@ -166,4 +166,17 @@ fn documented_bounds_are_enforced() {
         .unwrap()
         .to_string();
     assert!(err.len() < 1200, "{}", err.len());
+}
+
+/// The property tests' settings: a fixed seed by default, so every run (CI included) checks
+/// the same cases; `COLONY_HOSTILE_SEED` and `COLONY_HOSTILE_CASES` sweep other ones.
+fn config() -> ProptestConfig {
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    ProptestConfig {
+        cases: env("COLONY_HOSTILE_CASES").map_or(CASES, |c| c as u32),
+        rng_seed: proptest::test_runner::RngSeed::Fixed(
+            env("COLONY_HOSTILE_SEED").unwrap_or(0x5eed),
+        ),
+        ..ProptestConfig::default()
+    }
 }
