@@ -7,9 +7,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{colony, jsonl, stats, user_prompt, Mock};
+use common::{colony, compare_policy, jsonl, stats, user_prompt, Mock};
 use serde_json::{json, Value};
 
 #[test]
@@ -192,37 +190,11 @@ const ENVS: &[(&str, &[&str], &str)] = &[
     ("wildfire", &["--set", "level=1"], "20"),
 ];
 
-fn run(env: &str, set: &[&str], max_steps: &str, extra: &[&str], out: &Path) -> Vec<Value> {
-    let mut args = vec!["compare", "--env", env];
-    args.extend_from_slice(set);
-    args.extend_from_slice(&[
-        "--policies",
-        "coela",
-        "--seeds",
-        "0..2",
-        "--max-steps",
-        max_steps,
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    args.extend_from_slice(extra);
-    let (ok, _, err) = colony(&args);
-    assert!(ok, "{env}: {err}");
-    let rows = jsonl(&out.join("episodes.jsonl"));
-    assert_eq!(rows.len(), 2, "{env}");
-    for r in &rows {
-        assert!(r["error"].is_null(), "{env}: {r}");
-        assert!(r["calls"].as_u64().unwrap() > 0, "{env}: {r}");
-    }
-    rows
-}
-
 #[test]
 fn every_environment_with_the_simulated_model() {
     for (env, set, max_steps) in ENVS {
         let dir = tempfile::tempdir().unwrap();
-        run(env, set, max_steps, &[], dir.path());
+        compare_policy("coela", env, set, max_steps, &[], dir.path());
         let calls = jsonl(&dir.path().join("episodes/coela/0/calls.jsonl"));
         assert!(
             calls.iter().any(|c| c["purpose"] == "coela.message"),
@@ -258,7 +230,8 @@ fn against_serve_mock_the_tokens_are_the_servers() {
     let (env, set, max_steps) = ENVS[2];
     let dir = tempfile::tempdir().unwrap();
     let before = stats(&m.url);
-    let rows = run(
+    let rows = compare_policy(
+        "coela",
         env,
         set,
         max_steps,

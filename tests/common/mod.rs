@@ -82,3 +82,38 @@ pub fn user_prompt(call: &Value) -> &str {
     let msgs = call["messages"].as_array().unwrap();
     msgs.last().unwrap()["content"].as_str().unwrap()
 }
+
+/// Runs `colony compare --policies POLICY --seeds 0..2` on `env` into `out` and checks that
+/// both episodes finished without an error and made model calls; returns `episodes.jsonl`.
+pub fn compare_policy(
+    policy: &str,
+    env: &str,
+    set: &[&str],
+    max_steps: &str,
+    extra: &[&str],
+    out: &Path,
+) -> Vec<Value> {
+    let mut args = vec!["compare", "--env", env];
+    args.extend_from_slice(set);
+    args.extend_from_slice(&[
+        "--policies",
+        policy,
+        "--seeds",
+        "0..2",
+        "--max-steps",
+        max_steps,
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    args.extend_from_slice(extra);
+    let (ok, _, err) = colony(&args);
+    assert!(ok, "{env}: {err}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    assert_eq!(rows.len(), 2, "{env}");
+    for r in &rows {
+        assert!(r["error"].is_null(), "{env}: {r}");
+        assert!(r["calls"].as_u64().unwrap() > 0, "{env}: {r}");
+    }
+    rows
+}

@@ -169,26 +169,11 @@ pub fn agent_view(env: &dyn DynEnvironment, id: &str) -> Result<AgentView, Embod
     })
 }
 
-/// The agents that take part this step (§14.1 step 1): on environments with a PERCEPTION
-/// module the agents that have a perception prompt (live, not passengers), elsewhere those
-/// with a non-empty observation (SwarmBench's escaped agents have none).
-pub fn live_agents(env: &dyn DynEnvironment) -> Vec<AgentId> {
-    let agents = env.agents();
-    let has_perception = agents.iter().any(|a| env.perception_prompt(a).is_some());
-    agents
-        .into_iter()
-        .filter(|a| {
-            if has_perception {
-                env.perception_prompt(a).is_some()
-            } else {
-                env.observe_text(a).is_ok_and(|t| !t.is_empty())
-            }
-        })
-        .collect()
-}
-
-/// Views of the agents that take part this step (the rule of [`live_agents`]), reusing the
-/// loop's views of the deciding agents so each observation is rendered once per step.
+/// Views of the agents that take part this step (§14.1 step 1): on environments with a
+/// PERCEPTION module the agents that have a perception prompt (live, not passengers),
+/// elsewhere those with a non-empty observation (SwarmBench's escaped agents have none).
+/// The loop's views of the deciding agents are reused, so each observation is rendered
+/// once per step.
 pub fn live_views(
     env: &dyn DynEnvironment,
     deciding: &[AgentView],
