@@ -329,3 +329,172 @@ mod tests {
         assert!(check_error(&long.clipped(), &known).is_ok());
     }
 }
+
+/// The hostile-input tests every environment crate runs, in one place: every parameter and
+/// every top-level state field against every listed hostile value, and property tests with
+/// random hostile values for random parameters and random fields down to fields of fields
+/// (a fixed seed; `COLONY_HOSTILE_SEED` / `COLONY_HOSTILE_CASES` sweep others). Call it once
+/// in a test file of a crate that has `proptest` as a dev-dependency:
+///
+/// ```ignore
+/// colony_env_api::hostile_tests!(entry = colony_cube::entry(), base = ["n=4"],
+///                                skip = |_key, _value| false);
+/// ```
+///
+/// It also defines `entry()`, `state()`, `BASE`, `param_key(settings)` (the key a refused
+/// setting names) and `state_field(pointer, value)` (the field a refused state names) for
+/// the crate's own cases. `skip(key, value)` leaves out valid but slow parameter values.
+#[macro_export]
+macro_rules! hostile_tests {
+    (entry = $entry:expr, base = [$($base:expr),* $(,)?], skip = $skip:expr $(,)?) => {
+        fn entry() -> &'static dyn $crate::EnvEntry {
+            $entry
+        }
+
+        const BASE: &[&str] = &[$($base),*];
+        const CASES: u32 = 256;
+
+        fn keys() -> Vec<String> {
+            entry().info().params.into_iter().map(|p| p.name).collect()
+        }
+
+        fn state() -> serde_json::Value {
+            $crate::hostile::valid_state(entry(), BASE, 5).expect("valid base state")
+        }
+
+        fn skipped(key: &str, value: &str) -> bool {
+            let skip: fn(&str, &str) -> bool = $skip;
+            skip(key, value)
+        }
+
+        /// The key a refused setting names.
+        #[allow(dead_code)]
+        fn param_key(settings: &[&str]) -> String {
+            let p = $crate::EnvParams::parse(settings).unwrap();
+            match entry().make(p).map(|_| ()).expect_err("refused") {
+                $crate::EnvError::Param { key, .. } => key,
+                other => panic!("{other}"),
+            }
+        }
+
+        /// The field a refused state names, after setting `pointer` to `value`.
+        #[allow(dead_code)]
+        fn state_field(pointer: &str, value: serde_json::Value) -> String {
+            let mut s = state();
+            *s.pointer_mut(pointer).unwrap() = value;
+            let mut env = entry().make($crate::EnvParams::parse(BASE).unwrap()).unwrap();
+            match env.load_state_json(s).expect_err("refused") {
+                $crate::EnvError::State { field, .. } => field,
+                other => panic!("{other}"),
+            }
+        }
+
+        /// Every parameter × every listed hostile value.
+        #[test]
+        fn every_parameter_survives_every_hostile_value() {
+            for key in keys() {
+                for value in $crate::hostile::param_values() {
+                    if skipped(&key, &value) {
+                        continue;
+                    }
+                    if let Err(e) = $crate::hostile::check_param(entry(), BASE, &key, &value) {
+                        let shown: String = value.chars().take(40).collect();
+                        panic!("--set {key}={shown}: {e}");
+                    }
+                }
+            }
+        }
+
+        /// Every top-level state field × every listed hostile value.
+        #[test]
+        fn every_top_level_state_field_survives_every_hostile_value() {
+            let s = state();
+            let fields: Vec<String> = $crate::hostile::state_paths(&s)
+                .into_iter()
+                .filter(|p| p.matches('/').count() == 1)
+                .collect();
+            assert!(!fields.is_empty());
+            for field in fields {
+                for value in $crate::hostile::json_values() {
+                    if let Err(e) =
+                        $crate::hostile::check_state_field(entry(), BASE, &s, &field, value.clone())
+                    {
+                        let shown: String = value.to_string().chars().take(40).collect();
+                        panic!("state {field} = {shown}: {e}");
+                    }
+                }
+            }
+        }
+
+        fn hostile_text() -> impl ::proptest::strategy::Strategy<Value = String> {
+            use ::proptest::prelude::*;
+            ::proptest::prop_oneof![
+                ::proptest::sample::select($crate::hostile::param_values()),
+                any::<i64>().prop_map(|v| v.to_string()),
+                any::<u64>().prop_map(|v| v.to_string()),
+                any::<f64>().prop_map(|v| v.to_string()),
+                "[ -~]{0,40}",
+                (any::<u32>(), any::<u32>()).prop_map(|(w, c)| format!("{w}x{c}")),
+            ]
+        }
+
+        fn hostile_json() -> impl ::proptest::strategy::Strategy<Value = serde_json::Value> {
+            use ::proptest::prelude::*;
+            ::proptest::prop_oneof![
+                ::proptest::sample::select($crate::hostile::json_values()),
+                any::<i64>().prop_map(serde_json::Value::from),
+                any::<u64>().prop_map(serde_json::Value::from),
+                any::<f64>().prop_map(serde_json::Value::from),
+                "[ -~]{0,20}".prop_map(serde_json::Value::from),
+                ::proptest::collection::vec(any::<i64>(), 0..4).prop_map(serde_json::Value::from),
+            ]
+        }
+
+        /// The property tests' settings: a fixed seed, so every run (CI included) checks the
+        /// same cases; `COLONY_HOSTILE_SEED` and `COLONY_HOSTILE_CASES` sweep other ones.
+        fn config() -> ::proptest::test_runner::Config {
+            let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+            ::proptest::test_runner::Config {
+                cases: env("COLONY_HOSTILE_CASES").map_or(CASES, |c| c as u32),
+                rng_seed: ::proptest::test_runner::RngSeed::Fixed(
+                    env("COLONY_HOSTILE_SEED").unwrap_or(0x5eed),
+                ),
+                ..::proptest::test_runner::Config::default()
+            }
+        }
+
+        ::std::thread_local! {
+            static STATE: serde_json::Value = state();
+        }
+
+        ::proptest::proptest! {
+            #![proptest_config(config())]
+
+            /// Random hostile values (and random numbers) for random parameters.
+            #[test]
+            fn random_hostile_parameters(
+                k in ::proptest::prelude::any::<::proptest::sample::Index>(),
+                value in hostile_text(),
+            ) {
+                let keys = keys();
+                let key = &keys[k.index(keys.len())];
+                ::proptest::prop_assume!(!skipped(key, &value));
+                let r = $crate::hostile::check_param(entry(), BASE, key, &value);
+                ::proptest::prop_assert!(r.is_ok(), "--set {}={}: {:?}", key, value, r);
+            }
+
+            /// Random hostile values for random state fields, down to fields of fields.
+            #[test]
+            fn random_hostile_state_fields(
+                p in ::proptest::prelude::any::<::proptest::sample::Index>(),
+                value in hostile_json(),
+            ) {
+                let s = STATE.with(|s| s.clone());
+                let paths = $crate::hostile::state_paths(&s);
+                let path = &paths[p.index(paths.len())];
+                let r = $crate::hostile::check_state_field(entry(), BASE, &s, path, value.clone());
+                ::proptest::prop_assert!(r.is_ok(), "state {} = {}: {:?}", path, value, r);
+            }
+        }
+    };
+}
