@@ -309,8 +309,7 @@ async fn one_episode(
             *s = outcome.error.clone();
         }
     }
-    let mut r = result_of(&policy, seed, outcome, metrics);
-    r.config = config.label.clone();
+    let r = result_of(&config.label, &policy, seed, outcome, metrics);
     results.append(&r)?;
     progress.episodes_done.fetch_add(1, Ordering::Relaxed);
     if r.error.is_some() {
@@ -320,6 +319,7 @@ async fn one_episode(
 }
 
 fn result_of(
+    label: &str,
     policy: &str,
     seed: u64,
     o: EpisodeOutcome,
@@ -340,7 +340,7 @@ fn result_of(
         wall_s: o.wall_s,
         failed_calls: o.failed_calls,
         metrics,
-        config: String::new(),
+        config: label.to_string(),
     }
 }
 
