@@ -287,49 +287,6 @@ pub fn check_state_field(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_reach_two_levels_and_array_elements() {
-        let s = serde_json::json!({"a": {"b": 1, "c/d": [ {"e": 2} ]}, "f": [3]});
-        let p = state_paths(&s);
-        for want in ["/a", "/a/b", "/a/c~1d", "/a/c~1d/0", "/f", "/f/0"] {
-            assert!(p.iter().any(|x| x == want), "{want} missing from {p:?}");
-        }
-        assert!(p.iter().all(|x| s.pointer(x).is_some()));
-    }
-
-    #[test]
-    fn hostile_values_cover_the_classes() {
-        let t = param_values();
-        assert!(t.iter().any(|s| s == "NaN") && t.iter().any(|s| s.len() >= 100_000));
-        assert!(json_values().iter().any(|v| v.as_u64() == Some(u64::MAX)));
-    }
-
-    #[test]
-    fn clean_errors_name_known_parameters() {
-        let known = vec!["n".to_string()];
-        let ok = EnvError::Param {
-            key: "n".into(),
-            message: "too big".into(),
-        };
-        assert!(check_error(&ok, &known).is_ok());
-        let unknown = EnvError::Param {
-            key: "config".into(),
-            message: "x".into(),
-        };
-        assert!(check_error(&unknown, &known).is_err());
-        let long = EnvError::Action {
-            agent: "0".into(),
-            message: "x".repeat(5000),
-        };
-        assert!(check_error(&long, &known).is_err());
-        assert!(check_error(&long.clipped(), &known).is_ok());
-    }
-}
-
 /// The hostile-input tests every environment crate runs, in one place: every parameter and
 /// every top-level state field against every listed hostile value, and property tests with
 /// random hostile values for random parameters and random fields down to fields of fields
@@ -497,4 +454,47 @@ macro_rules! hostile_tests {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_reach_two_levels_and_array_elements() {
+        let s = serde_json::json!({"a": {"b": 1, "c/d": [ {"e": 2} ]}, "f": [3]});
+        let p = state_paths(&s);
+        for want in ["/a", "/a/b", "/a/c~1d", "/a/c~1d/0", "/f", "/f/0"] {
+            assert!(p.iter().any(|x| x == want), "{want} missing from {p:?}");
+        }
+        assert!(p.iter().all(|x| s.pointer(x).is_some()));
+    }
+
+    #[test]
+    fn hostile_values_cover_the_classes() {
+        let t = param_values();
+        assert!(t.iter().any(|s| s == "NaN") && t.iter().any(|s| s.len() >= 100_000));
+        assert!(json_values().iter().any(|v| v.as_u64() == Some(u64::MAX)));
+    }
+
+    #[test]
+    fn clean_errors_name_known_parameters() {
+        let known = vec!["n".to_string()];
+        let ok = EnvError::Param {
+            key: "n".into(),
+            message: "too big".into(),
+        };
+        assert!(check_error(&ok, &known).is_ok());
+        let unknown = EnvError::Param {
+            key: "config".into(),
+            message: "x".into(),
+        };
+        assert!(check_error(&unknown, &known).is_err());
+        let long = EnvError::Action {
+            agent: "0".into(),
+            message: "x".repeat(5000),
+        };
+        assert!(check_error(&long, &known).is_err());
+        assert!(check_error(&long.clipped(), &known).is_ok());
+    }
 }
