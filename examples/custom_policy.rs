@@ -9,7 +9,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use colony::llm::{AnswerKey, SharedModel, SimulatedConfig, SimulatedModel};
 use colony::policy::reasoning::{
-    llm_seed, Generation, Member, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster,
+    llm_seed, Member, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster, MASLAB_SAMPLING,
 };
 use colony::runtime::{AskOptions, RoleCard};
 use colony_qa::{AnswerType, Item};
@@ -26,10 +26,10 @@ impl ReasoningPolicy for AnswerThenCheck {
     async fn solve(&self, query: &Query, roster: &Roster) -> Result<PolicyOutput, PolicyError> {
         let team = roster.team(2)?;
         let ids = team.agents();
+        // Temperature and token limit come from the team (role card, flags, models.toml,
+        // roster default); a call sets only what it needs: its seed.
         let options = |round: u32, agent: &str| {
             AskOptions::new()
-                .temperature(roster.generation.temperature)
-                .max_tokens(roster.generation.max_tokens)
                 .seed(llm_seed(
                     query.run_seed,
                     &query.item.id,
@@ -77,10 +77,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..SimulatedConfig::default()
     }));
     let role = Arc::new(RoleCard::new("assistant", "You are a careful assistant."));
-    let member = Member { role, model };
+    let member = Member::new(role, model);
     let roster = Roster {
         members: vec![member.clone(), member],
-        generation: Generation::default(),
+        sampling: MASLAB_SAMPLING,
     };
     let item = Item {
         id: "eggs".into(),

@@ -40,6 +40,8 @@ enum Cmd {
     Compare(cli::compare::CompareArgs),
     /// Tools to look inside SelfOrg (graph formation from embedding vectors).
     Selforg(cli::selforg::SelforgArgs),
+    /// Tools to look inside SwarmSys (`match`: the ε-greedy matching distribution).
+    Swarmsys(cli::swarmsys::SwarmsysArgs),
     /// Grade a JSONL of model outputs against a reasoning dataset.
     Grade(cli::grade::GradeArgs),
     /// List the supported reasoning datasets and the file format each expects.
@@ -85,6 +87,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Eval(a) => cli::eval::run(a, config).await,
         Cmd::Compare(a) => cli::compare::run(a, config).await,
         Cmd::Selforg(a) => cli::selforg::run(a),
+        Cmd::Swarmsys(a) => cli::swarmsys::run(a),
         Cmd::Datasets(a) => cli::grade::datasets(a),
         Cmd::Env(a) => cli::env::run(a).await,
         Cmd::Cube(a) => cli::cube::run(a),

@@ -11,8 +11,8 @@ use colony::llm::{
     SimulatedConfig, SimulatedModel, Usage,
 };
 use colony::policy::reasoning::{
-    policy_by_name, ChainOfThought, Debate, Generation, Member, PolicyOutput, Query,
-    ReasoningPolicy, Roster, SelfConsistency, Single,
+    policy_by_name, ChainOfThought, Debate, Member, PolicyOutput, Query, ReasoningPolicy, Roster,
+    SelfConsistency, Single, MASLAB_SAMPLING,
 };
 use colony::runtime::RoleCard;
 use colony_qa::{AnswerType, Item};
@@ -70,12 +70,9 @@ fn sim(accuracy: f64, susceptibility: f64) -> SharedModel {
 fn roster(model: SharedModel, n: usize) -> Roster {
     Roster {
         members: (0..n)
-            .map(|_| Member {
-                role: Arc::new(RoleCard::new("assistant", "")),
-                model: model.clone(),
-            })
+            .map(|_| Member::new(Arc::new(RoleCard::new("assistant", "")), model.clone()))
             .collect(),
-        generation: Generation::default(),
+        sampling: MASLAB_SAMPLING,
     }
 }
 
@@ -134,8 +131,8 @@ async fn prompts_follow_the_spec() {
     let single = Single.solve(&q, &roster(sim(1.0, 0.0), 1)).await.unwrap();
     let (_, request, _) = &prompts(&single, "agent_0")[0];
     assert_eq!(request.messages.last().unwrap().content, q.text());
-    assert_eq!(request.temperature, Some(0.5));
-    assert_eq!(request.max_tokens, Some(2048));
+    assert_eq!(request.sampling.temperature, Some(0.5));
+    assert_eq!(request.sampling.max_tokens, Some(2048));
     let cot = ChainOfThought
         .solve(&q, &roster(sim(1.0, 0.0), 1))
         .await
@@ -381,12 +378,9 @@ async fn baselines_send_no_system_prompt_and_selforg_sends_the_role_cards() {
     let with_roles = Roster {
         members: cards
             .iter()
-            .map(|c| Member {
-                role: Arc::new(RoleCard::new("r", *c)),
-                model: model.clone(),
-            })
+            .map(|c| Member::new(Arc::new(RoleCard::new("r", *c)), model.clone()))
             .collect(),
-        generation: Generation::default(),
+        sampling: MASLAB_SAMPLING,
     };
     let is_system = |r: &ChatRequest| {
         r.messages

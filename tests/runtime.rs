@@ -504,12 +504,21 @@ async fn tell_broadcast_and_filtered_delivery_reach_memory_and_the_transcript() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_grows_with_conversation_and_not_with_stateless_asks() {
     let card = RoleCard {
-        temperature: Some(0.3),
-        max_tokens: Some(200),
+        sampling: colony::llm::Sampling {
+            temperature: Some(0.3),
+            max_tokens: Some(200),
+            ..Default::default()
+        },
         ..(*role()).clone()
     };
     let team = Team::new(TeamConfig::default());
-    team.add_agent(AgentSpec::new("a", card, sim("sim", 8)))
+    // The agent's defaults (flags over models.toml over built-in) sit under the role card.
+    let defaults = colony::llm::Sampling {
+        temperature: Some(0.9),
+        top_p: Some(0.8),
+        ..Default::default()
+    };
+    team.add_agent(AgentSpec::new("a", card, sim("sim", 8)).with_sampling(defaults))
         .unwrap();
     assert!(matches!(
         team.add_agent(AgentSpec::new("a", role(), sim("sim", 8))),
@@ -541,14 +550,19 @@ async fn memory_grows_with_conversation_and_not_with_stateless_asks() {
     assert_eq!(calls.len(), 3);
     assert_eq!(calls[1].request.messages.len(), 4); // system, first, reply, second
     assert_eq!(
-        (calls[1].request.temperature, calls[1].request.max_tokens),
+        (
+            calls[1].request.sampling.temperature,
+            calls[1].request.sampling.max_tokens
+        ),
         (Some(0.3), Some(200))
     );
+    assert_eq!(calls[1].request.sampling.top_p, Some(0.8));
     let probe = &calls[2];
     assert_eq!(probe.request.messages.len(), 2); // system + prompt only
-    assert_eq!(probe.request.temperature, Some(1.0));
+    assert_eq!(probe.request.sampling.temperature, Some(1.0));
+    assert_eq!(probe.request.sampling.max_tokens, Some(200));
     assert_eq!(
-        (probe.request.seed, probe.request.sample_index),
+        (probe.request.sampling.seed, probe.request.sample_index),
         (Some(9), 3)
     );
     assert_eq!(probe.tag.as_deref(), Some("probe"));

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use colony::embed::default_embedder;
 use colony::llm::{AnswerKey, SharedModel, SimulatedConfig, SimulatedModel};
 use colony::policy::reasoning::selforg::{SelfOrg, SelfOrgOptions};
-use colony::policy::reasoning::{Generation, Member, PolicyOutput, Query, ReasoningPolicy, Roster};
+use colony::policy::reasoning::{
+    Member, PolicyOutput, Query, ReasoningPolicy, Roster, MASLAB_SAMPLING,
+};
 use colony::runtime::{Event, RoleCard};
 use colony_qa::{AnswerType, Item};
 
@@ -40,14 +42,16 @@ fn roster(accuracy: f64) -> Roster {
     }));
     let members = ["assistant", "programmer", "mathematician", "economist"]
         .iter()
-        .map(|r| Member {
-            role: Arc::new(RoleCard::new(*r, format!("You are a {r}."))),
-            model: model.clone(),
+        .map(|r| {
+            Member::new(
+                Arc::new(RoleCard::new(*r, format!("You are a {r}."))),
+                model.clone(),
+            )
         })
         .collect();
     Roster {
         members,
-        generation: Generation::default(),
+        sampling: MASLAB_SAMPLING,
     }
 }
 

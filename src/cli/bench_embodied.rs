@@ -85,7 +85,7 @@ pub async fn run(a: EmbodiedBench) -> anyhow::Result<()> {
         seed: a.seed,
         caller: CallerConfig {
             models: vec![model],
-            max_tokens: Some(1024),
+            sampling: colony::policy::embodied::EMBODIED_SAMPLING,
             ..CallerConfig::default()
         },
     };

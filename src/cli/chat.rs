@@ -21,12 +21,6 @@ pub struct ChatArgs {
     /// System prompt.
     #[arg(long)]
     pub system: Option<String>,
-    /// Sampling temperature.
-    #[arg(long)]
-    pub temperature: Option<f32>,
-    /// Completion-token limit.
-    #[arg(long)]
-    pub max_tokens: Option<u32>,
     /// Sampling seed (sent to the server; seeds the simulated model's draw).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -45,16 +39,16 @@ pub async fn run(args: ChatArgs, config: Option<&Path>) -> anyhow::Result<()> {
     } else {
         args.prompt.clone()
     };
+    // The flags over the model's models.toml keys; no built-in default (the server's applies).
+    let sampling = args.model.spec(config)?.sampling();
     let model = args.model.build(config)?;
     let mut messages = Vec::new();
     if let Some(system) = &args.system {
         messages.push(Message::system(system.clone()));
     }
     messages.push(Message::user(prompt));
-    let mut request = ChatRequest::new(messages);
-    request.temperature = args.temperature;
-    request.max_tokens = args.max_tokens;
-    request.seed = args.seed;
+    let mut request = ChatRequest::new(messages).with_sampling(sampling);
+    request.sampling.seed = args.seed;
     tracing::info!(model = model.id(), "sending prompt");
     let response = model.chat(&request).await?;
     let ledger = UsageLedger::new();

@@ -9,9 +9,9 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use colony::env::parse_seeds;
-use colony::eval::{run_compare, CompareConfig, Progress};
-use colony::llm::{ModelKind, ModelsConfig, SharedModel};
-use colony::policy::embodied::{CallerConfig, ReplyScript};
+use colony::eval::{run_compare, CallRouting, CompareConfig, Progress};
+use colony::llm::{ModelKind, ModelsConfig, Sampling, SharedModel};
+use colony::policy::embodied::{CallerConfig, ReplyScript, EMBODIED_SAMPLING};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::model_args::ModelArgs;
@@ -55,12 +55,6 @@ pub struct CompareArgs {
     /// Safety cap on steps per episode (environments end their episodes first).
     #[arg(long, default_value_t = 10_000)]
     pub max_steps: usize,
-    /// Completion-token limit per call.
-    #[arg(long, default_value_t = 1024)]
-    pub max_tokens: u32,
-    /// Sampling temperature (default: the server's).
-    #[arg(long)]
-    pub temperature: Option<f32>,
     /// Output directory (resumable: a rerun skips finished episodes).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -69,43 +63,40 @@ pub struct CompareArgs {
     pub quiet: bool,
 }
 
-/// Models of the run, their label, and whether they are the offline simulation.
+/// Models of the run, their sampling (the flags over each model's models.toml keys), their
+/// label, and whether they are the offline simulation.
 fn models(
     a: &CompareArgs,
     config: Option<&Path>,
-) -> anyhow::Result<(Vec<SharedModel>, String, bool)> {
+) -> anyhow::Result<(Vec<SharedModel>, Vec<Sampling>, String, bool)> {
     let with_accuracy = |mut spec: colony::llm::ModelSpec| {
         if let Some(p) = a.sim_accuracy {
             spec.accuracy = Some(p);
         }
         spec
     };
+    // Every model, of a `--models` list too, is recorded or replayed as the flags say.
+    let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
     match &a.models {
         Some(list) => {
             let cfg = ModelsConfig::discover(config)?;
             let mut out = Vec::new();
+            let mut sampling = Vec::new();
             let mut simulated = true;
             for name in list.split(',').map(str::trim) {
                 let spec = with_accuracy(cfg.resolve(Some(name), &a.model.overrides()?)?);
                 simulated &= spec.kind == ModelKind::Simulated;
-                out.push(spec.build()?);
+                sampling.push(spec.sampling());
+                out.push(calls.wrap(&spec, || spec.build())?);
             }
-            Ok((out, list.clone(), simulated))
+            Ok((out, sampling, list.clone(), simulated))
         }
         None => {
             let spec = with_accuracy(a.model.spec(config)?);
             let simulated = spec.kind == ModelKind::Simulated;
             let label = spec.build_id();
-            let model = if let Some(dir) = &a.model.replay {
-                Arc::new(colony::llm::ReplayModel::replay(&label, dir)?) as SharedModel
-            } else {
-                let m = spec.build()?;
-                match &a.model.record {
-                    Some(dir) => Arc::new(colony::llm::ReplayModel::record(m, dir)?),
-                    None => m,
-                }
-            };
-            Ok((vec![model], label, simulated))
+            let model = calls.wrap(&spec, || spec.build())?;
+            Ok((vec![model], vec![spec.sampling()], label, simulated))
         }
     }
 }
@@ -125,12 +116,13 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         );
     }
     a.model.max_concurrency = Some(a.concurrency);
+    // Checks the sampling flags even when no model is built (scripted policies, script:FILE).
+    a.model.overrides()?;
     let seeds = parse_seeds(&a.seeds)?;
     let policies = colony::policy::split_policy_list(&a.policies);
     anyhow::ensure!(!policies.is_empty(), "--policies is empty");
     let mut caller = CallerConfig {
-        max_tokens: Some(a.max_tokens),
-        temperature: a.temperature,
+        sampling: EMBODIED_SAMPLING,
         ..CallerConfig::default()
     };
     let (label, simulated) = match a
@@ -149,8 +141,9 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
                 .iter()
                 .any(|p| colony::policy::embodied::uses_models(p));
             if uses_models {
-                let (models, label, simulated) = models(&a, config)?;
+                let (models, sampling, label, simulated) = models(&a, config)?;
                 caller.models = models;
+                caller.model_sampling = sampling;
                 (label, simulated)
             } else {
                 ("none".to_string(), false)

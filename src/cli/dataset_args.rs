@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::{Args, ValueEnum};
-use colony_qa::{load, select, Dataset, Item, LoadOptions, Selection};
+use colony_qa::{load, select, Dataset, FieldMap, Item, LoadOptions, Selection};
 
 /// Named evaluation subsets.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +26,12 @@ pub struct DatasetArgs {
     /// Fail on the first malformed row (default: skip it with a warning naming file and line).
     #[arg(long)]
     pub strict: bool,
+    /// Read an item field from columns of the file instead of the dataset's published layout
+    /// (repeatable): `question=COL`, `choices=A,B,C,D` (one column per option, or one list
+    /// column), `answer=COL` (a letter, an option's text or a 0-based index), `id=COL`,
+    /// `subject=COL`. Fields not given use the column of their own name.
+    #[arg(long = "field", value_name = "FIELD=COL")]
+    pub fields: Vec<String>,
     /// GPQA: keep the correct answer as (A), MASLab's layout, instead of the seeded shuffle.
     #[arg(long)]
     pub gpqa_correct_first: bool,
@@ -52,14 +59,28 @@ impl DatasetArgs {
         Ok(colony_env_api::clip(&self.dataset).parse()?)
     }
 
+    /// The field map of the `--field` flags (none without them).
+    pub fn field_map(&self) -> anyhow::Result<Option<FieldMap>> {
+        if self.fields.is_empty() {
+            return Ok(None);
+        }
+        let map = FieldMap::from_specs(&self.fields).context("--field")?;
+        map.check(self.dataset()?).context("--field")?;
+        Ok(Some(map))
+    }
+
     /// Loads every item of the file; skipped rows are reported on stderr.
     pub fn load_all(&self) -> anyhow::Result<Vec<Item>> {
         let opts = LoadOptions {
             strict: self.strict,
             gpqa_correct_first: self.gpqa_correct_first,
+            fields: self.field_map()?,
             ..LoadOptions::default()
         };
         let loaded = load(self.dataset()?, &self.data, &opts)?;
+        for e in &loaded.header_rows {
+            eprintln!("note: skipped {e}");
+        }
         for e in &loaded.skipped {
             eprintln!("warning: skipped {e}");
         }

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use colony::eval::{run_policy, EvalConfig, PolicySummary};
-use colony::llm::{ModelKind, ModelSpec, ModelsConfig, SharedModel, SimulatedModel};
-use colony::policy::reasoning::{policy_with_embedder, Generation, Member, Roster};
+use colony::eval::{build_models, run_policy, CallRouting, EvalConfig, PolicySummary};
+use colony::llm::{ModelSpec, ModelsConfig, Sampling, SharedModel};
+use colony::policy::reasoning::{policy_with_embedder, Member, Roster, MASLAB_SAMPLING};
 use colony::runtime::RoleCard;
 use colony_qa::Item;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -79,48 +79,54 @@ pub(crate) fn role_cards(dir: &Path) -> anyhow::Result<Vec<Arc<RoleCard>>> {
         .collect()
 }
 
-/// Builds a model; a simulated model without an answer key gets the evaluated items as its
-/// key, so the embedded default answers the dataset with its configured accuracy.
-fn build_model(spec: &ModelSpec, items: &[Item]) -> anyhow::Result<SharedModel> {
-    if spec.kind == ModelKind::Simulated && spec.answer_key.is_none() {
-        let mut sim = spec.simulated_config()?;
-        for item in items {
-            sim.answer_key.insert(&item.question, item.gold.clone());
+/// The model specs of the roster: `--models` in order, else the one `--model`.
+fn model_specs(a: &EvalArgs, config: Option<&Path>) -> anyhow::Result<Vec<ModelSpec>> {
+    match &a.models {
+        Some(list) => {
+            let cfg = ModelsConfig::discover(config)?;
+            let overrides = a.model.overrides()?;
+            list.split(',')
+                .map(|name| Ok(cfg.resolve(Some(name.trim()), &overrides)?))
+                .collect()
         }
-        return Ok(Arc::new(SimulatedModel::new(sim)));
+        None => Ok(vec![a.model.spec(config)?]),
     }
-    Ok(spec.build()?)
 }
 
-fn roster(a: &EvalArgs, config: Option<&Path>, items: &[Item]) -> anyhow::Result<Roster> {
-    let roles = role_cards(&a.roles)?;
-    let models: Vec<SharedModel> = match &a.models {
+/// The sampling of each model (the flags over its models.toml keys), in `--models` order.
+fn model_sampling(a: &EvalArgs, config: Option<&Path>) -> anyhow::Result<Vec<Sampling>> {
+    match &a.models {
         Some(list) => {
             let cfg = ModelsConfig::discover(config)?;
             list.split(',')
                 .map(|name| {
-                    build_model(
-                        &cfg.resolve(Some(name.trim()), &a.model.overrides()?)?,
-                        items,
-                    )
+                    Ok(cfg
+                        .resolve(Some(name.trim()), &a.model.overrides()?)?
+                        .sampling())
                 })
-                .collect::<anyhow::Result<_>>()?
+                .collect()
         }
-        None if a.model.record.is_some() || a.model.replay.is_some() => {
-            vec![a.model.build(config)?]
-        }
-        None => vec![build_model(&a.model.spec(config)?, items)?],
-    };
+        None => Ok(vec![a.model.spec(config)?.sampling()]),
+    }
+}
+
+fn roster(a: &EvalArgs, config: Option<&Path>, items: &[Item]) -> anyhow::Result<Roster> {
+    let roles = role_cards(&a.roles)?;
+    let sampling = model_sampling(a, config)?;
+    // Record/replay wraps the very model a plain run uses (the keyed simulated model too).
+    let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
+    let models: Vec<SharedModel> = build_models(&model_specs(a, config)?, items, calls)?;
     let n = a.agents.max(1);
     let members = (0..n)
         .map(|i| Member {
             role: roles[i % roles.len()].clone(),
             model: models[i % models.len()].clone(),
+            sampling: sampling[i % sampling.len()].clone(),
         })
         .collect();
     Ok(Roster {
         members,
-        generation: Generation::default(),
+        sampling: MASLAB_SAMPLING,
     })
 }
 
@@ -208,6 +214,22 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
                 s.3
             ));
         };
+        let settings = colony::eval::RunSettings::of(&roster, a.data.seed);
+        let earlier = colony::eval::report::record_settings(
+            &a.out,
+            &mut summary,
+            dataset.name(),
+            &name,
+            settings,
+        )?;
+        if earlier.is_some() {
+            eprintln!(
+                "note: {name} on {} in {} ran before with other settings (see settings.json); \
+                 items already there keep theirs",
+                dataset.name(),
+                a.out.display()
+            );
+        }
         let path = a.out.join(format!("{name}.jsonl"));
         let run = run_policy(policy, &items, &roster, &eval, &path, &on_done).await?;
         bar.finish_and_clear();

@@ -16,4 +16,5 @@ pub mod selforg;
 pub mod serve_mock;
 pub mod study;
 pub mod swarmbench;
+pub mod swarmsys;
 pub mod wildfire;

@@ -1,4 +1,8 @@
 //! Flags that pick and configure a model, shared by every command that talks to one.
+//!
+//! `--temperature`, `--top-p` and `--max-tokens` set the generation settings of the run: they
+//! beat the model's `models.toml` keys and the command's built-in default, and a role card's
+//! keys beat them (the one precedence, documented on [`colony::llm::Sampling`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -6,7 +10,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use colony::llm::{ModelOverrides, ModelSpec, ModelsConfig, ReplayModel, SharedModel};
+use colony::llm::{
+    ModelOverrides, ModelSpec, ModelsConfig, ReplayModel, Sampling, SamplingKeys, SharedModel,
+};
 
 /// Model selection: a name from `models.toml`, or an endpoint given directly.
 #[derive(Args, Debug, Clone, Default)]
@@ -36,6 +42,19 @@ pub struct ModelArgs {
     /// Answer only from calls recorded in DIR; no network; a missing call is an error.
     #[arg(long, value_name = "DIR")]
     pub replay: Option<PathBuf>,
+    /// Sampling temperature, in [0, 2] (beats models.toml's `temperature`; a role card's key
+    /// beats it). Default: eval 0.5, compare and chat the server's.
+    #[arg(long, value_name = "T")]
+    pub temperature: Option<f32>,
+    /// Nucleus sampling mass, in (0, 1] (beats models.toml's `top_p`; a role card's key beats
+    /// it).
+    #[arg(long, value_name = "P")]
+    pub top_p: Option<f32>,
+    /// Completion-token limit per call, 1 to 1048576 (beats models.toml's `max_tokens`; a role
+    /// card's key beats it). Default: eval 2048, compare 1024, chat the server's. Keep it
+    /// small on CPU servers.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
 }
 
 impl ModelArgs {
@@ -52,12 +71,20 @@ impl ModelArgs {
                     })
             })
             .transpose()?;
+        let sampling = Sampling {
+            temperature: self.temperature,
+            top_p: self.top_p,
+            max_tokens: self.max_tokens,
+            ..Sampling::default()
+        };
+        sampling.validate(SamplingKeys::Flags)?;
         Ok(ModelOverrides {
             base_url: self.base_url.clone(),
             api_key_env: self.api_key_env.clone(),
             timeout,
             max_retries: self.max_retries,
             max_concurrency: self.max_concurrency,
+            sampling,
             ..ModelOverrides::default()
         })
     }

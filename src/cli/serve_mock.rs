@@ -81,6 +81,10 @@ pub struct ServeMockArgs {
     /// Seconds a client may take to send its request headers (0 turns the limit off).
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     pub header_read_timeout: f64,
+    /// Append every accepted chat-completion request body (as parsed) to FILE, one JSON line
+    /// each: what clients actually sent, for tests.
+    #[arg(long, value_name = "FILE")]
+    pub log_requests: Option<PathBuf>,
 }
 
 /// Parses a probability in `[0, 1]`.
@@ -116,9 +120,7 @@ impl ServeMockArgs {
                 let dataset: colony_qa::Dataset = name.parse()?;
                 let loaded = colony_qa::load(dataset, path, &colony_qa::LoadOptions::default())
                     .context("loading the --answer-key dataset file")?;
-                for item in &loaded.items {
-                    sim.answer_key.insert(&item.question, item.gold.clone());
-                }
+                sim.answer_key = colony::eval::answer_key(&loaded.items);
             }
             (Some(path), None) => {
                 sim.answer_key = AnswerKey::load(path).context("loading the --answer-key file")?;
@@ -182,6 +184,7 @@ impl ServeMockArgs {
                 )
             })?),
         };
+        config.request_log = self.log_requests.clone();
         Ok(config)
     }
 }

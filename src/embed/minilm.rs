@@ -204,4 +204,7 @@ impl Embedder for MiniLmEmbedder {
     fn id(&self) -> &str {
         &self.id
     }
+    fn max_input_tokens(&self) -> Option<usize> {
+        Some(Self::MAX_TOKENS)
+    }
 }

@@ -71,6 +71,12 @@ pub trait Embedder: Send + Sync {
     fn dim(&self) -> usize;
     /// A stable id naming the backend and its settings (used in caches and reports).
     fn id(&self) -> &str;
+    /// The longest input the encoder reads, in tokens, when it is known (text beyond it is
+    /// truncated); `None` for encoders without a limit or that do not report one. SwarmSys
+    /// picks its competence instruction by it (spec `reasoning.md` §2.4).
+    fn max_input_tokens(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// The embedder used when none is configured: [`HashingEmbedder`] with 512 dimensions.

@@ -5,8 +5,9 @@
 //! Output directory (the file and key names are a contract):
 //! - `episodes/<policy>/<seed>/steps.jsonl`, `calls.jsonl`, `initial_state.json`;
 //! - `episodes.jsonl`: one [`EpisodeResult`] per finished episode, appended as episodes end;
-//! - `compare.json`: the run's settings; a rerun with another environment, settings, step cap
-//!   or model into the same directory is refused (results would mix);
+//! - `compare.json`: the run's settings; a rerun with another environment, settings, step cap,
+//!   model or sampling (`--temperature`, `--top-p`, `--max-tokens`, `models.toml` keys) into
+//!   the same directory is refused (results would mix);
 //! - `summary.json`, `results.md`, `results.csv`, `score.svg`, `score_vs_tokens.svg`;
 //! - with `--grid`: episodes under `episodes/<configuration>/<policy>/<seed>/`, each
 //!   configuration's report under `configurations/<configuration>/`, and the top-level
@@ -31,6 +32,7 @@ use super::grid::{configurations, GridAxis, GridError, GridSummary};
 use super::results::{JsonlFile, ResultsError};
 use super::trajectory::{write_atomic, TrajectoryWriter};
 use crate::env::{build, EnvLookupError};
+use crate::llm::Sampling;
 use crate::policy::embodied::{
     embodied_policy, uses_models, CallLog, CallerConfig, EmbodiedError, PolicyContext,
 };
@@ -182,6 +184,10 @@ struct Settings {
     model: String,
     #[serde(default)]
     grid: Vec<GridAxis>,
+    /// What each model's calls ask for (absent in directories written before it was
+    /// recorded; then not compared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sampling: Option<Vec<Sampling>>,
 }
 
 /// Writes `compare.json` or checks it against this run.
@@ -207,6 +213,12 @@ fn claim(dir: &Path, s: &Settings) -> Result<(), CompareError> {
         }
         if old.grid != s.grid {
             diff.push("--grid differs".to_string());
+        }
+        if let (Some(a), Some(b)) = (&old.sampling, &s.sampling) {
+            if a != b {
+                let show = |x: &Vec<Sampling>| serde_json::to_string(x).unwrap_or_default();
+                diff.push(format!("sampling {} vs {}", show(a), show(b)));
+            }
         }
         if !diff.is_empty() {
             return Err(CompareError::Mismatch {
@@ -412,6 +424,7 @@ pub async fn run_compare(
             max_steps: config.max_steps,
             model: config.model.clone(),
             grid: config.grid.clone(),
+            sampling: Some(config.caller.sampling_per_model()),
         },
     )?;
     let (results, earlier) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;

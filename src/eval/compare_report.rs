@@ -80,6 +80,11 @@ pub struct CompareSummary {
     pub config: Vec<String>,
     /// Model label.
     pub model: String,
+    /// What each model's calls asked for (`temperature`, `top_p`, `max_tokens` as set after
+    /// every layer, see [`crate::llm::Sampling`]), one entry per model in `--models` order;
+    /// empty without models (scripted policies, `--model script:FILE`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sampling: Vec<crate::llm::Sampling>,
     /// The offline simulated model produced these results.
     pub simulated: bool,
     /// Seeds asked for.
@@ -221,6 +226,7 @@ impl CompareSummary {
             env: env_id,
             config: config.set.clone(),
             model: config.model.clone(),
+            sampling: config.caller.sampling_per_model(),
             simulated: config.simulated,
             seeds: config.seeds.clone(),
             order: config.policies.clone(),

@@ -315,6 +315,7 @@ mod tests {
             env: "wildfire-v0".into(),
             config: Vec::new(),
             model: "sim".into(),
+            sampling: Vec::new(),
             simulated: true,
             seeds: vec![0],
             order: vec![policy.to_string()],

@@ -1,7 +1,8 @@
 //! Evaluation: run policies over dataset items or environment episodes, store one JSON line
 //! per finished item or episode (resumable), summarize, and measure resources for benchmarks.
 //!
-//! - Reasoning: [`runner`] (items), [`summary`] (tables).
+//! - Reasoning: [`runner`] (items), [`summary`] (tables), [`models`] (the simulated model
+//!   keyed with the items, record/replay).
 //! - Embodied: [`episode`] (the one episode loop), [`trajectory`] (the one trajectory
 //!   format), [`env_run`] (`colony env run`), [`compare`] and [`compare_report`]
 //!   (`colony compare`).
@@ -12,6 +13,7 @@ pub mod env_run;
 pub mod episode;
 pub mod grid;
 pub mod lock;
+pub mod models;
 pub mod plot;
 pub mod report;
 pub mod resources;
@@ -25,6 +27,7 @@ pub use compare::{
 };
 pub use compare_report::CompareSummary;
 pub use episode::{run_episode, EpisodeConfig, EpisodeOutcome, EpisodeSink, StepRecord};
+pub use models::{answer_key, build_model, build_models, CallRouting};
 pub use results::{ItemResult, JsonlFile, ResultsError, ResultsFile};
 pub use runner::{run_policy, solve_item, EvalConfig, PolicyRun};
-pub use summary::{PolicySummary, Summary};
+pub use summary::{AgentSettings, PolicySummary, RunSettings, Summary};

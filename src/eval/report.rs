@@ -1,7 +1,9 @@
 //! The report files of `colony eval`: `summary.json`, `results.md`, `results.csv` and
 //! `accuracy_vs_tokens.svg`, all written atomically (temporary file, then rename). The summary
 //! is rebuilt from the per-item JSONL files on every run, so a damaged or stale
-//! `summary.json` can never drop other policies' or datasets' rows.
+//! `summary.json` can never drop other policies' or datasets' rows. What each run asked for
+//! (seed, agents, models, effective sampling) is kept in `settings.json`, per dataset and
+//! policy, and copied into `summary.json` under `settings`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +12,7 @@ use thiserror::Error;
 
 use super::plot::{accuracy_vs_tokens, PlotError};
 use super::results::ItemResult;
-use super::summary::{PolicySummary, Summary};
+use super::summary::{PolicySummary, RunSettings, Summary};
 use super::trajectory::write_atomic;
 
 /// Errors of the eval report.
@@ -77,12 +79,58 @@ pub fn rebuild_summary(dir: &Path) -> Result<Summary, ReportError> {
                 .insert(r.id.clone(), r);
         }
     }
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        settings: load_settings(dir),
+        ..Summary::default()
+    };
     for ((dataset, policy), items) in per {
         let results: Vec<ItemResult> = items.into_values().collect();
         summary.record(&dataset, &policy, PolicySummary::of(&results));
     }
     Ok(summary)
+}
+
+/// The settings file of an output directory.
+fn settings_path(dir: &Path) -> PathBuf {
+    dir.join("settings.json")
+}
+
+/// Settings per dataset, per policy.
+type SettingsMap = BTreeMap<String, BTreeMap<String, RunSettings>>;
+
+/// Reads `settings.json` of `dir`: none yet is empty, and so is a damaged one (with a warning:
+/// it is a record of earlier runs, not a reason to refuse this one; it is rewritten whole).
+fn load_settings(dir: &Path) -> SettingsMap {
+    let path = settings_path(dir);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return BTreeMap::new();
+    };
+    serde_json::from_str(&text).unwrap_or_else(|e| {
+        tracing::warn!(path = %path.display(), error = %e, "damaged run settings; starting afresh");
+        BTreeMap::new()
+    })
+}
+
+/// Records what a run of `policy` on `dataset` asks for, in `summary` and in `dir`'s
+/// `settings.json` (atomically), before it runs; returns the settings recorded earlier when
+/// they differ (items resumed from that run were produced with those).
+pub fn record_settings(
+    dir: &Path,
+    summary: &mut Summary,
+    dataset: &str,
+    policy: &str,
+    settings: RunSettings,
+) -> Result<Option<RunSettings>, ReportError> {
+    let previous = summary
+        .settings
+        .entry(dataset.to_string())
+        .or_default()
+        .insert(policy.to_string(), settings.clone())
+        .filter(|old| *old != settings);
+    let path = settings_path(dir);
+    let json = serde_json::to_string_pretty(&summary.settings).unwrap_or_default();
+    write_atomic(&path, json.as_bytes()).map_err(|source| ReportError::Io { path, source })?;
+    Ok(previous)
 }
 
 /// Writes `summary.json` (atomically), `results.md`, `results.csv` and the bubble plot into

@@ -125,6 +125,8 @@ pub async fn run_policy(
     results_path: &Path,
     on_done: &(dyn Fn(&ItemResult) + Send + Sync),
 ) -> Result<PolicyRun, ResultsError> {
+    // Every selected item, finished or not, so item groups are the same on a resumed run.
+    policy.prepare(items, config.run_seed);
     let (file, mut all) = ResultsFile::open(results_path)?;
     // Results of other datasets in the same file are kept but are not this run's.
     all.retain(|r| r.dataset == config.dataset || r.dataset.is_empty());

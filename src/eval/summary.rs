@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::results::ItemResult;
+use crate::llm::Sampling;
+use crate::policy::reasoning::Roster;
 
 /// Totals of one policy over its finished items.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -35,8 +37,9 @@ pub struct PolicySummary {
     pub wall_s: f64,
 }
 
-/// `summary.json`: `{"policies": {"<name>": {…}}, "datasets": {"<dataset>": {"<name>": {…}}}}`;
-/// `policies` holds each policy's totals over all datasets.
+/// `summary.json`: `{"policies": {"<name>": {…}}, "datasets": {"<dataset>": {"<name>": {…}}},
+/// "settings": {"<dataset>": {"<name>": {…}}}}`; `policies` holds each policy's totals over
+/// all datasets, `settings` what each run asked for ([`RunSettings`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Per policy, totals over every dataset, ordered by name.
@@ -44,6 +47,52 @@ pub struct Summary {
     /// Per dataset, per policy.
     #[serde(default)]
     pub datasets: BTreeMap<String, BTreeMap<String, PolicySummary>>,
+    /// Per dataset, per policy: the settings of the latest run (kept in `settings.json`,
+    /// since they cannot be rebuilt from the per-item files).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, BTreeMap<String, RunSettings>>,
+}
+
+/// What one `colony eval` run of a policy on a dataset asked for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunSettings {
+    /// Run seed (`--seed`).
+    pub run_seed: u64,
+    /// The roster, in order: what each agent's calls ask for unless the policy sets a field
+    /// for one call.
+    pub agents: Vec<AgentSettings>,
+}
+
+/// One agent of [`RunSettings`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentSettings {
+    /// Agent id (`agent_0`, …).
+    pub agent: String,
+    /// Role card name.
+    pub role: String,
+    /// Model id.
+    pub model: String,
+    /// Effective sampling after every layer (role card, flags, `models.toml`, built-in
+    /// default); unset fields are left to the server.
+    pub sampling: Sampling,
+}
+
+impl RunSettings {
+    /// The settings of a run of `roster` with `run_seed`.
+    pub fn of(roster: &Roster, run_seed: u64) -> Self {
+        let agents = roster
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| AgentSettings {
+                agent: Roster::agent_id(i),
+                role: m.role.name.clone(),
+                model: m.model.id().to_string(),
+                sampling: roster.effective_sampling(i).unwrap_or_default(),
+            })
+            .collect();
+        Self { run_seed, agents }
+    }
 }
 
 impl PolicySummary {

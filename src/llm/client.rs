@@ -21,7 +21,7 @@ use super::endpoint::{Endpoint, EndpointPool};
 use super::retry::parse_retry_after;
 use super::wire::{
     ChatCompletion, ChatCompletionRequest, EmbeddingInput, EmbeddingRequest, EmbeddingResponse,
-    EmbeddingVector, ModelList, StopSequences,
+    EmbeddingVector, ModelList,
 };
 use super::{ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError, RetryPolicy, Usage};
 
@@ -167,18 +167,8 @@ impl OpenAiClient {
     }
 
     fn wire_request(&self, r: &ChatRequest) -> Result<Bytes, ModelError> {
-        let body = ChatCompletionRequest {
-            model: self.settings.model.clone(),
-            messages: r.messages.clone(),
-            temperature: r.temperature,
-            top_p: r.top_p,
-            max_tokens: r.max_tokens,
-            seed: r.seed,
-            stop: (!r.stop.is_empty()).then(|| StopSequences::Many(r.stop.clone())),
-            stream: None,
-            stream_options: None,
-            n: None,
-        };
+        let body =
+            ChatCompletionRequest::new(&self.settings.model, r.messages.clone(), &r.sampling);
         serde_json::to_vec(&body)
             .map(Bytes::from)
             .map_err(|e| ModelError::Config(format!("cannot serialize request: {e}")))

@@ -12,6 +12,9 @@
 //! deadline_secs = 600                    # a whole call, retries included
 //! max_retries = 6
 //! max_body_bytes = 16777216              # largest response body read (default 16 MiB)
+//! max_tokens = 512                       # generation settings of this model's calls
+//! temperature = 0.7                      #   (--max-tokens/--temperature/--top-p beat them,
+//! top_p = 0.95                           #   role cards beat those; see `Sampling`)
 //!
 //! [models.sim]                           # the offline simulated model
 //! kind = "simulated"
@@ -32,7 +35,7 @@ use serde::Deserialize;
 
 use super::{
     AnswerKey, ApiKey, ClientSettings, EndpointSettings, ModelError, OpenAiClient, RetryPolicy,
-    SharedModel, SimulatedConfig, SimulatedModel,
+    Sampling, SamplingKeys, SharedModel, SimulatedConfig, SimulatedModel,
 };
 
 /// Name of the built-in simulated model, available without any configuration.
@@ -78,6 +81,12 @@ pub struct ModelSpec {
     pub max_retries: Option<u32>,
     /// Largest response body read, in bytes (default 16 MiB); a longer one is an error.
     pub max_body_bytes: Option<u64>,
+    /// Sampling temperature of this model's calls, in [0, 2].
+    pub temperature: Option<f32>,
+    /// Nucleus sampling mass of this model's calls, in (0, 1].
+    pub top_p: Option<f32>,
+    /// Completion-token limit of this model's calls.
+    pub max_tokens: Option<u32>,
     /// Simulated: probability of a correct answer.
     pub accuracy: Option<f64>,
     /// Simulated: probability of adopting peer answers.
@@ -109,6 +118,8 @@ pub struct ModelOverrides {
     pub answer_key: Option<PathBuf>,
     /// `--accuracy` for the simulated model.
     pub accuracy: Option<f64>,
+    /// `--temperature`, `--top-p`, `--max-tokens`: beat the model entry's keys.
+    pub sampling: Sampling,
 }
 
 /// The contents of a `models.toml`.
@@ -143,6 +154,9 @@ impl ModelsConfig {
         let base = path.and_then(Path::parent).map(Path::to_path_buf);
         for (name, spec) in &mut cfg.models {
             spec.name = name.clone();
+            spec.sampling()
+                .validate(SamplingKeys::Keys)
+                .map_err(|e| ModelError::Config(format!("{shown}: model {name}: {e}")))?;
             if let (Some(k), Some(base)) = (&spec.answer_key, &base) {
                 if k.is_relative() {
                     spec.answer_key = Some(base.join(k));
@@ -220,6 +234,9 @@ impl ModelsConfig {
         spec.seed = o.seed.or(spec.seed);
         spec.answer_key = o.answer_key.clone().or(spec.answer_key);
         spec.accuracy = o.accuracy.or(spec.accuracy);
+        spec.temperature = o.sampling.temperature.or(spec.temperature);
+        spec.top_p = o.sampling.top_p.or(spec.top_p);
+        spec.max_tokens = o.sampling.max_tokens.or(spec.max_tokens);
         Ok(spec)
     }
 }
@@ -257,6 +274,17 @@ impl ModelSpec {
     /// The model name sent to servers.
     pub fn wire_model(&self) -> &str {
         self.model.as_deref().unwrap_or(&self.name)
+    }
+
+    /// The generation settings of this model's calls (its `temperature`, `top_p` and
+    /// `max_tokens`; after [`ModelsConfig::resolve`], the flags over the entry's keys).
+    pub fn sampling(&self) -> Sampling {
+        Sampling {
+            temperature: self.temperature,
+            top_p: self.top_p,
+            max_tokens: self.max_tokens,
+            ..Sampling::default()
+        }
     }
 
     /// The id the built model reports (what replay caches are keyed by), without building it.
@@ -397,6 +425,60 @@ accuracy = 0.9
             .resolve(None, &ModelOverrides::default())
             .unwrap();
         assert_eq!(builtin.kind, ModelKind::Simulated);
+    }
+
+    #[test]
+    fn sampling_keys_resolve_with_flags_first_and_are_checked() {
+        let toml = "[models.cpu]\nbase_url = \"http://127.0.0.1:9/v1\"\nmax_tokens = 256\n\
+                    temperature = 0.7\ntop_p = 0.9\n";
+        let cfg = ModelsConfig::parse(toml, None).unwrap();
+        let plain = cfg
+            .resolve(Some("cpu"), &ModelOverrides::default())
+            .unwrap();
+        assert_eq!(
+            plain.sampling(),
+            Sampling {
+                temperature: Some(0.7),
+                top_p: Some(0.9),
+                max_tokens: Some(256),
+                ..Sampling::default()
+            }
+        );
+        // A flag beats the entry's key; the keys no flag sets stay.
+        let o = ModelOverrides {
+            sampling: Sampling {
+                max_tokens: Some(17),
+                ..Sampling::default()
+            },
+            ..ModelOverrides::default()
+        };
+        let s = cfg.resolve(Some("cpu"), &o).unwrap().sampling();
+        assert_eq!(
+            (s.max_tokens, s.temperature, s.top_p),
+            (Some(17), Some(0.7), Some(0.9))
+        );
+        // Nothing configured: nothing set (the command's built-in default applies).
+        let sim = cfg
+            .resolve(Some("sim"), &ModelOverrides::default())
+            .unwrap();
+        assert!(sim.sampling().is_empty());
+        let err = ModelsConfig::parse(
+            "[models.a]\nbase_url = \"http://x/v1\"\ntop_p = 0\n",
+            Some(Path::new("m.toml")),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("m.toml: model a: `top_p` must be in (0, 1], got 0"),
+            "{err}"
+        );
+        let err = ModelsConfig::parse("[models.a]\nmax_tokens = 0\n", None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("model a: `max_tokens` must be from 1"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -6,6 +6,9 @@
 //!   accuracy (SelfOrg §2.6); also a scripted mode for tests.
 //! - [`ReplayModel`]: record/replay cache around any model.
 //!
+//! [`Sampling`] holds a call's generation settings and the one precedence rule that layers
+//! them (per-call options, role card, flags, `models.toml`, built-in default).
+//!
 //! [`UsageLedger`] sums calls, tokens, retries and model time per agent and per run.
 
 mod answer_key;
@@ -17,13 +20,14 @@ mod fatal;
 mod model;
 mod replay;
 mod retry;
+mod sampling;
 mod secret;
 mod simulated;
 mod types;
 mod usage;
 pub mod wire;
 
-pub use answer_key::AnswerKey;
+pub use answer_key::{AnswerKey, KeyMatch};
 pub use client::{ClientSettings, EndpointSettings, OpenAiClient};
 pub use config::{ModelKind, ModelOverrides, ModelSpec, ModelsConfig, SIMULATED_NAME};
 pub use endpoint::redact_url;
@@ -32,6 +36,7 @@ pub use fatal::stops_run;
 pub use model::{ChatModel, SharedModel};
 pub use replay::{request_key, ReplayMode, ReplayModel};
 pub use retry::RetryPolicy;
+pub use sampling::{Sampling, SamplingError, SamplingKeys, MAX_TOKENS_LIMIT};
 pub use secret::ApiKey;
 pub use simulated::{SimulatedConfig, SimulatedModel};
 pub use types::{

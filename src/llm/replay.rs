@@ -1,10 +1,12 @@
 //! `ReplayModel`: a record/replay cache around any model.
 //!
 //! The key is the SHA-256 of the canonical request: model id, messages, temperature, top_p,
-//! max_tokens, stop sequences and the explicit sample index. Transport settings (timeouts,
-//! retries) are not part of a request, and — following Inspect AI's lesson (STYLE.md) — the
-//! sampling seed is not part of the key either: repeated samples are told apart by
-//! `sample_index`, so a rerun with another seed still replays.
+//! max_tokens, stop sequences, the explicit sample index and the sampling seed (when the
+//! request has one). Transport settings (timeouts, retries) are not part of a request. The
+//! seed is: requests that differ only in their seed are different requests (the simulated
+//! model and seed-honouring servers answer them differently, and the reasoning policies give
+//! every agent, round and method its own seed), so a recording reproduces the run it recorded
+//! call for call. A replay therefore needs the recorded run's `--seed`.
 //!
 //! Storage is one append-only JSONL file, `DIR/calls.jsonl`, one `{key, model, request,
 //! response}` object per line, written whole under a lock so concurrent calls never interleave.
@@ -15,7 +17,7 @@
 //! Identical requests share one key, so while recording they are coalesced: the first caller
 //! asks the model, concurrent and later callers with the same key get its reply (marked
 //! cached). The recorded run therefore sees exactly what a replay will see. Callers who want
-//! independent samples of one prompt set distinct `sample_index` values.
+//! independent samples of one prompt set distinct `sample_index` values (or seeds).
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -52,6 +54,9 @@ struct KeyFields<'a> {
     max_tokens: Option<u32>,
     stop: &'a [String],
     sample_index: u32,
+    /// Left out when absent, so keys of seedless requests are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -151,11 +156,12 @@ pub fn request_key(model: &str, r: &ChatRequest) -> String {
     let fields = KeyFields {
         model,
         messages: &r.messages,
-        temperature: r.temperature,
-        top_p: r.top_p,
-        max_tokens: r.max_tokens,
-        stop: &r.stop,
+        temperature: r.sampling.temperature,
+        top_p: r.sampling.top_p,
+        max_tokens: r.sampling.max_tokens,
+        stop: &r.sampling.stop,
         sample_index: r.sample_index,
+        seed: r.sampling.seed,
     };
     // Serializing plain structs of strings and numbers cannot fail.
     let bytes = serde_json::to_vec(&fields).unwrap_or_default();
@@ -335,9 +341,11 @@ mod tests {
             },
             a
         );
-        // The seed is not part of the key.
-        let b2 = rep.chat(&req("hello", 1).seed(99)).await.unwrap();
+        let b2 = rep.chat(&req("hello", 1)).await.unwrap();
         assert_eq!(b2.text, b.text);
+        // The seed is part of the key: the same prompt with another seed is another request.
+        let other_seed = rep.chat(&req("hello", 1).seed(99)).await;
+        assert!(other_seed.is_err());
         let miss = rep
             .chat(&req("never asked", 0))
             .await

@@ -115,11 +115,12 @@ impl SimulatedModel {
             .iter()
             .rev()
             .filter(|m| m.role == Role::User)
-            .find_map(|m| cfg.answer_key.lookup_question(&m.content).map(|qg| (m, qg)));
-        let Some((question_msg, (question, gold))) = question else {
+            .find_map(|m| cfg.answer_key.lookup_entry(&m.content).map(|e| (m, e)));
+        let Some((question_msg, entry)) = question else {
             return embodied_reply(cfg, request)
                 .unwrap_or_else(|| generic_reply(&cfg.name, request));
         };
+        let (question, gold) = (entry.question, entry.gold);
         let peers: Vec<String> = request
             .messages
             .iter()
@@ -151,10 +152,18 @@ impl SimulatedModel {
         } else if u_correct < cfg.accuracy {
             gold.to_string()
         } else {
-            let candidates = wrong_candidates(gold, cfg.wrong_answers, cfg.seed);
+            let candidates = wrong_candidates(gold, entry.options, cfg.wrong_answers, cfg.seed);
             pick_skewed(&candidates, cfg.wrong_skew, u_wrong)
         };
-        reasoning_text(&answer, u_style)
+        let body = reasoning_text(&answer, u_style);
+        // SwarmSys validator and mode-B explorer turns ask for machine-read lines.
+        crate::policy::reasoning::swarmsys::simulated_reply(
+            &question_msg.content,
+            &answer,
+            &body,
+            &|t| extract_answers(t).pop(),
+        )
+        .unwrap_or(body)
     }
 }
 
@@ -213,8 +222,8 @@ fn request_seed(cfg: &SimulatedConfig, r: &ChatRequest) -> u64 {
         })
         .str(&m.content);
     }
-    h.u64(r.seed.unwrap_or(u64::MAX));
-    let greedy = r.temperature == Some(0.0);
+    h.u64(r.sampling.seed.unwrap_or(u64::MAX));
+    let greedy = r.sampling.temperature == Some(0.0);
     h.u64(if greedy {
         0
     } else {
@@ -226,6 +235,7 @@ fn request_seed(cfg: &SimulatedConfig, r: &ChatRequest) -> u64 {
 /// Applies stop sequences and `max_tokens` (about four characters per token).
 fn apply_limits(mut text: String, r: &ChatRequest) -> (String, FinishReason) {
     if let Some(cut) = r
+        .sampling
         .stop
         .iter()
         .filter(|s| !s.is_empty())
@@ -234,7 +244,7 @@ fn apply_limits(mut text: String, r: &ChatRequest) -> (String, FinishReason) {
     {
         text.truncate(cut);
     }
-    if let Some(max) = r.max_tokens {
+    if let Some(max) = r.sampling.max_tokens {
         let max_chars = usize::try_from(u64::from(max) * 4).unwrap_or(usize::MAX);
         if let Some((idx, _)) = text.char_indices().nth(max_chars) {
             text.truncate(idx);
@@ -293,10 +303,18 @@ pub(crate) fn extract_answers(text: &str) -> Vec<String> {
     out
 }
 
-/// True for the placeholders of answer-format instructions ("end with 'The answer is X'").
+/// True for the placeholders of answer-format instructions ("end with 'The answer is X'",
+/// `finish with a line of the form "The answer is (X)", where X is the letter …`): the
+/// answer, or its first word with quotes and brackets removed, is `X`, `N`, `x` or `...`.
 fn is_placeholder(answer: &str) -> bool {
     let a = answer.trim_matches(|c: char| "'\"`".contains(c));
-    matches!(a, "X" | "N" | "x" | "...") || a.starts_with(['<', '[', '{'])
+    let first_word = a
+        .split(|c: char| c.is_whitespace() || "'\"`,;".contains(c))
+        .find(|w| !w.is_empty())
+        .unwrap_or("")
+        .trim_matches(|c: char| "()[]{}<>:".contains(c));
+    let marker = |w: &str| matches!(w, "X" | "N" | "x" | "...");
+    marker(a) || marker(first_word) || a.starts_with(['<', '[', '{'])
 }
 
 /// The most frequent answer; the first seen wins ties.
@@ -311,17 +329,24 @@ fn plurality(answers: &[String]) -> String {
     best.map(|(a, _)| a.clone()).unwrap_or_default()
 }
 
-/// `k` distinct wrong answers for `gold`, a function of the gold answer and the seed only.
+/// `k` distinct wrong answers for `gold`, a function of the gold answer, its option count
+/// and the seed only.
 ///
 /// Integers get integer neighbours, decimals keep their precision, option letters get the
-/// other letters (A–E, or up to the gold letter), anything else gets small integers.
-fn wrong_candidates(gold: &str, k: usize, seed: u64) -> Vec<String> {
+/// other letters (of the `options` the question has; without a count A–E, or up to the gold
+/// letter), anything else gets small integers.
+fn wrong_candidates(gold: &str, options: Option<usize>, k: usize, seed: u64) -> Vec<String> {
     let k = k.max(1);
     let g = gold.trim();
     let mut rng = ChaCha8Rng::seed_from_u64(StableHasher::new().u64(seed).str(g).finish());
     let letter = g.len() == 1 && g.chars().all(|c| c.is_ascii_uppercase());
     if letter {
-        let last = g.chars().next().map_or('E', |c| c.max('E'));
+        let gold_letter = g.chars().next().unwrap_or('A');
+        let counted = options
+            .filter(|&n| (2..=26).contains(&n))
+            .map(|n| char::from(b'A' + (n - 1) as u8))
+            .filter(|&last| last >= gold_letter);
+        let last = counted.unwrap_or(gold_letter.max('E'));
         return ('A'..=last)
             .filter(|c| c.to_string() != g)
             .map(String::from)

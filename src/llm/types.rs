@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::Sampling;
+
 /// Who wrote a message in a conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -59,25 +61,17 @@ impl Message {
 /// `sample_index` is not sent to servers: it distinguishes repeated samples of the same request
 /// (self-consistency draws k of them) so that caches and the simulated model can tell them apart
 /// without relying on the sampling seed (STYLE.md: the seed is not the cache key).
+///
+/// The serialized form is flat (`{"messages", "temperature", …, "sample_index"}`): the
+/// [`Sampling`] fields sit beside the messages, as in the OpenAI API.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ChatRequest {
     /// The conversation, oldest first.
     pub messages: Vec<Message>,
-    /// Sampling temperature; `None` leaves the server default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f32>,
-    /// Nucleus sampling mass; `None` leaves the server default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub top_p: Option<f32>,
-    /// Upper bound on completion tokens.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_tokens: Option<u32>,
-    /// Sampling seed forwarded to servers that support it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
-    /// Stop sequences.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stop: Vec<String>,
+    /// Temperature, top-p, completion-token limit, seed and stop sequences; unset fields
+    /// leave the server's default.
+    #[serde(flatten)]
+    pub sampling: Sampling,
     /// Index of this sample among repeated draws of the same request (not sent to servers).
     #[serde(default)]
     pub sample_index: u32,
@@ -91,29 +85,34 @@ impl ChatRequest {
             ..Self::default()
         }
     }
+    /// Sets every sampling field at once.
+    pub fn with_sampling(mut self, sampling: Sampling) -> Self {
+        self.sampling = sampling;
+        self
+    }
     /// Sets the temperature.
     pub fn temperature(mut self, t: f32) -> Self {
-        self.temperature = Some(t);
+        self.sampling.temperature = Some(t);
         self
     }
     /// Sets top-p.
     pub fn top_p(mut self, p: f32) -> Self {
-        self.top_p = Some(p);
+        self.sampling.top_p = Some(p);
         self
     }
     /// Sets the completion-token limit.
     pub fn max_tokens(mut self, n: u32) -> Self {
-        self.max_tokens = Some(n);
+        self.sampling.max_tokens = Some(n);
         self
     }
     /// Sets the sampling seed.
     pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
+        self.sampling.seed = Some(seed);
         self
     }
     /// Sets the stop sequences.
     pub fn stop(mut self, stop: Vec<String>) -> Self {
-        self.stop = stop;
+        self.sampling.stop = stop;
         self
     }
     /// Sets the sample index.

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Message, Usage};
+use super::{Message, Sampling, Usage};
 
 /// Body of `POST /v1/chat/completions`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -39,6 +39,40 @@ pub struct ChatCompletionRequest {
     /// Number of choices; colony always asks for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n: Option<u32>,
+}
+
+impl ChatCompletionRequest {
+    /// A non-streaming request for `model` with `messages` and the set fields of `sampling`
+    /// (unset ones are omitted, leaving the server's default).
+    pub fn new(model: impl Into<String>, messages: Vec<Message>, sampling: &Sampling) -> Self {
+        Self {
+            model: model.into(),
+            messages,
+            temperature: sampling.temperature,
+            top_p: sampling.top_p,
+            max_tokens: sampling.max_tokens,
+            seed: sampling.seed,
+            stop: (!sampling.stop.is_empty()).then(|| StopSequences::Many(sampling.stop.clone())),
+            stream: None,
+            stream_options: None,
+            n: None,
+        }
+    }
+
+    /// The sampling fields of this request.
+    pub fn sampling(&self) -> Sampling {
+        Sampling {
+            temperature: self.temperature,
+            top_p: self.top_p,
+            max_tokens: self.max_tokens,
+            seed: self.seed,
+            stop: self
+                .stop
+                .clone()
+                .map(StopSequences::into_vec)
+                .unwrap_or_default(),
+        }
+    }
 }
 
 /// `stop` is either one string or a list of strings in the OpenAI API.

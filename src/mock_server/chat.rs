@@ -52,6 +52,7 @@ pub(crate) async fn handle(
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };
+    log_request(&state, &request);
     let outcome = match apply_faults(&state, conn.as_ref().map(|Extension(c)| c)).await {
         Ok(outcome) => outcome,
         Err(response) => return response,
@@ -91,6 +92,20 @@ pub(crate) async fn handle(
     }
 }
 
+/// Appends `request` to the request log, when there is one (a failed write is logged, not
+/// fatal: the log is a test aid).
+fn log_request(state: &AppState, request: &ChatCompletionRequest) {
+    let Some(log) = &state.request_log else {
+        return;
+    };
+    let mut line = serde_json::to_string(request).unwrap_or_default();
+    line.push('\n');
+    let mut file = log.lock().unwrap_or_else(|p| p.into_inner());
+    if let Err(e) = std::io::Write::write_all(&mut *file, line.as_bytes()) {
+        tracing::warn!(error = %e, "mock server: cannot append to the request log");
+    }
+}
+
 /// Checks what the typed parse cannot express.
 fn validate(request: ChatCompletionRequest) -> Result<ChatCompletionRequest, ApiError> {
     if request.messages.is_empty() {
@@ -109,12 +124,8 @@ fn validate(request: ChatCompletionRequest) -> Result<ChatCompletionRequest, Api
 /// The model-facing request of a wire request.
 fn to_chat_request(r: ChatCompletionRequest) -> ChatRequest {
     ChatRequest {
+        sampling: r.sampling(),
         messages: r.messages,
-        temperature: r.temperature,
-        top_p: r.top_p,
-        max_tokens: r.max_tokens,
-        seed: r.seed,
-        stop: r.stop.map(|s| s.into_vec()).unwrap_or_default(),
         sample_index: 0,
     }
 }

@@ -13,6 +13,9 @@
 //! - `GET /v1/mock/stats` and `POST /v1/mock/reset`: the [`MockStats`] counters, as JSON, for
 //!   tests in other processes (no API key needed).
 //!
+//! With [`MockServerConfig::request_log`] every accepted chat request is also appended to a
+//! JSONL file, so tests can check what a client actually sent (sampling settings included).
+//!
 //! Faults ([`FaultConfig`]) hit chat and embeddings requests only: latency first, then at most
 //! one of 429, 500, dropped connection, stall, malformed body, drawn from a seeded RNG.
 //!
@@ -33,6 +36,7 @@ mod stats;
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
@@ -90,6 +94,11 @@ pub struct MockServerConfig {
     /// ready for the next request (idle keep-alive time included); `None` waits forever.
     /// Default [`DEFAULT_HEADER_READ_TIMEOUT`].
     pub header_read_timeout: Option<Duration>,
+    /// When set, every accepted chat-completion request is appended to this file as one JSON
+    /// line, as the server parsed it (the OpenAI body; fields colony does not type are
+    /// dropped), so a test in another process can check what a client sent. The file is
+    /// opened once, at start, for appending (truncate it to clear it; do not remove it).
+    pub request_log: Option<PathBuf>,
 }
 
 impl MockServerConfig {
@@ -107,6 +116,7 @@ impl MockServerConfig {
             max_embedding_inputs: DEFAULT_MAX_EMBEDDING_INPUTS,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             header_read_timeout: Some(DEFAULT_HEADER_READ_TIMEOUT),
+            request_log: None,
         }
     }
 }
@@ -128,6 +138,7 @@ impl fmt::Debug for MockServerConfig {
             .field("max_embedding_inputs", &self.max_embedding_inputs)
             .field("max_response_bytes", &self.max_response_bytes)
             .field("header_read_timeout", &self.header_read_timeout)
+            .field("request_log", &self.request_log)
             .finish()
     }
 }
@@ -167,6 +178,15 @@ impl MockServer {
                 "mock server: header_read_timeout must be positive (None disables it)".into(),
             ));
         }
+        let request_log = match &config.request_log {
+            Some(path) => Some(std::sync::Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)?,
+            )),
+            None => None,
+        };
         let listener = TcpListener::bind(SocketAddr::new(config.host, config.port)).await?;
         let addr = listener.local_addr()?;
         let stats = Arc::new(StatsCounters::default());
@@ -182,6 +202,7 @@ impl MockServer {
             max_request_bytes: config.max_request_bytes,
             max_embedding_inputs: config.max_embedding_inputs,
             max_response_bytes: config.max_response_bytes,
+            request_log,
         });
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(conn::accept_loop(

@@ -50,6 +50,8 @@ pub(crate) struct AppState {
     pub(crate) max_embedding_inputs: usize,
     /// Largest embeddings response body.
     pub(crate) max_response_bytes: usize,
+    /// Where accepted chat requests are logged, one JSON line each.
+    pub(crate) request_log: Option<std::sync::Mutex<std::fs::File>>,
 }
 
 impl AppState {

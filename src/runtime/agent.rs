@@ -16,7 +16,7 @@ use super::budget::BudgetMeter;
 use super::transcript::TranscriptLog;
 use super::transcript::{CallRecord, Event, FailureRecord, MessageRecord, TranscriptEntry};
 use super::{AgentId, AskOptions, Reply, RoleCard, RuntimeError};
-use crate::llm::{ChatRequest, Message, ModelError, SharedModel, UsageLedger};
+use crate::llm::{ChatRequest, Message, ModelError, Sampling, SharedModel, UsageLedger};
 
 /// Everything needed to spawn an agent: its id, role card, model and initial memory.
 #[derive(Clone)]
@@ -29,6 +29,10 @@ pub struct AgentSpec {
     pub model: SharedModel,
     /// Conversation memory the agent starts with (system prompt excluded).
     pub memory: Vec<Message>,
+    /// Sampling defaults under the role card's (the run's flags over the model's
+    /// `models.toml` entry over the built-in default, see [`Sampling`]): the role card and
+    /// per-call options beat them.
+    pub sampling: Sampling,
 }
 
 impl std::fmt::Debug for AgentSpec {
@@ -38,6 +42,7 @@ impl std::fmt::Debug for AgentSpec {
             .field("role", &self.role.name)
             .field("model", &self.model.id())
             .field("memory", &self.memory.len())
+            .field("sampling", &self.sampling)
             .finish()
     }
 }
@@ -50,12 +55,19 @@ impl AgentSpec {
             role: role.into(),
             model,
             memory: Vec::new(),
+            sampling: Sampling::default(),
         }
     }
 
     /// This agent starting with the given conversation memory.
     pub fn with_memory(mut self, memory: Vec<Message>) -> Self {
         self.memory = memory;
+        self
+    }
+
+    /// This agent with sampling defaults under its role card's.
+    pub fn with_sampling(mut self, sampling: Sampling) -> Self {
+        self.sampling = sampling;
         self
     }
 }
@@ -115,6 +127,8 @@ enum Outcome {
 pub(crate) struct Agent {
     id: AgentId,
     role: Arc<RoleCard>,
+    /// The role card's sampling over the spec's defaults, resolved once.
+    sampling: Sampling,
     model: SharedModel,
     memory: Vec<Message>,
     seq: u64,
@@ -129,9 +143,11 @@ impl Agent {
             role,
             model,
             memory,
+            sampling,
         } = spec;
         Self {
             id,
+            sampling: role.sampling.or(&sampling),
             role,
             model,
             memory,
@@ -300,11 +316,7 @@ impl Agent {
         messages.push(Message::user(prompt));
         ChatRequest {
             messages,
-            temperature: options.temperature.or(self.role.temperature),
-            top_p: options.top_p.or(self.role.top_p),
-            max_tokens: options.max_tokens.or(self.role.max_tokens),
-            seed: options.seed,
-            stop: options.stop.clone(),
+            sampling: options.sampling.or(&self.sampling),
             sample_index: options.sample_index,
         }
     }

@@ -1,31 +1,24 @@
 //! Per-ask options and the reply an ask returns.
 //!
-//! Options override the role card's sampling defaults for one call; `stateless` asks see only
-//! the system prompt and the prompt (self-consistency draws, judges, one-shot probes) and leave
-//! the agent's memory untouched.
+//! Options override the role card's sampling defaults for one call ([`Sampling`] has the
+//! precedence); `stateless` asks see only the system prompt and the prompt (self-consistency
+//! draws, judges, one-shot probes) and leave the agent's memory untouched.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::AgentId;
-use crate::llm::{duration_micros, FinishReason, Usage};
+use crate::llm::{duration_micros, FinishReason, Sampling, Usage};
 
 /// Options of one ask; the default is a conversational ask with the role card's sampling.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AskOptions {
-    /// Sampling temperature (overrides the role card).
-    pub temperature: Option<f32>,
-    /// Nucleus sampling mass (overrides the role card).
-    pub top_p: Option<f32>,
-    /// Completion-token limit (overrides the role card).
-    pub max_tokens: Option<u32>,
-    /// Sampling seed forwarded to the model.
-    pub seed: Option<u64>,
+    /// Sampling of this call: set fields beat the role card and the agent's defaults (see
+    /// [`Sampling`] for the precedence); the per-call seed and stop sequences live here.
+    pub sampling: Sampling,
     /// Index of this sample among repeated draws of the same prompt.
     pub sample_index: u32,
-    /// Stop sequences.
-    pub stop: Vec<String>,
     /// When true, send only the system prompt and this prompt, and do not extend memory.
     pub stateless: bool,
     /// Deadline of the whole ask, queueing included (overrides the team default).
@@ -42,25 +35,25 @@ impl AskOptions {
 
     /// Sets the temperature.
     pub fn temperature(mut self, t: f32) -> Self {
-        self.temperature = Some(t);
+        self.sampling.temperature = Some(t);
         self
     }
 
     /// Sets top-p.
     pub fn top_p(mut self, p: f32) -> Self {
-        self.top_p = Some(p);
+        self.sampling.top_p = Some(p);
         self
     }
 
     /// Sets the completion-token limit.
     pub fn max_tokens(mut self, n: u32) -> Self {
-        self.max_tokens = Some(n);
+        self.sampling.max_tokens = Some(n);
         self
     }
 
     /// Sets the sampling seed.
     pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
+        self.sampling.seed = Some(seed);
         self
     }
 
@@ -72,7 +65,7 @@ impl AskOptions {
 
     /// Sets the stop sequences.
     pub fn stop(mut self, stop: Vec<String>) -> Self {
-        self.stop = stop;
+        self.sampling.stop = stop;
         self
     }
 

@@ -11,29 +11,76 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::llm::{Sampling, SamplingKeys};
+
 /// What an agent is: its role name, system prompt and default sampling parameters.
+///
+/// In TOML the sampling keys sit at the top level (`temperature`, `top_p`, `max_tokens`);
+/// seeds and stop sequences are per call, not role-card keys (a card built in code may still
+/// set them in [`RoleCard::sampling`], but they are not written back to TOML).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "RoleCardFile", into = "RoleCardFile")]
 pub struct RoleCard {
     /// Role name (e.g. `"assistant"`, `"validator"`).
     pub name: String,
     /// System prompt sent first in every call of an agent with this role (empty = none).
     pub system_prompt: String,
     /// One-line human description of the role.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
-    /// Default sampling temperature of this role's calls.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f32>,
-    /// Default nucleus sampling mass of this role's calls.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub top_p: Option<f32>,
-    /// Default completion-token limit of this role's calls.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_tokens: Option<u32>,
+    /// Default sampling of this role's calls: it beats the command-line flags, `models.toml`
+    /// and the built-in defaults, and per-call options beat it (see [`Sampling`]).
+    pub sampling: Sampling,
     /// Role-specific settings a policy or environment reads (e.g. a Wildfire agent's capacity).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, toml::Value>,
+}
+
+/// The TOML layout of a role card (flat sampling keys, unknown keys rejected).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RoleCardFile {
+    name: String,
+    system_prompt: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    top_p: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    params: BTreeMap<String, toml::Value>,
+}
+
+impl From<RoleCardFile> for RoleCard {
+    fn from(f: RoleCardFile) -> Self {
+        Self {
+            name: f.name,
+            system_prompt: f.system_prompt,
+            description: f.description,
+            sampling: Sampling {
+                temperature: f.temperature,
+                top_p: f.top_p,
+                max_tokens: f.max_tokens,
+                ..Sampling::default()
+            },
+            params: f.params,
+        }
+    }
+}
+
+impl From<RoleCard> for RoleCardFile {
+    fn from(c: RoleCard) -> Self {
+        Self {
+            name: c.name,
+            system_prompt: c.system_prompt,
+            description: c.description,
+            temperature: c.sampling.temperature,
+            top_p: c.sampling.top_p,
+            max_tokens: c.sampling.max_tokens,
+            params: c.params,
+        }
+    }
 }
 
 /// Why a role card could not be loaded.
@@ -73,9 +120,7 @@ impl RoleCard {
             name: name.into(),
             system_prompt: system_prompt.into(),
             description: String::new(),
-            temperature: None,
-            top_p: None,
-            max_tokens: None,
+            sampling: Sampling::default(),
             params: BTreeMap::new(),
         }
     }
@@ -136,19 +181,9 @@ impl RoleCard {
         if self.name.trim().is_empty() {
             return Err("field `name` must not be empty".into());
         }
-        if let Some(t) = self.temperature {
-            if !(0.0..=2.0).contains(&t) {
-                return Err(format!("field `temperature` must be in [0, 2], got {t}"));
-            }
-        }
-        if let Some(p) = self.top_p {
-            if !(p > 0.0 && p <= 1.0) {
-                return Err(format!("field `top_p` must be in (0, 1], got {p}"));
-            }
-        }
-        if self.max_tokens == Some(0) {
-            return Err("field `max_tokens` must be at least 1".into());
-        }
+        self.sampling
+            .validate(SamplingKeys::Keys)
+            .map_err(|e| format!("field {e}"))?;
         Ok(())
     }
 }
@@ -166,8 +201,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(card.name, "critic");
-        assert_eq!(card.temperature, Some(0.2));
-        assert_eq!(card.max_tokens, Some(64));
+        assert_eq!(card.sampling.temperature, Some(0.2));
+        assert_eq!(card.sampling.max_tokens, Some(64));
         assert_eq!(
             card.params.get("weight").and_then(|v| v.as_integer()),
             Some(2)

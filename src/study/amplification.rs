@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::embed::Embedder;
 use crate::eval::{solve_item, ItemResult, PolicySummary};
 use crate::llm::{AnswerKey, SharedModel, SimulatedConfig, SimulatedModel};
-use crate::policy::reasoning::{policy_with_embedder, Generation, Member, Roster};
+use crate::policy::reasoning::{policy_with_embedder, Member, Roster, MASLAB_SAMPLING};
 use crate::runtime::RoleCard;
 
 /// Settings of the study.
@@ -180,12 +180,9 @@ fn simulated_roster(
     Roster {
         members: roles
             .iter()
-            .map(|role| Member {
-                role: role.clone(),
-                model: model.clone(),
-            })
+            .map(|role| Member::new(role.clone(), model.clone()))
             .collect(),
-        generation: Generation::default(),
+        sampling: MASLAB_SAMPLING,
     }
 }
 

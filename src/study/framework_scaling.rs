@@ -135,7 +135,7 @@ pub async fn run(config: &ScalingConfig) -> Result<ScalingReport, ScalingError> 
                 seed: config.seed,
                 caller: CallerConfig {
                     models: vec![model.clone()],
-                    max_tokens: Some(1024),
+                    sampling: crate::policy::embodied::EMBODIED_SAMPLING,
                     ..CallerConfig::default()
                 },
             };

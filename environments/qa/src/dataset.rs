@@ -14,6 +14,7 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
+use crate::field_map::{FieldMap, FieldMapError};
 use crate::item::Item;
 
 /// One of the supported reasoning datasets.
@@ -249,6 +250,9 @@ pub struct LoadOptions {
     pub format: Option<Format>,
     /// GPQA: list the correct answer as (A), as MASLab does, instead of the seeded shuffle.
     pub gpqa_correct_first: bool,
+    /// Read the item fields from these columns instead of the dataset's published layout
+    /// (see [`FieldMap`]).
+    pub fields: Option<FieldMap>,
 }
 
 /// Where a row is in its file.
@@ -319,6 +323,9 @@ pub enum LoadError {
     /// A malformed row in strict mode.
     #[error(transparent)]
     Row(#[from] RowError),
+    /// The field map does not fit the dataset.
+    #[error(transparent)]
+    FieldMap(#[from] FieldMapError),
     /// The file (or directory) holds no rows at all.
     #[error("{}: no rows found", path.display())]
     Empty {
@@ -347,6 +354,9 @@ pub struct Loaded {
     /// Rows that could not be read, in order. Any skipped row changes the MASLab subset
     /// (it shuffles the full list), so callers should report them.
     pub skipped: Vec<RowError>,
+    /// Stray header rows found with a [`FieldMap`] (rows whose cells are the mapped column
+    /// names), skipped in every mode; they are not data, so they never change a subset.
+    pub header_rows: Vec<RowError>,
 }
 
 /// Loads `dataset` from `path` in published row order. `path` is a file, or a directory whose
@@ -357,7 +367,10 @@ pub struct Loaded {
 /// rows, or no valid rows) are returned as `Err`; a malformed row is skipped and reported in
 /// [`Loaded::skipped`], or returned as [`LoadError::Row`] when [`LoadOptions::strict`] is set.
 pub fn load(dataset: Dataset, path: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
-    let rows = crate::load::read_rows(dataset, path, opts.format)?;
+    if let Some(map) = &opts.fields {
+        map.check(dataset)?;
+    }
+    let rows = crate::load::read_rows(dataset, path, opts.format, opts.fields.is_some())?;
     if rows.is_empty() {
         return Err(LoadError::Empty {
             path: path.to_path_buf(),
@@ -365,6 +378,15 @@ pub fn load(dataset: Dataset, path: &Path, opts: &LoadOptions) -> Result<Loaded,
     }
     let mut out = Loaded::default();
     for row in rows {
+        if let (Ok(r), Some(map)) = (&row, &opts.fields) {
+            if crate::load::is_header_row(r, map) {
+                out.header_rows.push(r.error(
+                    None,
+                    "a stray header row (its cells are the mapped column names)",
+                ));
+                continue;
+            }
+        }
         match row.and_then(|r| crate::load::build_item(dataset, &r, opts)) {
             Ok(item) => out.items.push(item),
             Err(e) if opts.strict => return Err(LoadError::Row(e)),
@@ -379,6 +401,11 @@ pub fn load(dataset: Dataset, path: &Path, opts: &LoadOptions) -> Result<Loaded,
                 dataset,
                 count,
                 first: Box::new(first),
+            });
+        }
+        if !out.header_rows.is_empty() {
+            return Err(LoadError::Empty {
+                path: path.to_path_buf(),
             });
         }
     }

@@ -7,10 +7,12 @@
 //! - [`Dataset`]: the eight supported datasets and how each is published.
 //! - [`Item`]: one question with its gold answer and [`AnswerType`].
 //! - [`load`]: read a local file in its published format (JSONL, CSV, Parquet) into items;
-//!   [`Selection`] picks `--limit/--offset/--sample/--subset maslab`.
+//!   [`Selection`] picks `--limit/--offset/--sample/--subset maslab`; a [`FieldMap`] reads
+//!   any file whose columns are named differently.
 //! - [`extract`] / [`grade`]: the rule-based judge (named, composable filters).
 
 mod dataset;
+pub mod field_map;
 pub mod grade;
 mod item;
 mod load;
@@ -21,6 +23,7 @@ pub use dataset::{
     load, AnswerFamily, Dataset, Format, LoadError, LoadOptions, Loaded, Location, RowError,
     UnknownName,
 };
+pub use field_map::{Field, FieldMap, FieldMapError};
 pub use grade::{equivalent, extract, grade, Extraction, JudgeOptions, Source, Verdict};
 pub use item::{AnswerType, Item};
 pub use load::gpqa_order;

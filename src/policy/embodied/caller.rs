@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{AgentView, EmbodiedError, ReplyScript};
-use crate::llm::{approx_prompt_tokens, approx_tokens, Message, SharedModel, Usage};
+use crate::llm::{approx_prompt_tokens, approx_tokens, Message, Sampling, SharedModel, Usage};
 use crate::runtime::{AgentSpec, AskOptions, RoleCard, Team};
 use crate::stable_hash::StableHasher;
 use colony_env_api::AgentId;
@@ -57,6 +57,16 @@ pub struct CallLog {
     pub decides: bool,
 }
 
+/// The built-in sampling of the embodied policies: at most 1,024 completion tokens, the
+/// server's temperature. The weakest layer (see [`Sampling`] for the precedence).
+pub const EMBODIED_SAMPLING: Sampling = Sampling {
+    temperature: None,
+    top_p: None,
+    max_tokens: Some(1024),
+    seed: None,
+    stop: Vec::new(),
+};
+
 /// Settings of a [`Caller`].
 #[derive(Clone, Default)]
 pub struct CallerConfig {
@@ -65,10 +75,11 @@ pub struct CallerConfig {
     pub models: Vec<SharedModel>,
     /// Replies from a script file instead of models.
     pub script: Option<Arc<ReplyScript>>,
-    /// Completion-token limit per call (None: the server's default).
-    pub max_tokens: Option<u32>,
-    /// Sampling temperature (None: the server's default).
-    pub temperature: Option<f32>,
+    /// Sampling of each model of `models`, same order (the command-line flags over its
+    /// `models.toml` entry); a missing entry is empty. It beats [`CallerConfig::sampling`].
+    pub model_sampling: Vec<Sampling>,
+    /// Default sampling under every model's (`colony compare`: [`EMBODIED_SAMPLING`]).
+    pub sampling: Sampling,
     /// Deadline of one call, queueing included (None: the model's own timeout).
     pub timeout: Option<Duration>,
 }
@@ -79,9 +90,27 @@ impl std::fmt::Debug for CallerConfig {
         f.debug_struct("CallerConfig")
             .field("models", &ids)
             .field("script", &self.script.is_some())
-            .field("max_tokens", &self.max_tokens)
-            .field("temperature", &self.temperature)
+            .field("model_sampling", &self.model_sampling)
+            .field("sampling", &self.sampling)
             .finish()
+    }
+}
+
+impl CallerConfig {
+    /// What the calls of agents on model `m` (index into `models`) ask for: that model's
+    /// sampling over the default.
+    pub fn effective_sampling(&self, m: usize) -> Sampling {
+        self.model_sampling
+            .get(m)
+            .map_or_else(|| self.sampling.clone(), |s| s.or(&self.sampling))
+    }
+
+    /// [`CallerConfig::effective_sampling`] of every model, in order (empty without models):
+    /// what the run asked for, as results record it.
+    pub fn sampling_per_model(&self) -> Vec<Sampling> {
+        (0..self.models.len())
+            .map(|m| self.effective_sampling(m))
+            .collect()
     }
 }
 
@@ -141,9 +170,12 @@ impl Caller {
                 continue;
             }
             let i = self.order.get(&view.id).copied().unwrap_or(0);
-            let model = self.config.models[i % self.config.models.len()].clone();
+            let m = i % self.config.models.len();
+            let model = self.config.models[m].clone();
             let role = RoleCard::new("environment", view.instructions.clone());
-            team.add_agent(AgentSpec::new(view.id.as_str(), role, model))?;
+            let spec = AgentSpec::new(view.id.as_str(), role, model)
+                .with_sampling(self.config.effective_sampling(m));
+            team.add_agent(spec)?;
         }
         Ok(())
     }
@@ -202,12 +234,6 @@ impl Caller {
             .stateless()
             .seed(self.call_seed(step, &view.id, purpose))
             .tag(format!("step {step} {purpose}"));
-        if let Some(n) = self.config.max_tokens {
-            options = options.max_tokens(n);
-        }
-        if let Some(t) = self.config.temperature {
-            options = options.temperature(t);
-        }
         if let Some(d) = self.config.timeout {
             options = options.timeout(d);
         }

@@ -32,7 +32,7 @@ pub mod tags;
 #[cfg(test)]
 mod test_support;
 
-pub use caller::{CallLog, Caller, CallerConfig};
+pub use caller::{CallLog, Caller, CallerConfig, EMBODIED_SAMPLING};
 pub use independent::Independent;
 pub use registry::{embodied_policy, uses_models, PolicyContext, EMBODIED_POLICY_NAMES};
 pub use script::{ReplyScript, ScriptError};

@@ -101,11 +101,7 @@ impl ReasoningPolicy for Debate {
                             debate_prompt(query, &others)?
                         }
                     };
-                    Ok((
-                        i,
-                        prompt,
-                        ask_options(query, roster, self.name(), Some(r), i),
-                    ))
+                    Ok((i, prompt, ask_options(query, self.name(), Some(r), i)))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let turns = ask_all(&team, asks)

@@ -1,9 +1,10 @@
 //! Reasoning policies: solve one QA item with a team of LLM agents.
 //!
-//! Spec: `reasoning.md` §0 (shared conventions), §1 (SelfOrg), §3 (baselines). A policy gets a
-//! [`Query`] (the item, the run seed) and a [`Roster`] (role cards and models of its agents),
-//! builds a [`Team`](crate::runtime::Team) for the query, and returns a [`PolicyOutput`]:
-//! final text, extracted answer, the full transcript and a policy-specific trace.
+//! Spec: `reasoning.md` §0 (shared conventions), §1 (SelfOrg), §2 (SwarmSys), §3 (baselines).
+//! A policy gets a [`Query`] (the item, the run seed) and a [`Roster`] (role cards and models
+//! of its agents), builds a [`Team`](crate::runtime::Team) for the query, and returns a
+//! [`PolicyOutput`]: final text, extracted answer, the full transcript and a policy-specific
+//! trace.
 //!
 //! Writing a new policy means implementing [`ReasoningPolicy`]; see
 //! `examples/custom_policy.rs`.
@@ -16,6 +17,7 @@ mod seeds;
 mod self_consistency;
 pub mod selforg;
 mod single;
+pub mod swarmsys;
 pub mod vote;
 
 pub use cot::{cot_prompt, ChainOfThought, STEP_BY_STEP};
@@ -32,49 +34,63 @@ use colony_qa::{extract, Item, JudgeOptions};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::llm::{SharedModel, UsageReport};
+use crate::llm::{Sampling, SharedModel, UsageReport};
 use crate::runtime::{AgentSpec, RoleCard, RuntimeError, Team, Transcript};
 
-/// Generation defaults of the MASLab protocol (spec §0.2).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Generation {
-    /// Sampling temperature (0.5).
-    pub temperature: f32,
-    /// Completion-token limit (2048).
-    pub max_tokens: u32,
+/// The built-in sampling of the reasoning policies, the MASLab protocol's (spec §0.2):
+/// temperature 0.5, at most 2,048 completion tokens. It is the weakest layer: `models.toml`,
+/// the command-line flags, role cards and per-call options all beat it (see [`Sampling`]).
+pub const MASLAB_SAMPLING: Sampling = Sampling {
+    temperature: Some(0.5),
+    top_p: None,
+    max_tokens: Some(2048),
+    seed: None,
+    stop: Vec::new(),
+};
+
+/// One member of a roster: its role card, model and the sampling its model is configured with.
+#[derive(Clone)]
+pub struct Member {
+    /// Role card (system prompt; its sampling keys beat [`Member::sampling`]).
+    pub role: Arc<RoleCard>,
+    /// Model answering for this agent.
+    pub model: SharedModel,
+    /// Sampling of this member's model: the command-line flags over its `models.toml` entry
+    /// (empty when neither sets anything); it beats [`Roster::sampling`].
+    pub sampling: Sampling,
 }
 
-impl Default for Generation {
-    fn default() -> Self {
+impl Member {
+    /// A member with no sampling of its own (the roster's default applies).
+    pub fn new(role: Arc<RoleCard>, model: SharedModel) -> Self {
         Self {
-            temperature: 0.5,
-            max_tokens: 2048,
+            role,
+            model,
+            sampling: Sampling::default(),
         }
     }
 }
 
-/// One member of a roster: its role card and model.
-#[derive(Clone)]
-pub struct Member {
-    /// Role card (system prompt).
-    pub role: Arc<RoleCard>,
-    /// Model answering for this agent.
-    pub model: SharedModel,
-}
-
-/// The agents a policy may use, in order (agent `i` is `agent_{i}`), plus generation settings.
+/// The agents a policy may use, in order (agent `i` is `agent_{i}`), plus default sampling.
 #[derive(Clone)]
 pub struct Roster {
     /// Members; policies that need fewer agents take the first ones.
     pub members: Vec<Member>,
-    /// Sampling settings.
-    pub generation: Generation,
+    /// Default sampling under every member's (usually [`MASLAB_SAMPLING`]).
+    pub sampling: Sampling,
 }
 
 impl Roster {
     /// The id of agent `i`.
     pub fn agent_id(i: usize) -> String {
         format!("agent_{i}")
+    }
+
+    /// What member `i`'s calls ask for unless a policy sets a field for one call: its role
+    /// card over its model's sampling over the roster's default (None past the roster).
+    pub fn effective_sampling(&self, i: usize) -> Option<Sampling> {
+        let m = self.members.get(i)?;
+        Some(m.role.sampling.or(&m.sampling).or(&self.sampling))
     }
 
     /// A team of the first `n` members (all when `n` exceeds the roster).
@@ -87,7 +103,10 @@ impl Roster {
             .iter()
             .take(n.max(1))
             .enumerate()
-            .map(|(i, m)| AgentSpec::new(Self::agent_id(i), m.role.clone(), m.model.clone()));
+            .map(|(i, m)| {
+                AgentSpec::new(Self::agent_id(i), m.role.clone(), m.model.clone())
+                    .with_sampling(m.sampling.or(&self.sampling))
+            });
         Ok(Team::builder().agents(specs).build()?)
     }
 }
@@ -163,6 +182,15 @@ pub enum PolicyError {
     /// The runtime failed (budget exhausted, agent stopped, …).
     #[error(transparent)]
     Runtime(#[from] RuntimeError),
+    /// The policy's embedder failed (SwarmSys matching, spec §2.4).
+    #[error("{policy}: embedding failed: {source}")]
+    Embedding {
+        /// The policy.
+        policy: &'static str,
+        /// What the embedder reported.
+        #[source]
+        source: crate::embed::EmbedError,
+    },
 }
 
 /// `Ok` when `min ≤ value ≤ max`, else [`PolicyError::OutOfRange`].
@@ -193,4 +221,44 @@ pub trait ReasoningPolicy: Send + Sync {
     fn name(&self) -> &str;
     /// Solves one query with agents from `roster`.
     async fn solve(&self, query: &Query, roster: &Roster) -> Result<PolicyOutput, PolicyError>;
+    /// Called once before a run with every item it evaluates, in dataset order (finished
+    /// items included, so the call is the same when a run resumes). Policies that solve items
+    /// together use it (SwarmSys mode C groups items into exams, spec §2.7); the default does
+    /// nothing.
+    fn prepare(&self, _items: &[Item], _run_seed: u64) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::{SimulatedConfig, SimulatedModel};
+
+    #[test]
+    fn effective_sampling_is_role_over_member_over_roster_default() {
+        let model: SharedModel = Arc::new(SimulatedModel::new(SimulatedConfig::default()));
+        let mut card = RoleCard::new("critic", "Be critical.");
+        card.sampling.temperature = Some(0.2);
+        let flags_over_model = Sampling {
+            temperature: Some(0.9),
+            max_tokens: Some(17),
+            ..Sampling::default()
+        };
+        let roster = Roster {
+            members: vec![
+                Member {
+                    sampling: flags_over_model,
+                    ..Member::new(Arc::new(card), model.clone())
+                },
+                Member::new(Arc::new(RoleCard::new("plain", "")), model),
+            ],
+            sampling: MASLAB_SAMPLING,
+        };
+        let critic = roster.effective_sampling(0).unwrap();
+        assert_eq!(
+            (critic.temperature, critic.max_tokens),
+            (Some(0.2), Some(17))
+        );
+        assert_eq!(roster.effective_sampling(1), Some(MASLAB_SAMPLING));
+        assert_eq!(roster.effective_sampling(2), None);
+    }
 }

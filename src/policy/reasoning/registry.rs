@@ -4,8 +4,9 @@
 //! Counts are bounded so that no option runs open-ended: `self_consistency` k ≤
 //! [`SelfConsistency::MAX_K`] (64), `debate` agents ≤ [`Debate::MAX_AGENTS`] (64) and rounds ≤
 //! [`Debate::MAX_ROUNDS`] (20), `selforg` agents ≤ [`SelfOrgOptions::MAX_AGENTS`] (64), rounds ≤
-//! [`SelfOrgOptions::MAX_ROUNDS`] (20) and k ≤ [`SelfOrgOptions::MAX_K`] (64); numbers (`tau`,
-//! `gamma`) must be finite. Errors name the policy and the option, and quote at most a short
+//! [`SelfOrgOptions::MAX_ROUNDS`] (20) and k ≤ [`SelfOrgOptions::MAX_K`] (64), `swarmsys`
+//! agents 3–64, rounds ≤ 40 and event rounds ≤ 20 ([`SwarmSysOptions`]); numbers (`tau`,
+//! `gamma`, `eta`, …) must be finite. Errors name the policy and the option, and quote at most a short
 //! prefix of what was given.
 
 use std::collections::BTreeMap;
@@ -14,6 +15,9 @@ use std::sync::Arc;
 use colony_env_api::clip;
 
 use super::selforg::{GraphOptions, Rule, SelfOrg, SelfOrgOptions};
+use super::swarmsys::{
+    EpsilonBounds, Mode, ProfileScope, RoleCounts, RolesMode, SwarmSys, SwarmSysOptions,
+};
 use super::{ChainOfThought, Debate, PolicyError, ReasoningPolicy, SelfConsistency, Single};
 
 /// Names [`policy_by_name`] knows, with their options and limits.
@@ -33,6 +37,15 @@ pub const POLICY_NAMES: &[(&str, &str)] = &[
         "agents=4 (at most 64), rounds=3 (incl. round 0, at most 20), k=2 (0 = no limit, at \
          most 64), tau=0.5, rule=alg2|gated, reform=true, gamma=<off>",
     ),
+    (
+        "swarmsys",
+        "agents=8 (3 to 64; split 1/6/1 by spec §2.2), explorers=, workers=, validators= \
+         (per-role counts), mode=a|b|c (single, decomposed, exam), roles=matched|random|none, \
+         profile_scope=task|run, rounds=8 (global, at most 40), event_rounds=4 (at most 20), \
+         exam_size=10 (at most 16), gamma=10, eps_min=0.15, eps_max=0.35, window=5, eta=0.2, \
+         w_s=1, token_budget=<off>, instruction=auto|long|short, abilities=a|b|c (worker \
+         specialties)",
+    ),
 ];
 
 /// The policy a spec names, configured by its options.
@@ -40,7 +53,7 @@ pub fn policy_by_name(spec: &str) -> Result<Box<dyn ReasoningPolicy>, PolicyErro
     policy_with_embedder(spec, Arc::new(crate::embed::default_embedder()))
 }
 
-/// [`policy_by_name`] with the embedder SelfOrg uses (other policies ignore it).
+/// [`policy_by_name`] with the embedder SelfOrg and SwarmSys use (other policies ignore it).
 pub fn policy_with_embedder(
     spec: &str,
     embedder: Arc<dyn crate::embed::Embedder>,
@@ -115,6 +128,7 @@ pub fn policy_with_embedder(
             };
             Box::new(SelfOrg::new(opts, embedder)?)
         }
+        "swarmsys" => Box::new(SwarmSys::new(swarmsys_options(&mut options)?, embedder)?),
         _ => {
             let known: Vec<&str> = POLICY_NAMES.iter().map(|(n, _)| *n).collect();
             return Err(PolicyError::Config(format!(
@@ -126,6 +140,96 @@ pub fn policy_with_embedder(
     };
     options.finish()?;
     Ok(policy)
+}
+
+/// A text option that must be one of `allowed` (`a|b|c`), lowercased.
+fn choice(o: &mut Options, key: &str, allowed: &str) -> Result<Option<String>, PolicyError> {
+    match o.text(key).map(|v| v.to_ascii_lowercase()) {
+        Some(v) if !allowed.split('|').any(|a| a == v) => Err(PolicyError::Config(format!(
+            "{}: option `{key}` must be one of {allowed}, got `{}`",
+            o.policy,
+            clip(&v)
+        ))),
+        v => Ok(v),
+    }
+}
+
+/// SwarmSys options (spec §2.12 defaults for everything not given).
+fn swarmsys_options(o: &mut Options) -> Result<SwarmSysOptions, PolicyError> {
+    let d = SwarmSysOptions::default();
+    let counts = RoleCounts::from_options(
+        o.count("agents")?,
+        o.count("explorers")?,
+        o.count("workers")?,
+        o.count("validators")?,
+    )?;
+    let mode = choice(o, "mode", "a|b|c|single|decomposed|exam")?
+        .and_then(|m| Mode::parse(&m))
+        .unwrap_or(d.mode);
+    let roles = choice(o, "roles", "matched|random|none")?
+        .and_then(|m| RolesMode::parse(&m))
+        .unwrap_or(d.roles);
+    let profile_scope = match choice(o, "profile_scope", "task|run")?.as_deref() {
+        Some("run") => ProfileScope::Run,
+        Some(_) => ProfileScope::Task,
+        None => d.profile_scope,
+    };
+    let instruction = match choice(o, "instruction", "auto|long|short")?.as_deref() {
+        Some("long") => super::swarmsys::encode::Instruction::Long,
+        Some("short") => super::swarmsys::encode::Instruction::Short,
+        Some(_) => super::swarmsys::encode::Instruction::Auto,
+        None => d.instruction,
+    };
+    let rounds = |o: &mut Options, key: &'static str, default: u32, max: u32| match o.count(key)? {
+        None => Ok(default),
+        Some(r) => u32::try_from(r)
+            .ok()
+            .filter(|&r| r <= max)
+            .ok_or(PolicyError::OutOfRange {
+                policy: "swarmsys",
+                option: key,
+                value: r,
+                min: 1,
+                max: max as usize,
+            }),
+    };
+    let opts = SwarmSysOptions {
+        counts,
+        mode,
+        roles,
+        profile_scope,
+        max_rounds: rounds(o, "rounds", d.max_rounds, SwarmSysOptions::MAX_ROUNDS)?,
+        event_rounds: rounds(
+            o,
+            "event_rounds",
+            d.event_rounds,
+            SwarmSysOptions::MAX_EVENT_ROUNDS,
+        )?,
+        exam_size: o.count("exam_size")?.unwrap_or(d.exam_size),
+        window: o.count("window")?.unwrap_or(d.window),
+        gamma: o.float("gamma")?.unwrap_or(d.gamma),
+        eps: EpsilonBounds {
+            min: o.float("eps_min")?.unwrap_or(d.eps.min),
+            max: o.float("eps_max")?.unwrap_or(d.eps.max),
+        },
+        eta: o.float("eta")?.unwrap_or(d.eta),
+        w_s: o.float("w_s")?.unwrap_or(d.w_s),
+        token_budget: o.count("token_budget")?.map(|n| n as u64),
+        instruction,
+        worker_abilities: o
+            .text("abilities")
+            .map(|a| {
+                a.split('|')
+                    .map(str::trim)
+                    .filter(|x| !x.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        ..d
+    };
+    opts.validate()?;
+    Ok(opts)
 }
 
 /// Parsed `key=value` options, consumed as the policy reads them.
@@ -229,6 +333,29 @@ mod tests {
         );
         assert!(policy_by_name("selforg:tau=x").is_err());
         assert!(policy_by_name("selforg:rule=magic").is_err());
+        assert!(policy_by_name("swarmsys").is_ok());
+        assert!(policy_by_name(
+            "swarmsys:agents=14,mode=b,roles=random,profile_scope=run,gamma=5,eps_min=0.1,\
+             eps_max=0.4,window=3,eta=0.1,w_s=0.5,rounds=6,event_rounds=3,exam_size=5,\
+             token_budget=10000,instruction=short,abilities=algebra|geometry"
+        )
+        .is_ok());
+        for (spec, needle) in [
+            ("swarmsys:agents=2", "option `agents` must be from 3 to 64"),
+            ("swarmsys:mode=z", "option `mode` must be one of"),
+            ("swarmsys:roles=x", "option `roles` must be one of"),
+            ("swarmsys:agents=8,workers=3", "agents=8 but"),
+            ("swarmsys:rounds=41", "option `rounds` must be from 1 to 40"),
+            ("swarmsys:eps_min=0.5,eps_max=0.2", "eps_min"),
+            ("swarmsys:gamma=-1", "must not be negative"),
+            ("swarmsys:colour=red", "unknown option `colour`"),
+        ] {
+            let err = policy_by_name(spec).err().map(|e| e.to_string());
+            assert!(
+                err.as_deref().is_some_and(|e| e.contains(needle)),
+                "{spec}: {err:?}"
+            );
+        }
     }
 
     #[test]

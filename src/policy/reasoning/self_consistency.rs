@@ -54,7 +54,7 @@ impl ReasoningPolicy for SelfConsistency {
         let asks = (0..k)
             .map(|i| {
                 let sample = u32::try_from(i).unwrap_or(u32::MAX);
-                let options = ask_options(query, roster, self.name(), None, i)
+                let options = ask_options(query, self.name(), None, i)
                     .sample_index(sample)
                     .stateless();
                 (i, prompt.clone(), options)

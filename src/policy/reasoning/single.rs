@@ -7,7 +7,7 @@ use serde_json::json;
 
 use std::sync::Arc;
 
-use super::{llm_seed, Member, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
+use super::{llm_seed, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 use crate::runtime::{AskOptions, Reply, RoleCard, RuntimeError, Team};
 
 /// One call answering `query(item)`.
@@ -33,7 +33,7 @@ pub(crate) async fn one_call(
     prompt: String,
 ) -> Result<PolicyOutput, PolicyError> {
     let team = baseline_roster(roster, 1, true)?.team(1)?;
-    let options = ask_options(query, roster, method, None, 0);
+    let options = ask_options(query, method, None, 0);
     let mut failures = Failures::default();
     let replies = ask_all(&team, vec![(0, prompt, options)]).await;
     let turns: Vec<Turn> = replies
@@ -62,21 +62,19 @@ pub(crate) fn format_suffix(query: &Query) -> String {
         .unwrap_or_default()
 }
 
-/// The ask options of agent `agent`'s call: the roster's sampling settings and the per-agent
-/// LLM seed of spec §0.3, tagged with the round when there is one.
+/// The ask options of agent `agent`'s call: the per-agent LLM seed of spec §0.3, tagged with
+/// the round when there is one. Temperature and token limit are not set per call: they come
+/// from the agent's role card, the run's flags, its model's `models.toml` entry and the
+/// roster's default ([`super::MASLAB_SAMPLING`]), in that order (see [`crate::llm::Sampling`]).
 pub(crate) fn ask_options(
     query: &Query,
-    roster: &Roster,
     method: &str,
     round: Option<u32>,
     agent: usize,
 ) -> AskOptions {
     let id = Roster::agent_id(agent);
     let seed = llm_seed(query.run_seed, &query.item.id, method, round, &id);
-    let options = AskOptions::new()
-        .temperature(roster.generation.temperature)
-        .max_tokens(roster.generation.max_tokens)
-        .seed(seed);
+    let options = AskOptions::new().seed(seed);
     match round {
         Some(r) => options.tag(format!("round {r}")),
         None => options,
@@ -103,7 +101,7 @@ pub(crate) fn resized(roster: &Roster, n: usize, only_first: bool) -> Result<Ros
     let len = if only_first { 1 } else { roster.members.len() };
     Ok(Roster {
         members: (0..n).map(|i| roster.members[i % len].clone()).collect(),
-        generation: roster.generation,
+        sampling: roster.sampling.clone(),
     })
 }
 
@@ -120,10 +118,7 @@ pub(crate) fn baseline_roster(
             system_prompt: String::new(),
             ..(*m.role).clone()
         };
-        *m = Member {
-            role: Arc::new(role),
-            model: m.model.clone(),
-        };
+        m.role = Arc::new(role);
     }
     Ok(r)
 }

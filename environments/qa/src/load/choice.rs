@@ -8,19 +8,19 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::RawRow;
-use crate::dataset::RowError;
+use crate::dataset::{Dataset, RowError};
 use crate::item::{AnswerType, Item};
 
 /// The line that introduces the options in every choice layout.
 const CHOOSE: &str = "Choose the correct answer from the following options:";
 
 /// The option letter of 0-based index `i` (`A`, `B`, …).
-fn letter(i: usize) -> char {
+pub(super) fn letter(i: usize) -> char {
     char::from(b'A' + (i % 26) as u8)
 }
 
 /// The 0-based index of an option letter (either case) among `n` options.
-fn letter_index(s: &str, n: usize) -> Option<usize> {
+pub(super) fn letter_index(s: &str, n: usize) -> Option<usize> {
     let s = s.trim().trim_start_matches('(').trim_end_matches(')');
     let mut chars = s.chars();
     let c = chars.next()?.to_ascii_uppercase();
@@ -41,7 +41,7 @@ fn options_block(options: &[String]) -> String {
 }
 
 /// A choice item.
-fn item(id: String, question: String, choices: Vec<String>, gold: usize) -> Item {
+pub(super) fn choice_item(id: String, question: String, choices: Vec<String>, gold: usize) -> Item {
     Item {
         id,
         question,
@@ -81,7 +81,7 @@ pub(crate) fn aqua_rat(row: &RawRow) -> Result<Item, RowError> {
     })?;
     let body: String = options.iter().map(|o| format!("\n{o}")).collect();
     let choices = options.iter().map(|o| strip_label(o)).collect();
-    Ok(item(
+    Ok(choice_item(
         row.index.to_string(),
         format!("{question} {CHOOSE}{body}"),
         choices,
@@ -105,6 +105,23 @@ fn mmlu_layout(question: &str, options: &[String]) -> String {
         "The following is a multiple-choice question:\n{question}\n\n{CHOOSE}{}",
         options_block(options)
     )
+}
+
+/// The question body of a mapped choice item (see [`crate::FieldMap`]) in `dataset`'s layout:
+/// AQUA-RAT's `X)option` lines, GPQA's blank line before the options, else MMLU's.
+pub(super) fn choice_layout(dataset: Dataset, question: &str, options: &[String]) -> String {
+    match dataset {
+        Dataset::AquaRat => {
+            let body: String = options
+                .iter()
+                .enumerate()
+                .map(|(i, o)| format!("\n{}){o}", letter(i)))
+                .collect();
+            format!("{question} {CHOOSE}{body}")
+        }
+        Dataset::Gpqa => format!("{question}\n\n{CHOOSE}{}", options_block(options)),
+        _ => mmlu_layout(question, options),
+    }
 }
 
 /// MMLU: `question`; options = `choices` (hub) or columns `A`–`D` (original CSV); gold =
@@ -139,7 +156,7 @@ pub(crate) fn mmlu(row: &RawRow) -> Result<Item, RowError> {
             ),
         )
     })?;
-    let mut it = item(
+    let mut it = choice_item(
         row.index.to_string(),
         mmlu_layout(question, &options),
         options,
@@ -204,7 +221,7 @@ pub(crate) fn mmlu_pro(row: &RawRow) -> Result<Item, RowError> {
     let id = row
         .opt_text("question_id")
         .unwrap_or_else(|| row.index.to_string());
-    let mut it = item(id, mmlu_layout(question, &options), options, gold);
+    let mut it = choice_item(id, mmlu_layout(question, &options), options, gold);
     row.copy_meta(
         &mut it.meta,
         &[
@@ -265,7 +282,7 @@ pub(crate) fn gpqa(row: &RawRow, correct_first: bool) -> Result<Item, RowError> 
     let gold = order.iter().position(|&k| k == 0).unwrap_or(0);
     let body = format!("{question}\n\n{CHOOSE}{}", options_block(&options));
     let id = record_id.unwrap_or_else(|| row.index.to_string());
-    let mut it = item(id, body, options, gold);
+    let mut it = choice_item(id, body, options, gold);
     row.copy_meta(
         &mut it.meta,
         &[

@@ -10,10 +10,12 @@ mod choice;
 mod csv_file;
 mod fields;
 mod jsonl;
+mod mapped;
 mod numeric;
 mod parquet_file;
 
 pub use choice::gpqa_order;
+pub(crate) use mapped::is_header_row;
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -55,14 +57,16 @@ pub(crate) enum CsvHeader {
 const MMLU_CSV_COLUMNS: &[&str] = &["question", "A", "B", "C", "D", "answer"];
 
 /// Reads every row of `path` in order: a file, or every data file under a directory (all of
-/// one format) in natural path order.
+/// one format) in natural path order. `named` reads CSV files by their header row even for
+/// MMLU (whose original CSVs have none), as a field map does.
 pub(crate) fn read_rows(
     dataset: Dataset,
     path: &Path,
     format: Option<Format>,
+    named: bool,
 ) -> Result<Vec<RowResult>, LoadError> {
     let header = match dataset {
-        Dataset::Mmlu => CsvHeader::Positional(MMLU_CSV_COLUMNS),
+        Dataset::Mmlu if !named => CsvHeader::Positional(MMLU_CSV_COLUMNS),
         _ => CsvHeader::Named,
     };
     let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
@@ -250,6 +254,9 @@ pub(crate) fn build_item(
     row: &RawRow,
     opts: &LoadOptions,
 ) -> Result<Item, RowError> {
+    if let Some(map) = &opts.fields {
+        return mapped::build(dataset, row, map);
+    }
     match dataset {
         Dataset::Gsm8k => numeric::gsm8k(row),
         Dataset::GsmHard => numeric::gsm_hard(row),

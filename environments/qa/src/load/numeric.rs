@@ -10,7 +10,7 @@ use crate::grade::last_boxed;
 use crate::item::{AnswerType, Item};
 
 /// An item without options.
-fn item(id: String, question: &str, gold: String, answer_type: AnswerType) -> Item {
+pub(super) fn free_item(id: String, question: &str, gold: String, answer_type: AnswerType) -> Item {
     Item {
         id,
         question: question.to_string(),
@@ -35,7 +35,7 @@ pub(crate) fn gsm8k(row: &RawRow) -> Result<Item, RowError> {
     let question = row.nonblank("question")?;
     let answer = row.string("answer")?;
     let gold = gsm8k_gold(answer).map_err(|m| row.error(Some("answer"), m))?;
-    Ok(item(
+    Ok(free_item(
         row.index.to_string(),
         question,
         gold,
@@ -73,7 +73,7 @@ pub(crate) fn gsm_hard(row: &RawRow) -> Result<Item, RowError> {
             ))
         }
     };
-    Ok(item(
+    Ok(free_item(
         row.index.to_string(),
         question,
         gold,
@@ -83,7 +83,7 @@ pub(crate) fn gsm_hard(row: &RawRow) -> Result<Item, RowError> {
 
 /// A JSON number as gold text: integers as is, integral floats without `.0`, other floats
 /// in their shortest round-trip form.
-fn number_text(n: &serde_json::Number) -> String {
+pub(super) fn number_text(n: &serde_json::Number) -> String {
     if n.is_i64() || n.is_u64() {
         return n.to_string();
     }
@@ -122,7 +122,7 @@ pub(crate) fn math(row: &RawRow) -> Result<Item, RowError> {
         .opt_text("unique_id")
         .or_else(|| row.rel_path.clone())
         .unwrap_or_else(|| row.index.to_string());
-    let mut it = item(id, question, gold, AnswerType::MathExpr);
+    let mut it = free_item(id, question, gold, AnswerType::MathExpr);
     row.copy_meta(
         &mut it.meta,
         &[
@@ -143,7 +143,7 @@ pub(crate) fn aime(row: &RawRow) -> Result<Item, RowError> {
     let question = row.nonblank(problem)?;
     let gold = row.integer(answer)?.to_string();
     let id = id_or_index(row, &["ID", "id"]);
-    let mut it = item(id, question, gold, AnswerType::Integer);
+    let mut it = free_item(id, question, gold, AnswerType::Integer);
     row.copy_meta(&mut it.meta, &[("url", "url"), ("year", "year")]);
     Ok(it)
 }

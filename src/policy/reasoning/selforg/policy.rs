@@ -168,7 +168,6 @@ impl SelfOrg {
         &self,
         team: &Team,
         query: &Query,
-        roster: &Roster,
         round: u32,
         input: &RoundInput<'_>,
         failures: &mut Failures,
@@ -178,7 +177,7 @@ impl SelfOrg {
         let mut current: Vec<Option<String>> = vec![None; n];
         let ask = |agent: usize, current: &[Option<String>]| {
             let prompt = collaboration_prompt(query, &self.options, input, agent, current)?;
-            let options = ask_options(query, roster, "selforg", Some(round), agent).stateless();
+            let options = ask_options(query, "selforg", Some(round), agent).stateless();
             Ok::<_, PolicyError>(async move {
                 (
                     agent,
@@ -250,7 +249,7 @@ impl ReasoningPolicy for SelfOrg {
                 (
                     i,
                     query.text(),
-                    ask_options(query, &roster, "selforg", Some(0), i).stateless(),
+                    ask_options(query, "selforg", Some(0), i).stateless(),
                 )
             })
             .collect();
@@ -275,7 +274,7 @@ impl ReasoningPolicy for SelfOrg {
                     graph,
                 };
                 let next = self
-                    .run_round(&team, query, &roster, t, &input, &mut failures)
+                    .run_round(&team, query, t, &input, &mut failures)
                     .await?;
                 responses = next;
             }

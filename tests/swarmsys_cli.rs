@@ -1,0 +1,289 @@
+//! SwarmSys from the command line: `colony swarmsys match` (spec §2.6) and `colony eval
+//! --policy swarmsys…` over HTTP against `serve-mock`: totals equal the server's counts,
+//! resume after a kill, replay identical.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{colony, jsonl, stats, Mock, BIN};
+use serde_json::Value;
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("environments/qa/samples/gsm8k.jsonl")
+}
+
+fn mock(extra: &[&str]) -> Mock {
+    let key = sample();
+    let mut args = vec![
+        "--answer-key",
+        key.to_str().unwrap(),
+        "--dataset",
+        "gsm8k",
+        "--accuracy",
+        "0.6",
+    ];
+    args.extend_from_slice(extra);
+    Mock::start(&args, &[])
+}
+
+const POLICIES: &str = "swarmsys;swarmsys:mode=c;swarmsys:mode=b,roles=random";
+const FILES: [&str; 3] = ["swarmsys", "swarmsys_exam", "swarmsys_b_rand_roles"];
+
+fn eval(url: &str, out: &Path, extra: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(["eval", "--dataset", "gsm8k", "--data"])
+        .arg(sample())
+        .args(["--policy", POLICIES, "--base-url", url, "--model", "sim"])
+        .args([
+            "--max-retries",
+            "1",
+            "--quiet",
+            "--concurrency",
+            "4",
+            "--out",
+        ])
+        .arg(out)
+        .args(extra)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn summary(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+fn lines_of(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+#[test]
+fn match_prints_the_spec_distribution_and_names_bad_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let compat = dir.path().join("compat.json");
+    std::fs::write(&compat, r#"{"compat": [[0.9, 0.8, 0.6], [0.5, 0.5, 0.5]]}"#).unwrap();
+    let (ok, out, err) = colony(&[
+        "swarmsys",
+        "match",
+        "--compat",
+        compat.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["epsilon"], serde_json::json!([0.15, 0.15]));
+    let p: Vec<f64> = serde_json::from_value(v["p"][0].clone()).unwrap();
+    for (x, want) in p.iter().zip([0.4975, 0.3752, 0.1272]) {
+        assert!((x - want).abs() < 5e-5, "{p:?}");
+    }
+    // Outcomes from their own file, or in the same object.
+    let outcomes = dir.path().join("outcomes.json");
+    std::fs::write(&outcomes, r#"{"outcomes": [[1, 0, 1, 1, 0], []]}"#).unwrap();
+    let (ok, out, err) = colony(&[
+        "swarmsys",
+        "match",
+        "--compat",
+        compat.to_str().unwrap(),
+        "--outcomes",
+        outcomes.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert!((v["epsilon"][0].as_f64().unwrap() - 0.23).abs() < 1e-12);
+    let both = dir.path().join("both.json");
+    std::fs::write(
+        &both,
+        r#"{"compat": [[0.9, 0.8, 0.6]], "outcomes": [[0, 0]]}"#,
+    )
+    .unwrap();
+    let (ok, out, _) = colony(&[
+        "swarmsys",
+        "match",
+        "--compat",
+        both.to_str().unwrap(),
+        "--gamma",
+        "0",
+        "--eps-min",
+        "0.1",
+        "--eps-max",
+        "0.5",
+        "--json",
+    ]);
+    assert!(ok);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert!((v["epsilon"][0].as_f64().unwrap() - 0.5).abs() < 1e-12);
+    // γ = 0: exploitation is uniform.
+    let p0 = v["p"][0][0].as_f64().unwrap();
+    assert!((p0 - (0.5 * 0.9 / 2.3 + 0.5 / 3.0)).abs() < 1e-12, "{p0}");
+    // Bad input: one line naming the file and the field, non-zero exit.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"compat": [[0.9, -0.1]]}"#).unwrap();
+    let (ok, _, err) = colony(&["swarmsys", "match", "--compat", bad.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        err.contains("bad.json") && err.contains("`compat[0][1]`"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let many = dir.path().join("many.json");
+    let rows = vec!["[0.5]"; 4097].join(",");
+    std::fs::write(&many, format!("{{\"compat\": [{rows}]}}")).unwrap();
+    let (ok, _, err) = colony(&["swarmsys", "match", "--compat", many.to_str().unwrap()]);
+    assert!(!ok && err.contains("at most 4096"), "{err}");
+    let (ok, _, err) = colony(&[
+        "swarmsys",
+        "match",
+        "--compat",
+        compat.to_str().unwrap(),
+        "--eps-min",
+        "0.5",
+        "--eps-max",
+        "0.2",
+    ]);
+    assert!(!ok && err.contains("eps-min"), "{err}");
+}
+
+#[test]
+fn eval_over_http_totals_equal_the_servers_counts() {
+    let m = mock(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval(&m.url, dir.path(), &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = summary(dir.path());
+    let (mut prompt, mut completion, mut calls) = (0, 0, 0);
+    for p in FILES {
+        let row = &s["policies"][p];
+        assert_eq!(row["n"], 12, "{p}");
+        assert_eq!(row["errors"], 0, "{p}");
+        prompt += row["prompt_tokens"].as_u64().unwrap();
+        completion += row["completion_tokens"].as_u64().unwrap();
+        calls += row["calls"].as_u64().unwrap();
+        let rows = jsonl(&dir.path().join(format!("{p}.jsonl")));
+        assert_eq!(rows.len(), 12);
+        for r in &rows {
+            let t = &r["trace"];
+            let rounds = if p == "swarmsys_exam" {
+                &t["exam_trace"]["rounds"]
+            } else {
+                &t["rounds"]
+            };
+            if let Some(rounds) = rounds.as_array() {
+                for key in ["epsilon", "p", "matches", "verdicts", "pheromone"] {
+                    assert!(rounds[0].get(key).is_some(), "{p}: no `{key}`");
+                }
+            }
+        }
+    }
+    let st = stats(&m.url);
+    assert_eq!(st["prompt_tokens"].as_u64().unwrap(), prompt);
+    assert_eq!(st["completion_tokens"].as_u64().unwrap(), completion);
+    assert_eq!(st["requests"].as_u64().unwrap(), calls, "{st}");
+    let acc = s["policies"]["swarmsys"]["accuracy"].as_f64().unwrap();
+    assert!(acc > 0.5, "{acc}");
+}
+
+/// The per-item results without wall times, keyed by id.
+fn results(dir: &Path, policy: &str) -> Vec<Value> {
+    let mut rows = jsonl(&dir.join(format!("{policy}.jsonl")));
+    for r in &mut rows {
+        r["wall_ms"] = 0.into();
+    }
+    rows.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+    rows
+}
+
+#[test]
+fn killed_mid_run_then_rerun_gives_the_same_results() {
+    let m = mock(&["--latency-ms", "30"]);
+    let full = tempfile::tempdir().unwrap();
+    assert!(eval(&m.url, full.path(), &[]).status.success());
+    let resumed = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BIN)
+        .args(["eval", "--dataset", "gsm8k", "--data"])
+        .arg(sample())
+        .args(["--policy", POLICIES, "--base-url", &m.url, "--model", "sim"])
+        .args([
+            "--max-retries",
+            "1",
+            "--quiet",
+            "--concurrency",
+            "4",
+            "--out",
+        ])
+        .arg(resumed.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let first = resumed.path().join("swarmsys.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while lines_of(&first) < 3 {
+        assert!(std::time::Instant::now() < deadline, "no progress");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let done: usize = FILES
+        .iter()
+        .map(|p| lines_of(&resumed.path().join(format!("{p}.jsonl"))))
+        .sum();
+    assert!(done < 36, "the run was interrupted ({done} of 36 done)");
+    let out = eval(&m.url, resumed.path(), &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for p in FILES {
+        let a = results(full.path(), p);
+        let b = results(resumed.path(), p);
+        assert_eq!(a.len(), 12, "{p}");
+        assert_eq!(a, b, "{p}: resumed results differ");
+    }
+}
+
+#[test]
+fn a_recorded_run_replays_identically_offline() {
+    let m = mock(&[]);
+    let root = tempfile::tempdir().unwrap();
+    let rec = root.path().join("rec");
+    let a = root.path().join("a");
+    let out = eval(&m.url, &a, &["--record", rec.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(m);
+    let b = root.path().join("b");
+    let out = eval(
+        "http://127.0.0.1:9/v1",
+        &b,
+        &["--replay", rec.to_str().unwrap()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for p in FILES {
+        let (x, y) = (results(&a, p), results(&b, p));
+        assert_eq!(x.len(), 12);
+        for (r, s) in x.iter().zip(&y) {
+            // Replayed calls are cached: their tokens are not spent again; all else is equal.
+            for key in ["id", "answer", "correct", "calls", "failed_calls", "trace"] {
+                assert_eq!(r[key], s[key], "{p} {} {key}", r["id"]);
+            }
+        }
+    }
+}
