@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use colony::eval::{build_model, CallLog};
+use colony::eval::{build_model, CallRouting};
 use colony::llm::{ChatRequest, Message, ModelOverrides, ModelsConfig};
 use colony_qa::{grade, load, Dataset, Item, JudgeOptions, LoadOptions};
 
@@ -49,7 +49,7 @@ async fn measure(items: &[Item]) -> (usize, usize, Vec<String>) {
     let spec = ModelsConfig::default()
         .resolve(Some("sim"), &ModelOverrides::default())
         .unwrap();
-    let model = build_model(&spec, items, CallLog::Live).unwrap();
+    let model = build_model(&spec, items, CallRouting::Live).unwrap();
     let (mut correct, mut n, mut failures) = (0, 0, Vec::new());
     let rounds = DRAWS.div_ceil(items.len());
     for r in 0..rounds {

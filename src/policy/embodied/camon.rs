@@ -182,10 +182,6 @@ fn identity(
     }
 }
 
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
     EmbodiedError::Config {
         policy: "camon".into(),
@@ -344,7 +340,7 @@ impl EmbodiedPolicy for Camon {
                     _ => self
                         .current
                         .get(&v.id)
-                        .map_or("IDLE".to_string(), |c| one_line(c)),
+                        .map_or("IDLE".to_string(), |c| framework::one_line(c)),
                 };
                 let mut status = vec![("Current action", current)];
                 if !on_wildfire {
@@ -355,12 +351,11 @@ impl EmbodiedPolicy for Camon {
                 (v, perceptions.get(&v.id).map_or("", String::as_str), status)
             })
             .collect();
-        let global_data = |me: &str| -> String {
-            data.iter()
-                .map(|(v, p, s)| framework::agent_block(&names, v, p, s, v.id == me))
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
+        let blocks = framework::AgentBlocks::new(
+            &names,
+            data.iter().map(|(v, p, s)| (*v, *p, s.as_slice())),
+        );
+        let global_data = |me: &str| -> String { blocks.for_agent(Some(me)) };
         let example = |speaker: &str, subject: &str| -> String {
             let k = live_ids
                 .iter()

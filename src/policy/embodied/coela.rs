@@ -201,7 +201,7 @@ struct Context<'a> {
 }
 
 fn prompt(
-    template: &str,
+    template: &'static str,
     c: &Context<'_>,
     chat: &str,
     message: &str,

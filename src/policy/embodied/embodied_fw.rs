@@ -156,7 +156,12 @@ struct Context {
     abilities: String,
 }
 
-fn prompt(template: &str, c: &Context, b: &Briefing, chats: &str) -> Result<String, EmbodiedError> {
+fn prompt(
+    template: &'static str,
+    c: &Context,
+    b: &Briefing,
+    chats: &str,
+) -> Result<String, EmbodiedError> {
     render(
         template,
         context! {

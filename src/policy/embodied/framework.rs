@@ -29,7 +29,7 @@ use colony_env_api::{AgentId, DynEnvironment};
 use futures::future::join_all;
 
 use super::caller::merge_failure;
-use super::tags::tag_content;
+use super::tags::TagText;
 use super::{AgentView, CallLog, Caller, EmbodiedError};
 
 /// Framework names of the environment's agents: `AGENT_<k>` where `k` is the id itself when
@@ -88,10 +88,12 @@ impl Names {
     /// absent.
     pub fn per_agent(&self, text: &str, suffix: &str) -> BTreeMap<AgentId, String> {
         let mut out = BTreeMap::new();
+        let text = TagText::new(text);
         for (id, name) in &self.by_id {
             let spaced = name.replacen('_', " ", 1);
-            let found = tag_content(text, &format!("{name}{suffix}"))
-                .or_else(|| tag_content(text, &format!("{spaced}{suffix}")));
+            let found = text
+                .get(&format!("{name}{suffix}"))
+                .or_else(|| text.get(&format!("{spaced}{suffix}")));
             if let Some(v) = found {
                 out.insert(id.clone(), v);
             }
@@ -218,6 +220,53 @@ pub fn agent_block(
     out
 }
 
+/// The agent blocks of one step's global state (CAMON's GlobalData, HMAS-2's GLOBAL STATE),
+/// each rendered once per step in both forms, plain and marked as the prompt's own agent, so
+/// every agent's prompt is a single join instead of re-rendering all N blocks (N² blocks per
+/// step made 10-agent SwarmBench prompts the bulk of the orchestration CPU).
+#[derive(Debug, Clone, Default)]
+pub struct AgentBlocks {
+    ids: Vec<AgentId>,
+    plain: Vec<String>,
+    own: Vec<String>,
+}
+
+impl AgentBlocks {
+    /// Blocks of `agents` in order: (view, perception, status lines) each.
+    pub fn new<'a>(
+        names: &Names,
+        agents: impl IntoIterator<Item = (&'a AgentView, &'a str, &'a [(&'a str, String)])>,
+    ) -> Self {
+        let mut b = Self::default();
+        for (view, perception, status) in agents {
+            b.ids.push(view.id.clone());
+            b.plain
+                .push(agent_block(names, view, perception, status, false));
+            b.own
+                .push(agent_block(names, view, perception, status, true));
+        }
+        b
+    }
+
+    /// Every block joined by newlines, `me`'s (if any) marked `self="true"`.
+    pub fn for_agent(&self, me: Option<&str>) -> String {
+        let len: usize = self.plain.iter().map(|b| b.len() + 1).sum::<usize>() + 16;
+        let mut out = String::with_capacity(len);
+        for (i, id) in self.ids.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            let block = if me == Some(id.as_str()) {
+                &self.own[i]
+            } else {
+                &self.plain[i]
+            };
+            out.push_str(block);
+        }
+        out
+    }
+}
+
 /// Perceptions of `agents` (§14.1 step 3), in parallel: a PERCEPTION call where the
 /// environment has one (purpose `perception`), else the observation text.
 pub async fn perceive(
@@ -318,6 +367,38 @@ pub fn past_actions(env: &dyn DynEnvironment, agent: &str, own: &[String]) -> St
         .join("\n")
 }
 
+/// `text` on one line: every whitespace run becomes one space (how plans, actions and chat
+/// lines are quoted inside other prompts).
+pub fn one_line(text: &str) -> String {
+    one_line_prefix(text, usize::MAX)
+}
+
+/// The first `max` characters of [`one_line`]`(text)`, with `…` appended when it is longer;
+/// only the part kept is scanned, so summarising a long observation costs its prefix.
+pub fn one_line_prefix(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut n = 0usize;
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            if n == max {
+                out.push('…');
+                return out;
+            }
+            out.push(' ');
+            n += 1;
+        }
+        for c in word.chars() {
+            if n == max {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            n += 1;
+        }
+    }
+    out
+}
+
 /// A chat history as §11.3 writes it: `TIME t: AGENT_k: message`, oldest first; "None" when
 /// empty.
 pub fn chat_history(names: &Names, messages: &[(u64, AgentId, String)]) -> String {
@@ -351,5 +432,23 @@ mod tests {
         assert_eq!(w.name("2"), "AGENT_2");
         let pairs = w.per_agent("<AGENT_2-action>cut</AGENT_2-action>", "-action");
         assert_eq!(pairs["2"], "cut");
+    }
+
+    #[test]
+    fn one_line_collapses_and_cuts_at_the_prefix() {
+        assert_eq!(one_line("  a\n\n b\tc  "), "a b c");
+        assert_eq!(one_line_prefix("ab  cd ef", 5), "ab cd…");
+        assert_eq!(one_line_prefix("ab  cd", 5), "ab cd");
+        assert_eq!(one_line_prefix("ab  cd ", 5), "ab cd");
+        assert_eq!(one_line_prefix("abcdef", 3), "abc…");
+        assert_eq!(one_line_prefix("", 3), "");
+        for (text, max) in [("x  y\nzz  w", 4), ("héllo wörld", 7), ("a b", 1)] {
+            let full = one_line(text);
+            let mut want: String = full.chars().take(max).collect();
+            if full.chars().count() > max {
+                want.push('…');
+            }
+            assert_eq!(one_line_prefix(text, max), want, "{text:?} {max}");
+        }
     }
 }

@@ -131,7 +131,7 @@ impl StepHistory {
                 let actions: Vec<String> = s
                     .actions
                     .iter()
-                    .map(|(n, a)| format!("{n}: {}", one_line(a)))
+                    .map(|(n, a)| format!("{n}: {}", framework::one_line(a)))
                     .collect();
                 format!(
                     "STEP {}:\nState:\n{}\nActions:\n{}",
@@ -212,10 +212,6 @@ pub fn is_accept(feedback: &str) -> bool {
     unquoted.trim().eq_ignore_ascii_case("ACCEPT")
 }
 
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 fn wildfire(env: &dyn DynEnvironment) -> Option<&colony_wildfire::state::WildfireState> {
     env.as_any()
         .downcast_ref::<colony_wildfire::WildfireEnv>()
@@ -236,26 +232,33 @@ fn identity(env: &dyn DynEnvironment, agent: &str) -> (Option<String>, Option<St
     }
 }
 
-/// `GLOBAL STATE`: one block per live agent, `me`'s marked self.
+/// `GLOBAL STATE`'s blocks: one per live agent with its type (Wildfire) as status.
 fn global_state(
     env: &dyn DynEnvironment,
     names: &Names,
     live: &[AgentView],
     perceptions: &BTreeMap<AgentId, String>,
-    me: Option<&str>,
-) -> String {
-    live.iter()
+) -> framework::AgentBlocks {
+    let status: Vec<Vec<(&str, String)>> = live
+        .iter()
         .map(|v| {
-            let perception = perceptions.get(&v.id).map_or("", String::as_str);
-            let status: Vec<(&str, String)> = identity(env, &v.id)
+            identity(env, &v.id)
                 .0
                 .map(|k| ("Type", k))
                 .into_iter()
-                .collect();
-            framework::agent_block(names, v, perception, &status, me == Some(v.id.as_str()))
+                .collect()
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    framework::AgentBlocks::new(
+        names,
+        live.iter().zip(&status).map(|(v, s)| {
+            (
+                v,
+                perceptions.get(&v.id).map_or("", String::as_str),
+                s.as_slice(),
+            )
+        }),
+    )
 }
 
 /// The state summary of a step: per live agent its name, type and position (Wildfire) and the
@@ -268,11 +271,10 @@ fn summary(
 ) -> String {
     live.iter()
         .map(|v| {
-            let text = one_line(perceptions.get(&v.id).map_or("", String::as_str));
-            let mut excerpt: String = text.chars().take(SUMMARY_CHARS).collect();
-            if text.chars().count() > SUMMARY_CHARS {
-                excerpt.push('…');
-            }
+            let excerpt = framework::one_line_prefix(
+                perceptions.get(&v.id).map_or("", String::as_str),
+                SUMMARY_CHARS,
+            );
             let head = match identity(env, &v.id) {
                 (Some(k), Some(p)) => format!("{} ({k}) at {p}", names.name(&v.id)),
                 _ => names.name(&v.id),
@@ -287,7 +289,7 @@ fn summary(
 fn plan_text(names: &Names, live: &[AgentView], plan: &BTreeMap<AgentId, String>) -> String {
     live.iter()
         .map(|v| match plan.get(&v.id) {
-            Some(a) => format!("{}: {}", names.name(&v.id), one_line(a)),
+            Some(a) => format!("{}: {}", names.name(&v.id), framework::one_line(a)),
             None => format!("{}: (no action given: do nothing)", names.name(&v.id)),
         })
         .collect::<Vec<_>>()
@@ -359,7 +361,8 @@ impl EmbodiedPolicy for Hmas2 {
         let briefing = framework::briefing(&*env, &names);
         let task = briefing.task.trim_end();
         let history = self.history.render();
-        let state = global_state(&*env, &names, &live, &perceptions, None);
+        let blocks = global_state(&*env, &names, &live, &perceptions);
+        let state = blocks.for_agent(None);
         let example: String = live
             .iter()
             .take(2)
@@ -391,7 +394,7 @@ impl EmbodiedPolicy for Hmas2 {
                     FEEDBACK_PROMPT,
                     context! {
                         name => names.name(&v.id), kind, position, task, history,
-                        global_state => global_state(&*env, &names, &live, &perceptions, Some(&v.id)),
+                        global_state => blocks.for_agent(Some(&v.id)),
                         plan => shown,
                     },
                 );
@@ -418,7 +421,9 @@ impl EmbodiedPolicy for Hmas2 {
                     counts.missing_feedback += 1;
                     tracing::debug!(step, agent = %log.agent, "hmas2: no <feedback>, not accepted");
                 }
-                let said = text.map_or("(no feedback given)".to_string(), |t| one_line(&t));
+                let said = text.map_or("(no feedback given)".to_string(), |t| {
+                    framework::one_line(&t)
+                });
                 objections.push(format!("{}: {said}", names.name(&log.agent)));
                 who.push(log.agent.clone());
             }

@@ -2,7 +2,9 @@
 //! compiled into the binary and rendered with minijinja, so wording lives in one file per
 //! prompt and a run's prompts never depend on the working directory.
 
-use minijinja::Environment;
+use std::sync::{OnceLock, PoisonError, RwLock};
+
+use minijinja::{AutoEscape, Environment};
 use serde::Serialize;
 
 use super::PolicyError;
@@ -16,10 +18,36 @@ pub const SELFORG_COLLABORATE: &str = include_str!("../../../prompts/selforg/col
 
 /// Renders `template` with `context`; the text of values is inserted verbatim (no escaping,
 /// and template syntax inside values is not interpreted).
-pub fn render(template: &str, context: impl Serialize) -> Result<String, PolicyError> {
-    Environment::new()
-        .render_str(template, context)
-        .map_err(|e| PolicyError::Config(format!("prompt template: {e}")))
+///
+/// Templates are compiled once per process and kept: every template is a `'static` constant
+/// compiled into the binary, so the cache is bounded by their number, and an embodied
+/// framework renders the same template thousands of times per episode (parsing it each time
+/// was a tenth of the orchestration CPU per call).
+pub fn render(template: &'static str, context: impl Serialize) -> Result<String, PolicyError> {
+    let error = |e: minijinja::Error| PolicyError::Config(format!("prompt template: {e}"));
+    let cache = compiled();
+    {
+        let env = cache.read().unwrap_or_else(PoisonError::into_inner);
+        if let Ok(t) = env.get_template(template) {
+            return t.render(context).map_err(error);
+        }
+    }
+    let mut env = cache.write().unwrap_or_else(PoisonError::into_inner);
+    // The source is its own name: unique per template and already 'static.
+    env.add_template(template, template).map_err(error)?;
+    let t = env.get_template(template).map_err(error)?;
+    t.render(context).map_err(error)
+}
+
+/// The process-wide environment holding every template rendered so far.
+fn compiled() -> &'static RwLock<Environment<'static>> {
+    static COMPILED: OnceLock<RwLock<Environment<'static>>> = OnceLock::new();
+    COMPILED.get_or_init(|| {
+        let mut env = Environment::new();
+        // Names are template sources, so no extension may switch escaping on.
+        env.set_auto_escape_callback(|_| AutoEscape::None);
+        RwLock::new(env)
+    })
 }
 
 #[cfg(test)]
@@ -41,5 +69,17 @@ mod tests {
     fn a_broken_template_is_a_config_error() {
         let err = render("{% if %}", context! {}).unwrap_err().to_string();
         assert!(err.contains("prompt template"), "{err}");
+        // A template that failed to compile is not cached as if it worked.
+        let again = render("{% if %}", context! {}).unwrap_err().to_string();
+        assert_eq!(err, again);
+    }
+
+    #[test]
+    fn a_cached_template_renders_each_context() {
+        let a = render(COT, context! { question => "one", suffix => "" }).unwrap();
+        let b = render(COT, context! { question => "two", suffix => "" }).unwrap();
+        assert!(a.starts_with("one") && b.starts_with("two"), "{a} {b}");
+        let html = render("<b>{{ x }}</b>", context! { x => "<&>" }).unwrap();
+        assert_eq!(html, "<b><&></b>");
     }
 }
