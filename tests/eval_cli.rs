@@ -241,7 +241,7 @@ fn a_second_dataset_in_the_same_directory_adds_a_column_avg_and_avg_r() {
     assert_eq!(lines_of(&dir.path().join("single.jsonl")), 8);
     let table = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
-        table.contains("| Method | gsm-hard (%) | gsm8k (%) | AVG | AVG-R |"),
+        table.contains("| Method | gsm8k (%) | gsm-hard (%) | AVG | AVG-R |"),
         "{table}"
     );
     let svg = std::fs::read_to_string(dir.path().join("accuracy_vs_tokens.svg")).unwrap();

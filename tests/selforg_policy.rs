@@ -177,3 +177,66 @@ async fn early_stopping_ends_after_round_zero_when_all_agree() {
     assert_eq!(out.trace["stop"], "early_stop");
     assert_eq!(out.answer.as_deref(), Some("12"));
 }
+
+/// Records what SelfOrg hands the embedder.
+struct Recording {
+    inner: colony::embed::HashingEmbedder,
+    texts: std::sync::Mutex<Vec<String>>,
+}
+
+#[async_trait::async_trait]
+impl colony::embed::Embedder for Recording {
+    async fn embed(
+        &self,
+        texts: &[String],
+    ) -> Result<ndarray::Array2<f32>, colony::embed::EmbedError> {
+        self.texts.lock().unwrap().extend(texts.iter().cloned());
+        self.inner.embed(texts).await
+    }
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn id(&self) -> &str {
+        "recording"
+    }
+}
+
+#[tokio::test]
+async fn the_embedding_window_decides_what_is_embedded() {
+    use colony::policy::reasoning::selforg::EmbedInput;
+    for (embed, name) in [
+        (EmbedInput::Full, "selforg"),
+        (EmbedInput::Tail, "selforg_tail"),
+        (EmbedInput::Answer, "selforg_answer"),
+    ] {
+        let rec = Arc::new(Recording {
+            inner: default_embedder(),
+            texts: Default::default(),
+        });
+        let opts = SelfOrgOptions {
+            embed,
+            ..SelfOrgOptions::default()
+        };
+        let policy = SelfOrg::new(opts, rec.clone()).unwrap();
+        assert_eq!(policy.name(), name);
+        let q = Query {
+            item: item(1),
+            run_seed: 3,
+        };
+        let out = policy.solve(&q, &roster(0.5)).await.unwrap();
+        assert_eq!(out.trace["embed"], embed.name());
+        let texts = rec.texts.lock().unwrap().clone();
+        assert_eq!(texts.len(), 12, "4 agents × 3 rounds");
+        for t in &texts {
+            match embed {
+                // The simulated replies are short: the tail is the whole reply.
+                EmbedInput::Full | EmbedInput::Tail => {
+                    assert!(t.contains("\\boxed{") && t.lines().count() > 2, "{t}")
+                }
+                EmbedInput::Answer => {
+                    assert!(t.starts_with("The answer is ") && !t.contains('\n'), "{t}")
+                }
+            }
+        }
+    }
+}

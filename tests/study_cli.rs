@@ -41,6 +41,11 @@ fn writes_labelled_tables_and_plots_and_reproduces_with_the_same_seed() {
         "early_stopping.csv",
         "early_stopping.svg",
         "study.json",
+        "gap.md",
+        "gap.csv",
+        "gap_short.svg",
+        "gap_long.svg",
+        "gap.json",
     ] {
         let text = std::fs::read_to_string(a.path().join(f)).unwrap();
         assert!(
@@ -72,11 +77,44 @@ fn writes_labelled_tables_and_plots_and_reproduces_with_the_same_seed() {
     assert_eq!(selforg["calls_per_item"], 12.0);
     // Part (c): with and without early stopping at each p.
     assert_eq!(doc["early_stopping"].as_array().unwrap().len(), 4);
+    // Part (d): five policies at three accuracies, short and long replies; the gap is to
+    // self-consistency, and the long replies cost more tokens.
+    let gap = doc["gap"].as_array().unwrap();
+    assert_eq!(gap.len(), 30);
+    let find = |replies: &str, policy: &str| {
+        gap.iter()
+            .find(|r| r["replies"] == replies && r["policy"] == policy && r["p"] == 0.5)
+            .unwrap()
+    };
+    assert!(find("short", "self_consistency")["gap_points"].is_null());
+    let answer = find("long", "selforg:embed=answer");
+    assert_eq!(answer["summary"]["errors"], 0);
+    let sc_acc = find("long", "self_consistency")["summary"]["accuracy"]
+        .as_f64()
+        .unwrap();
+    let want = 100.0 * (answer["summary"]["accuracy"].as_f64().unwrap() - sc_acc);
+    assert!((answer["gap_points"].as_f64().unwrap() - want).abs() < 1e-9);
+    assert!(
+        find("long", "selforg")["tokens_per_item"].as_f64().unwrap()
+            > find("short", "selforg")["tokens_per_item"]
+                .as_f64()
+                .unwrap()
+    );
+    let md = std::fs::read_to_string(a.path().join("gap.md")).unwrap();
+    assert!(
+        md.contains("Closest to self_consistency with long replies"),
+        "{md}"
+    );
 
     // Same seed: the same numbers.
     let b = tempfile::tempdir().unwrap();
     assert!(study(b.path(), &["--p", "0.3,0.7"]).status.success());
-    for f in ["at_least_two.csv", "policies.csv", "early_stopping.csv"] {
+    for f in [
+        "at_least_two.csv",
+        "policies.csv",
+        "early_stopping.csv",
+        "gap.csv",
+    ] {
         assert_eq!(
             std::fs::read_to_string(a.path().join(f)).unwrap(),
             std::fs::read_to_string(b.path().join(f)).unwrap(),
@@ -101,6 +139,47 @@ fn rejects_probabilities_outside_zero_one() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--p") && err.contains("1.5"), "{err}");
+    let out = study(d.path(), &["--gap-p=0.5,1.1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--gap-p"), "{err}");
+    let out = study(d.path(), &["--parts", "a,e"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("`e`"), "{err}");
+}
+
+#[test]
+fn part_d_alone_writes_only_its_files() {
+    let d = tempfile::tempdir().unwrap();
+    let out = study(
+        d.path(),
+        &[
+            "--parts",
+            "d",
+            "--gap-p",
+            "0.5",
+            "--gap-policies",
+            "self_consistency;selforg:embed=tail",
+            "--long-tokens",
+            "0",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!d.path().join("study.json").exists());
+    assert!(!d.path().join("policies.md").exists());
+    assert!(
+        !d.path().join("gap_long.svg").exists(),
+        "no long replies asked for"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("gap.json")).unwrap()).unwrap();
+    let rows = doc["gap"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1]["policy"], "selforg:embed=tail");
+    assert_eq!(rows[1]["replies"], "short");
 }
 
 #[test]

@@ -189,6 +189,18 @@ fn eval_over_http_totals_equal_the_servers_counts() {
     assert_eq!(st["requests"].as_u64().unwrap(), calls, "{st}");
     let acc = s["policies"]["swarmsys"]["accuracy"].as_f64().unwrap();
     assert!(acc > 0.5, "{acc}");
+    // The §2.10 metrics, averaged per policy over the items that report them.
+    let h_c = &s["policies"]["swarmsys"]["metrics"]["h_c"];
+    assert!(h_c["items"].as_u64().unwrap() > 0, "{h_c}");
+    assert!(
+        (0.0..=1.0).contains(&h_c["mean"].as_f64().unwrap()),
+        "{h_c}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("results.md")).unwrap();
+    assert!(
+        md.contains("Policy metrics") && md.contains("| h_c |"),
+        "{md}"
+    );
 }
 
 /// The per-item results without wall times, keyed by id.

@@ -155,6 +155,18 @@ async fn the_simulated_model_drives_it_end_to_end_with_an_auditable_trace() {
         (t["metrics"]["h_c"].as_f64().unwrap() - 1.0).abs() < 1e-9,
         "balanced shares"
     );
+    // Scalar metrics for `colony eval`'s per-policy averages (one round: no drift yet).
+    for key in ["clustering_mean", "clustering_final"] {
+        assert!(
+            t["metrics"][key].as_f64().is_some(),
+            "{key}: {}",
+            t["metrics"]
+        );
+    }
+    for key in ["drift_mean", "drift_final"] {
+        assert!(t["metrics"][key].is_null(), "{key}: {}", t["metrics"]);
+    }
+    assert!((t["metrics"]["acceptance_mean"].as_f64().unwrap() - 1.0).abs() < 1e-9);
     assert_eq!(t["errors"], serde_json::json!([]));
     // System prompts are the role cards plus the task context.
     for (agent, call) in out.transcript.calls() {
@@ -418,6 +430,17 @@ async fn round_and_task_limits_always_end_a_task() {
     assert_eq!(t["output"]["source"], "vote");
     assert_eq!(out.answer.as_deref(), Some("7"));
     assert_eq!(t["stop"], "root_closed");
+    // The scalar drift metrics: the last round's mean over agents, and the overall mean.
+    let last: Vec<f64> = t["rounds"][3]["drift"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(Value::as_f64)
+        .collect();
+    assert_eq!(last.len(), 8);
+    let want = last.iter().sum::<f64>() / 8.0;
+    assert!((t["metrics"]["drift_final"].as_f64().unwrap() - want).abs() < 1e-12);
+    assert_eq!(t["metrics"]["drift_mean"], t["metrics"]["drift"]["mean"]);
     // The global limit ends a task whose event still has rounds left.
     let opts = SwarmSysOptions {
         event_rounds: 20,

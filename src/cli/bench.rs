@@ -1,4 +1,4 @@
-//! `colony bench client|runtime|embed|qa|embodied`: whole-process throughput and memory figures, one JSON line.
+//! `colony bench client|endpoint|runtime|embed|qa|embodied|swarmsys`: whole-process throughput and memory figures, one JSON line.
 //!
 //! Figures are measured, never asserted in tests; README and issue notes report them.
 
@@ -30,6 +30,8 @@ pub struct BenchArgs {
 pub enum BenchWhat {
     /// HTTP client throughput against serve-mock (spawned as a child process unless --base-url).
     Client(ClientBench),
+    /// A real server's throughput through colony's client vs a bare client, side by side.
+    Endpoint(super::bench_endpoint::EndpointBench),
     /// Actor runtime: spawn N agents, one ask each against the in-process simulated model.
     Runtime(RuntimeBench),
     /// Embedding throughput: batches of 32 short texts and of 16 texts of ~300 tokens.
@@ -38,6 +40,8 @@ pub enum BenchWhat {
     Qa(QaBench),
     /// Embodied episode loop: CPU µs per agent decision excluding model time, peak RSS.
     Embodied(super::bench_embodied::EmbodiedBench),
+    /// SwarmSys wall time and calls per item for team sizes A against serve-mock with latency.
+    Swarmsys(super::bench_swarmsys::SwarmsysBench),
 }
 
 /// Arguments of `colony bench qa`.
@@ -88,15 +92,17 @@ pub struct RuntimeBench {
 pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
     match args.what {
         BenchWhat::Client(a) => client(a).await,
+        BenchWhat::Endpoint(a) => super::bench_endpoint::run(a).await,
         BenchWhat::Runtime(a) => runtime(a).await,
         BenchWhat::Embed(a) => embed(a).await,
         BenchWhat::Qa(a) => qa(a),
         BenchWhat::Embodied(a) => super::bench_embodied::run(a).await,
+        BenchWhat::Swarmsys(a) => super::bench_swarmsys::run(a).await,
     }
 }
 
 /// A `serve-mock` child process, killed on drop.
-struct MockChild(Child);
+pub(super) struct MockChild(Child);
 
 impl Drop for MockChild {
     fn drop(&mut self) {
@@ -105,10 +111,12 @@ impl Drop for MockChild {
     }
 }
 
-fn spawn_mock() -> anyhow::Result<(MockChild, String)> {
+/// Starts `colony serve-mock --port 0 <extra>` and reads its base URL.
+pub(super) fn spawn_mock(extra: &[&str]) -> anyhow::Result<(MockChild, String)> {
     let exe = std::env::current_exe().context("locating the colony executable")?;
     let mut child = Command::new(exe)
         .args(["serve-mock", "--port", "0"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -135,7 +143,7 @@ async fn client(a: ClientBench) -> anyhow::Result<()> {
     let (_child, url, server) = match &a.base_url {
         Some(u) => (None, u.clone(), "external"),
         None => {
-            let (c, u) = spawn_mock()?;
+            let (c, u) = spawn_mock(&[])?;
             (Some(c), u, "spawned serve-mock")
         }
     };

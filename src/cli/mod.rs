@@ -2,6 +2,8 @@
 
 pub mod bench;
 pub mod bench_embodied;
+pub mod bench_endpoint;
+pub mod bench_swarmsys;
 pub mod chat;
 pub mod compare;
 pub mod cube;

@@ -1,5 +1,6 @@
 //! `colony study selforg-amplification`: the simulation study of SelfOrg §2.6 (see
-//! `colony::study::amplification`), writing tables and SVG plots.
+//! `colony::study::amplification`) and part (d), closing the gap to self-consistency
+//! (`colony::study::gap`), writing tables and SVG plots; `--parts` picks the parts.
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +25,8 @@ pub struct StudyArgs {
 #[derive(Subcommand, Debug)]
 enum StudyCmd {
     /// SelfOrg §2.6 on the simulated model: P(≥2 of N correct), policy accuracy vs p, early
-    /// stopping. Every output is labelled as simulation.
+    /// stopping, and which variant (SelfOrg's embedding windows, SwarmSys) closes the gap to
+    /// self-consistency. Every output is labelled as simulation.
     SelforgAmplification(AmplificationArgs),
     /// CREW-Wildfire Fig. 7 offline: calls and tokens per step of each framework for several
     /// team sizes, with fitted growth exponents. Labelled as simulation.
@@ -99,6 +101,25 @@ pub struct AmplificationArgs {
     /// Items solved at once.
     #[arg(long, default_value_t = 32)]
     concurrency: usize,
+    /// Parts to run, comma-separated: a (P(≥2 of N)), b (policies vs p), c (early stopping),
+    /// d (closing the gap to self-consistency: SelfOrg's embedding windows and SwarmSys).
+    #[arg(long, value_delimiter = ',', default_value = "a,b,c,d")]
+    parts: Vec<String>,
+    /// Per-agent accuracies of part d, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "0.3,0.5,0.7")]
+    gap_p: Vec<f64>,
+    /// Policies of part d, `;`-separated `colony eval` specs (self_consistency is the
+    /// reference the gap is measured to).
+    #[arg(
+        long,
+        value_delimiter = ';',
+        default_value = "self_consistency;selforg;selforg:embed=tail;selforg:embed=answer;swarmsys"
+    )]
+    gap_policies: Vec<String>,
+    /// Approximate tokens of reasoning before the answer in part d's long replies (0: short
+    /// replies only).
+    #[arg(long, default_value_t = 400)]
+    long_tokens: usize,
 }
 
 /// Runs `colony study …`.
@@ -134,9 +155,19 @@ fn write(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
 async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
     anyhow::ensure!(a.items > 0, "--items must be at least 1");
     anyhow::ensure!(a.trials > 0, "--trials must be at least 1");
-    if let Some(p) = a.p.iter().find(|p| !(0.0..=1.0).contains(*p)) {
-        anyhow::bail!("--p: {p} is not a probability in [0, 1]");
+    for (flag, ps) in [("--p", &a.p), ("--gap-p", &a.gap_p)] {
+        if let Some(p) = ps.iter().find(|p| !(0.0..=1.0).contains(*p)) {
+            anyhow::bail!("{flag}: {p} is not a probability in [0, 1]");
+        }
     }
+    if let Some(part) = a
+        .parts
+        .iter()
+        .find(|p| !["a", "b", "c", "d"].contains(&p.as_str()))
+    {
+        anyhow::bail!("--parts: `{part}` is not one of a, b, c, d");
+    }
+    let part = |x: &str| a.parts.iter().any(|p| p == x);
     let spec = embedder_spec(&a.embedder)?;
     let embedder = spec.build(None).await?;
     let mut roles = super::eval::role_cards(&a.roles)?;
@@ -154,25 +185,56 @@ async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
         items: a.items,
         concurrency: a.concurrency,
         embedder: format!("{spec:?}"),
+        gap_p: a.gap_p.clone(),
+        gap_policies: a.gap_policies.clone(),
+        long_reply_tokens: a.long_tokens,
         ..StudyConfig::default()
     };
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     eprintln!("{SIMULATION_LABEL}; SelfOrg embedder: {}", config.embedder);
 
-    let closed = closed_form_vs_monte_carlo(&config);
-    let closed_md = closed_form_markdown(&closed, &config);
-    write(&a.out, "at_least_two.md", &closed_md)?;
-    write(&a.out, "at_least_two.csv", &closed_form_csv(&closed))?;
-    closed_form_svg(&closed, &a.out.join("at_least_two.svg"))?;
-    println!("{closed_md}");
+    let mut doc = serde_json::json!({
+        "simulation": true,
+        "label": SIMULATION_LABEL,
+        "config": config,
+    });
+    if part("a") {
+        let closed = closed_form_vs_monte_carlo(&config);
+        let closed_md = closed_form_markdown(&closed, &config);
+        write(&a.out, "at_least_two.md", &closed_md)?;
+        write(&a.out, "at_least_two.csv", &closed_form_csv(&closed))?;
+        closed_form_svg(&closed, &a.out.join("at_least_two.svg"))?;
+        println!("{closed_md}");
+        doc["at_least_two"] = serde_json::json!(closed);
+    }
+    if part("b") || part("c") {
+        policies_and_early_stopping(&a, &config, &roles, embedder.clone(), &mut doc).await?;
+    }
+    if part("d") {
+        closing_the_gap(&a, &config, &roles, embedder, &mut doc).await?;
+    }
+    if part("a") || part("b") || part("c") {
+        write(&a.out, "study.json", &serde_json::to_string_pretty(&doc)?)?;
+    }
+    eprintln!("wrote {}", a.out.display());
+    Ok(())
+}
 
+/// Parts (b) and (c): tables, plots and `doc` entries.
+async fn policies_and_early_stopping(
+    a: &AmplificationArgs,
+    config: &StudyConfig,
+    roles: &[std::sync::Arc<colony::runtime::RoleCard>],
+    embedder: std::sync::Arc<dyn colony::embed::Embedder>,
+    doc: &mut serde_json::Value,
+) -> anyhow::Result<()> {
     let progress = |r: &PolicyRow| {
         eprintln!(
             "  p={:.1} {:<22} accuracy {:.3}  calls/item {:.2}",
             r.p, r.policy, r.summary.accuracy, r.calls_per_item
         );
     };
-    let (policies, early) = policy_accuracy(&config, &roles, embedder, &progress).await?;
+    let (policies, early) = policy_accuracy(config, roles, embedder, &progress).await?;
     let title = format!(
         "Accuracy on {} simulated GSM8K-format items per p ({} dispersed wrong answers, \
          susceptibility {}, seed {}).",
@@ -201,17 +263,68 @@ async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
         &a.out.join("early_stopping.svg"),
     )?;
     println!("{early_md}");
+    doc["policies"] = serde_json::json!(policies);
+    doc["early_stopping"] = serde_json::json!(early);
+    Ok(())
+}
 
-    let doc = serde_json::json!({
+/// Part (d): `gap.md`, `gap.csv`, `gap_short.svg`, `gap_long.svg` and `gap.json`.
+async fn closing_the_gap(
+    a: &AmplificationArgs,
+    config: &StudyConfig,
+    roles: &[std::sync::Arc<colony::runtime::RoleCard>],
+    embedder: std::sync::Arc<dyn colony::embed::Embedder>,
+    doc: &mut serde_json::Value,
+) -> anyhow::Result<()> {
+    use colony::study::gap::{closing_the_gap, part_d_embedder};
+    use colony::study::report::{gap_csv, gap_markdown, gap_policy_rows};
+    let encoder = part_d_embedder(config, embedder.clone());
+    let progress = |r: &colony::study::gap::GapRow| {
+        eprintln!(
+            "  {} p={:.1} {:<22} accuracy {:.3}  calls/item {:.2}  tokens/item {:.0}",
+            r.replies,
+            r.row.p,
+            r.row.policy,
+            r.row.summary.accuracy,
+            r.row.calls_per_item,
+            r.row.tokens_per_item
+        );
+    };
+    let rows = closing_the_gap(config, roles, embedder, &progress).await?;
+    let title = format!(
+        "Closing the gap to self-consistency: accuracy per p (difference to self_consistency \
+         in points), tokens and calls per item (means over p); {} simulated GSM8K-format items \
+         per p, seed {}, embedder {} (input limit {} tokens); long replies carry about {} \
+         tokens of reasoning before the answer.",
+        config.items,
+        config.seed,
+        encoder.id(),
+        encoder.max_input_tokens().unwrap_or(config.encoder_tokens),
+        config.long_reply_tokens
+    );
+    let md = gap_markdown(&title, &rows);
+    write(&a.out, "gap.md", &md)?;
+    write(&a.out, "gap.csv", &gap_csv(&rows))?;
+    for style in ["short", "long"] {
+        let style_rows = gap_policy_rows(&rows, style);
+        if !style_rows.is_empty() {
+            policy_svg(
+                &format!("closing the gap, {style} replies"),
+                &style_rows,
+                &a.out.join(format!("gap_{style}.svg")),
+            )?;
+        }
+    }
+    println!("{md}");
+    doc["gap"] = serde_json::json!(rows);
+    let gap_doc = serde_json::json!({
         "simulation": true,
         "label": SIMULATION_LABEL,
         "config": config,
-        "at_least_two": closed,
-        "policies": policies,
-        "early_stopping": early,
+        "embedder": encoder.id(),
+        "gap": rows,
     });
-    write(&a.out, "study.json", &serde_json::to_string_pretty(&doc)?)?;
-    eprintln!("wrote {}", a.out.display());
+    write(&a.out, "gap.json", &serde_json::to_string_pretty(&gap_doc)?)?;
     Ok(())
 }
 

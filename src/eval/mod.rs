@@ -1,8 +1,9 @@
 //! Evaluation: run policies over dataset items or environment episodes, store one JSON line
 //! per finished item or episode (resumable), summarize, and measure resources for benchmarks.
 //!
-//! - Reasoning: [`runner`] (items), [`summary`] (tables), [`models`] (the simulated model
-//!   keyed with the items, record/replay).
+//! - Reasoning: [`runner`] (items), [`summary`] (tables, in [`table_order`]), [`metrics`] (policy metrics from
+//!   item traces, averaged per policy), [`models`] (the simulated model keyed with the items,
+//!   record/replay).
 //! - Embodied: [`episode`] (the one episode loop), [`trajectory`] (the one trajectory
 //!   format), [`env_run`] (`colony env run`), [`compare`] and [`compare_report`]
 //!   (`colony compare`).
@@ -13,6 +14,7 @@ pub mod env_run;
 pub mod episode;
 pub mod grid;
 pub mod lock;
+pub mod metrics;
 pub mod models;
 pub mod plot;
 pub mod report;
@@ -20,6 +22,7 @@ pub mod resources;
 pub mod results;
 pub mod runner;
 pub mod summary;
+pub mod table_order;
 pub mod trajectory;
 
 pub use compare::{
@@ -27,6 +30,7 @@ pub use compare::{
 };
 pub use compare_report::CompareSummary;
 pub use episode::{run_episode, EpisodeConfig, EpisodeOutcome, EpisodeSink, StepRecord};
+pub use metrics::MetricMean;
 pub use models::{answer_key, build_model, build_models, CallRouting};
 pub use results::{ItemResult, JsonlFile, ResultsError, ResultsFile};
 pub use runner::{run_policy, solve_item, EvalConfig, PolicyRun};

@@ -133,8 +133,9 @@ pub fn record_settings(
     Ok(previous)
 }
 
-/// Writes `summary.json` (atomically), `results.md`, `results.csv` and the bubble plot into
-/// `dir`; returns the Markdown table.
+/// Writes `summary.json` (atomically), `results.md` (the results table, then the policy
+/// metrics table when a policy reports metrics), `results.csv` and the bubble plot into
+/// `dir`; returns the Markdown of `results.md`.
 pub fn write_eval_report(dir: &Path, summary: &Summary) -> Result<String, ReportError> {
     let write = |name: &str, bytes: &[u8]| {
         let path = dir.join(name);
@@ -142,7 +143,11 @@ pub fn write_eval_report(dir: &Path, summary: &Summary) -> Result<String, Report
     };
     let json = serde_json::to_string_pretty(summary).unwrap_or_default();
     write("summary.json", json.as_bytes())?;
-    let md = summary.markdown();
+    let mut md = summary.markdown();
+    if let Some(metrics) = super::metrics::metrics_markdown(summary) {
+        md.push('\n');
+        md.push_str(&metrics);
+    }
     write("results.md", md.as_bytes())?;
     write("results.csv", summary.csv().as_bytes())?;
     let svg = dir.join("accuracy_vs_tokens.svg");

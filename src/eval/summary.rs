@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::metrics::{item_metrics, merge, MetricMean};
 use super::results::ItemResult;
 use crate::llm::Sampling;
 use crate::policy::reasoning::Roster;
@@ -35,6 +36,11 @@ pub struct PolicySummary {
     pub completion_tokens: u64,
     /// Sum of item wall times, seconds.
     pub wall_s: f64,
+    /// Metrics the policy reports per item (top-level numbers of the trace's `metrics`
+    /// object), each the mean over the items that report it ([`super::metrics`]); left out
+    /// of the JSON when there are none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, MetricMean>,
 }
 
 /// `summary.json`: `{"policies": {"<name>": {…}}, "datasets": {"<dataset>": {"<name>": {…}}},
@@ -110,6 +116,7 @@ impl PolicySummary {
                 prompt_tokens: r.prompt_tokens,
                 completion_tokens: r.completion_tokens,
                 wall_s: r.wall_ms / 1000.0,
+                metrics: item_metrics(&r.trace),
             });
         }
         s
@@ -125,6 +132,7 @@ impl PolicySummary {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
         self.wall_s += other.wall_s;
+        merge(&mut self.metrics, &other.metrics);
         let answered = self.n.saturating_sub(self.errors);
         self.accuracy = if answered == 0 {
             0.0
@@ -170,12 +178,16 @@ impl Summary {
         self.policies.insert(policy.to_string(), total);
     }
 
-    /// Dataset names, in order.
+    /// Dataset names, in the table's column order (the SelfOrg paper's, see
+    /// [`super::table_order`]).
     pub fn dataset_names(&self) -> Vec<String> {
-        self.datasets.keys().cloned().collect()
+        let mut names: Vec<String> = self.datasets.keys().cloned().collect();
+        names.sort_by_key(|d| super::table_order::dataset_key(d));
+        names
     }
 
-    /// The table: one row per policy, AVG and AVG-R by the dense-rank rule of spec §5.3.
+    /// The table: one row per policy in the SelfOrg paper's row order (see
+    /// [`super::table_order`]), AVG and AVG-R by the dense-rank rule of spec §5.3.
     pub fn rows(&self) -> Vec<TableRow> {
         let names = self.dataset_names();
         // Dense rank per dataset: distinct 2-decimal accuracies, best first.
@@ -191,7 +203,8 @@ impl Summary {
                 values
             })
             .collect();
-        self.policies
+        let mut rows: Vec<TableRow> = self
+            .policies
             .iter()
             .map(|(method, totals)| {
                 let accuracy: Vec<Option<f64>> = names
@@ -219,7 +232,9 @@ impl Summary {
                     totals: totals.clone(),
                 }
             })
-            .collect()
+            .collect();
+        rows.sort_by_key(|r| super::table_order::method_key(&r.method));
+        rows
     }
 
     /// The table as Markdown (accuracy in % with 2 decimals, AVG, AVG-R, tokens, calls, errors).
@@ -317,7 +332,8 @@ mod tests {
         s.record("math", "c", ps(1, 4));
         let rows = s.rows();
         let by = |m: &str| rows.iter().find(|r| r.method == m).unwrap().clone();
-        assert_eq!(by("a").accuracy, vec![Some(80.0), Some(50.0)]);
+        // Columns in the paper's order: MATH before GSM8K.
+        assert_eq!(by("a").accuracy, vec![Some(50.0), Some(80.0)]);
         assert!((by("a").avg - 65.0).abs() < 1e-9);
         assert_eq!(by("a").avg_rank, 1.5);
         assert_eq!(by("b").avg_rank, 1.0);
@@ -328,10 +344,10 @@ mod tests {
         assert!((s.policies["a"].accuracy - 10.0 / 14.0).abs() < 1e-12);
         let md = s.markdown();
         assert!(
-            md.contains("| gsm8k (%) | math (%) | AVG | AVG-R |"),
+            md.contains("| math (%) | gsm8k (%) | AVG | AVG-R |"),
             "{md}"
         );
-        assert!(md.contains("| c | 60.00 | 25.00 | 42.50 | 2.50 |"), "{md}");
+        assert!(md.contains("| c | 25.00 | 60.00 | 42.50 | 2.50 |"), "{md}");
         let csv = s.csv();
         assert_eq!(csv.lines().count(), 1 + 6);
         assert!(csv.contains("\nb,math,0.750000,4,3,"), "{csv}");
@@ -345,11 +361,30 @@ mod tests {
         s.record("math", "b", ps(1, 3));
         assert_eq!(s.policies["a"].correct, 9);
         let rows = s.rows();
-        assert_eq!(rows[0].accuracy, vec![Some(90.0), None]);
+        assert_eq!(rows[0].accuracy, vec![None, Some(90.0)]);
         assert_eq!(rows[0].avg_rank, 1.0);
-        assert!(s.markdown().contains("| a | 90.00 | – |"));
+        assert!(s.markdown().contains("| a | – | 90.00 |"));
         // Repeating thirds: 33.33 % (2 decimals), AVG-R rounded half up.
-        assert_eq!(rows[1].accuracy, vec![None, Some(33.33)]);
+        assert_eq!(rows[1].accuracy, vec![Some(33.33), None]);
+    }
+
+    #[test]
+    fn rows_and_columns_follow_the_papers_table_1() {
+        let mut s = Summary::default();
+        for m in ["selforg", "agentverse", "single", "macnet", "cot", "dylan"] {
+            for d in ["aime-2024", "gsm8k", "math"] {
+                s.record(d, m, ps(1, 2));
+            }
+        }
+        let methods: Vec<String> = s.rows().into_iter().map(|r| r.method).collect();
+        assert_eq!(
+            methods,
+            ["single", "cot", "dylan", "macnet", "agentverse", "selforg"]
+        );
+        assert_eq!(s.dataset_names(), ["math", "gsm8k", "aime-2024"]);
+        assert!(s
+            .markdown()
+            .starts_with("| Method | math (%) | gsm8k (%) | aime-2024 (%) | AVG | AVG-R |"));
     }
 
     #[test]

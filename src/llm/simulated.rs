@@ -156,14 +156,17 @@ impl SimulatedModel {
             pick_skewed(&candidates, cfg.wrong_skew, u_wrong)
         };
         let body = reasoning_text(&answer, u_style);
-        // SwarmSys validator and mode-B explorer turns ask for machine-read lines.
-        crate::policy::reasoning::swarmsys::simulated_reply(
-            &question_msg.content,
-            &answer,
-            &body,
-            &|t| extract_answers(t).pop(),
-        )
-        .unwrap_or(body)
+        // SwarmSys validator and mode-B explorer turns, DyLAN ratings and rankings, and
+        // AgentVerse recruiting, critics and evaluators ask for machine-read lines.
+        let extract = |t: &str| extract_answers(t).pop();
+        let user = &question_msg.content;
+        crate::policy::reasoning::swarmsys::simulated_reply(user, &answer, &body, &extract)
+            .or_else(|| {
+                crate::policy::reasoning::baseline_sim::simulated_reply(
+                    user, &answer, &body, &extract,
+                )
+            })
+            .unwrap_or(body)
     }
 }
 

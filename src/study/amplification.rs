@@ -6,7 +6,10 @@
 //! (b) accuracy of single, self-consistency, debate and SelfOrg on a simulated GSM8K-format set
 //!     for p ∈ {0.2 … 0.8}, wrong answers dispersed over K = 10 values (the end-to-end variant
 //!     of spec §1.16: the real policies, prompts, DAG scheduling, embeddings and grading);
-//! (c) SelfOrg with and without early stopping (γ = 0.9): accuracy and tokens.
+//! (c) SelfOrg with and without early stopping (γ = 0.9): accuracy and tokens;
+//! (d) which variant closes SelfOrg's gap to self-consistency, and at what token cost: SelfOrg
+//!     with the embedding windows `full`, `tail` and `answer`, and SwarmSys, with short and
+//!     long (chain-of-thought) replies ([`super::gap`]).
 //!
 //! The simulated agents are not LLMs: an agent is right with probability p and adopts a peer
 //! answer it reads with probability `susceptibility` (the spec's "adoption model"). The study
@@ -53,6 +56,15 @@ pub struct StudyConfig {
     pub concurrency: usize,
     /// Name of the embedder used by SelfOrg (for the record).
     pub embedder: String,
+    /// Accuracies of part (d) ([`super::gap`]).
+    pub gap_p: Vec<f64>,
+    /// Policies of part (d), self-consistency (the reference) first.
+    pub gap_policies: Vec<String>,
+    /// Approximate tokens of reasoning before the answer in part (d)'s long replies
+    /// (0: short replies only).
+    pub long_reply_tokens: usize,
+    /// Input limit, in tokens, given in part (d) to an embedder that reports none.
+    pub encoder_tokens: usize,
 }
 
 impl Default for StudyConfig {
@@ -75,6 +87,16 @@ impl Default for StudyConfig {
             gamma: 0.9,
             concurrency: 32,
             embedder: String::new(),
+            gap_p: vec![0.3, 0.5, 0.7],
+            gap_policies: vec![
+                "self_consistency".into(),
+                "selforg".into(),
+                "selforg:embed=tail".into(),
+                "selforg:embed=answer".into(),
+                "swarmsys".into(),
+            ],
+            long_reply_tokens: 400,
+            encoder_tokens: 256,
         }
     }
 }
@@ -157,18 +179,13 @@ pub fn simulated_items(count: usize, seed: u64) -> Vec<Item> {
         .collect()
 }
 
-/// A roster of `roles.len()` simulated agents with accuracy `p` that know `items`.
-fn simulated_roster(
-    config: &StudyConfig,
-    p: f64,
-    items: &[Item],
-    roles: &[Arc<RoleCard>],
-) -> Roster {
+/// The simulated model with accuracy `p` that knows `items`.
+pub(crate) fn simulated_model(config: &StudyConfig, p: f64, items: &[Item]) -> SharedModel {
     let mut key = AnswerKey::new();
     for item in items {
         key.insert(&item.question, item.gold.clone());
     }
-    let model: SharedModel = Arc::new(SimulatedModel::new(SimulatedConfig {
+    Arc::new(SimulatedModel::new(SimulatedConfig {
         name: format!("sim-p{p:.1}"),
         seed: config.seed,
         accuracy: p,
@@ -176,7 +193,11 @@ fn simulated_roster(
         wrong_answers: config.wrong_answers,
         wrong_skew: 0.0,
         answer_key: key,
-    }));
+    }))
+}
+
+/// A roster of `roles.len()` agents, all `model`.
+fn roster_of(model: SharedModel, roles: &[Arc<RoleCard>]) -> Roster {
     Roster {
         members: roles
             .iter()
@@ -210,8 +231,22 @@ async fn run_policy_at(
     roles: &[Arc<RoleCard>],
     embedder: Arc<dyn Embedder>,
 ) -> Result<PolicyRow, crate::policy::reasoning::PolicyError> {
+    let model = simulated_model(config, p, items);
+    run_policy_with(config, spec, p, items, roles, embedder, model).await
+}
+
+/// Runs `spec` over `items` with every agent played by `model` (accuracy `p`, for the row).
+pub(crate) async fn run_policy_with(
+    config: &StudyConfig,
+    spec: &str,
+    p: f64,
+    items: &[Item],
+    roles: &[Arc<RoleCard>],
+    embedder: Arc<dyn Embedder>,
+    model: SharedModel,
+) -> Result<PolicyRow, crate::policy::reasoning::PolicyError> {
     let policy = policy_with_embedder(spec, embedder)?;
-    let roster = simulated_roster(config, p, items, roles);
+    let roster = roster_of(model, roles);
     let results: Vec<ItemResult> = stream::iter(items)
         .map(|item| {
             solve_item(

@@ -3,4 +3,6 @@
 
 pub mod amplification;
 pub mod framework_scaling;
+pub mod gap;
 pub mod report;
+pub mod swarmsys_scaling;

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::amplification::{ClosedFormRow, PolicyRow, StudyConfig};
+use super::gap::{GapRow, REFERENCE};
 use crate::eval::plot::{line_chart, Line, PlotError};
 
 /// The label every output of the study carries.
@@ -181,4 +182,169 @@ pub fn policy_svg(title: &str, rows: &[PolicyRow], path: &Path) -> Result<(), Pl
         (0.0, 1.0),
         &lines,
     )
+}
+
+/// Part (d) as Markdown: per reply style, one row per policy with accuracy per p (and the
+/// difference to self-consistency in points), the mean gap, tokens and calls per item (means
+/// over p), then a sentence naming the policy closest to self-consistency and its token cost.
+pub fn gap_markdown(title: &str, rows: &[GapRow]) -> String {
+    let mut out = format!("**{SIMULATION_LABEL}.** {title}\n");
+    for style in distinct(rows.iter().map(|r| r.replies.as_str())) {
+        let mine: Vec<&GapRow> = rows.iter().filter(|r| r.replies == style).collect();
+        let ps = distinct(mine.iter().map(|r| r.row.p));
+        let _ = write!(out, "\n{style} replies:\n\n| Policy |");
+        for p in &ps {
+            let _ = write!(out, " p={p} |");
+        }
+        out.push_str(" mean gap (points) | tokens/item | calls/item |\n|---|");
+        out.push_str(&"---|".repeat(ps.len() + 3));
+        out.push('\n');
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let mut summaries: Vec<(&str, Option<f64>, f64)> = Vec::new();
+        for policy in distinct(mine.iter().map(|r| r.row.policy.as_str())) {
+            let of: Vec<&&GapRow> = mine.iter().filter(|r| r.row.policy == policy).collect();
+            let _ = write!(out, "| {policy} |");
+            for &p in &ps {
+                match of.iter().find(|r| r.row.p == p) {
+                    Some(r) => {
+                        let _ = write!(out, " {:.1}%", 100.0 * r.row.summary.accuracy);
+                        if let Some(g) = r.gap_points {
+                            let _ = write!(out, " ({g:+.1})");
+                        }
+                        out.push_str(" |");
+                    }
+                    None => out.push_str(" – |"),
+                }
+            }
+            let gaps: Vec<f64> = of.iter().filter_map(|r| r.gap_points).collect();
+            let gap = (!gaps.is_empty()).then(|| mean(&gaps));
+            let tokens = mean(&of.iter().map(|r| r.row.tokens_per_item).collect::<Vec<_>>());
+            let calls = mean(&of.iter().map(|r| r.row.calls_per_item).collect::<Vec<_>>());
+            match gap {
+                Some(g) => {
+                    let _ = write!(out, " {g:+.1} |");
+                }
+                None => out.push_str(" – |"),
+            }
+            let _ = writeln!(out, " {tokens:.0} | {calls:.2} |");
+            summaries.push((policy, gap, tokens));
+        }
+        let reference = summaries.iter().find(|s| s.0 == REFERENCE).map(|s| s.2);
+        // The largest mean gap; on equal gaps the cheaper policy, then the one listed first.
+        let best = |family: &str| {
+            summaries
+                .iter()
+                .rev()
+                .filter(|s| s.0.starts_with(family))
+                .filter_map(|&(p, g, t)| g.map(|g| (p, g, t)))
+                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.2.total_cmp(&a.2)))
+        };
+        for (label, family) in [
+            ("Closest to", ""),
+            ("Best SelfOrg window against", "selforg"),
+        ] {
+            if let (Some((policy, gap, tokens)), Some(sc)) = (best(family), reference) {
+                let _ = writeln!(
+                    out,
+                    "\n{label} {REFERENCE} with {style} replies: **{policy}**, {gap:+.1} points \
+                     on average, at {:.2}× its tokens per item ({tokens:.0} vs {sc:.0}).",
+                    tokens / sc.max(1.0)
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Part (d) as CSV.
+pub fn gap_csv(rows: &[GapRow]) -> String {
+    let mut out = String::from(
+        "simulation,replies,policy,p,n,correct,accuracy,errors,gap_points,calls_per_item,tokens_per_item\n",
+    );
+    for r in rows {
+        let s = &r.row.summary;
+        let gap = r.gap_points.map_or(String::new(), |g| format!("{g:.2}"));
+        let _ = writeln!(
+            out,
+            "true,{},{},{},{},{},{:.6},{},{gap},{:.3},{:.1}",
+            r.replies,
+            r.row.policy,
+            r.row.p,
+            s.n,
+            s.correct,
+            s.accuracy,
+            s.errors,
+            r.row.calls_per_item,
+            r.row.tokens_per_item
+        );
+    }
+    out
+}
+
+/// The rows of part (d) with one reply style, as part (b)'s rows (for [`policy_svg`]).
+pub fn gap_policy_rows(rows: &[GapRow], style: &str) -> Vec<PolicyRow> {
+    rows.iter()
+        .filter(|r| r.replies == style)
+        .map(|r| r.row.clone())
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::eval::PolicySummary;
+
+    fn row(policy: &str, p: f64, accuracy: f64, tokens: f64, gap: Option<f64>) -> GapRow {
+        GapRow {
+            replies: "long".into(),
+            row: PolicyRow {
+                policy: policy.into(),
+                p,
+                summary: PolicySummary {
+                    n: 10,
+                    accuracy,
+                    ..PolicySummary::default()
+                },
+                calls_per_item: 5.0,
+                tokens_per_item: tokens,
+            },
+            gap_points: gap,
+        }
+    }
+
+    #[test]
+    fn gap_table_names_the_closest_policy_and_its_token_cost() {
+        let rows = vec![
+            row(REFERENCE, 0.5, 0.8, 1000.0, None),
+            row("selforg", 0.5, 0.5, 4000.0, Some(-30.0)),
+            row("selforg:embed=answer", 0.5, 0.8, 3000.0, Some(0.0)),
+            row("swarmsys", 0.5, 0.8, 9000.0, Some(0.0)),
+        ];
+        let md = gap_markdown("t", &rows);
+        assert!(
+            md.contains("| selforg | 50.0% (-30.0) | -30.0 | 4000 | 5.00 |"),
+            "{md}"
+        );
+        // Equal gaps: the cheaper one.
+        assert!(
+            md.contains(
+                "Closest to self_consistency with long replies: **selforg:embed=answer**, +0.0 \
+             points on average, at 3.00× its tokens per item (3000 vs 1000)."
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("Best SelfOrg window against self_consistency"),
+            "{md}"
+        );
+        let csv = gap_csv(&rows);
+        assert!(csv.starts_with("simulation,replies,"));
+        assert!(
+            csv.contains("true,long,selforg,0.5,10,0,0.500000,0,-30.00,5.000,4000.0"),
+            "{csv}"
+        );
+        assert_eq!(gap_policy_rows(&rows, "long").len(), 4);
+        assert!(gap_policy_rows(&rows, "short").is_empty());
+    }
 }

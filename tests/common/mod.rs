@@ -117,3 +117,24 @@ pub fn compare_policy(
     }
     rows
 }
+
+/// `summary.json` of an eval output directory.
+pub fn summary(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+/// Lines of a file (0 when it is missing).
+pub fn lines_of(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+/// The per-item results of `policy` in an eval output directory, wall times zeroed (they
+/// differ run to run), sorted by item id.
+pub fn results_by_id(dir: &Path, policy: &str) -> Vec<Value> {
+    let mut rows = jsonl(&dir.join(format!("{policy}.jsonl")));
+    for r in &mut rows {
+        r["wall_ms"] = 0.into();
+    }
+    rows.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+    rows
+}

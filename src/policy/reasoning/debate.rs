@@ -11,6 +11,7 @@
 use async_trait::async_trait;
 use serde_json::json;
 
+use super::common::shown_text;
 use super::prompts;
 use super::single::{ask_all, ask_options, baseline_roster, format_suffix, Failures, Turn};
 use super::vote::plurality_vote;
@@ -54,16 +55,7 @@ impl Debate {
 /// The round r ≥ 1 prompt of an agent, given the other agents' previous responses
 /// (`prompts/debate/update.jinja`).
 pub fn debate_prompt(query: &Query, others: &[&str]) -> Result<String, PolicyError> {
-    let others: Vec<&str> = others
-        .iter()
-        .map(|t| {
-            if t.trim().is_empty() {
-                "(no response)"
-            } else {
-                t.trim()
-            }
-        })
-        .collect();
+    let others: Vec<String> = others.iter().map(|t| shown_text(t)).collect();
     prompts::render(
         prompts::DEBATE_UPDATE,
         minijinja::context! {

@@ -1,6 +1,7 @@
 //! Reasoning policies: solve one QA item with a team of LLM agents.
 //!
-//! Spec: `reasoning.md` §0 (shared conventions), §1 (SelfOrg), §2 (SwarmSys), §3 (baselines).
+//! Spec: `reasoning.md` §0 (shared conventions), §1 (SelfOrg), §2 (SwarmSys), §3 (baselines:
+//! single, CoT, self-consistency, debate, and the compact DyLAN, MacNet and AgentVerse).
 //! A policy gets a [`Query`] (the item, the run seed) and a [`Roster`] (role cards and models
 //! of its agents), builds a [`Team`](crate::runtime::Team) for the query, and returns a
 //! [`PolicyOutput`]: final text, extracted answer, the full transcript and a policy-specific
@@ -9,10 +10,16 @@
 //! Writing a new policy means implementing [`ReasoningPolicy`]; see
 //! `examples/custom_policy.rs`.
 
+pub mod agentverse;
+pub mod baseline_sim;
+pub mod common;
 mod cot;
 mod debate;
+pub mod dylan;
+pub mod macnet;
 pub mod prompts;
 mod registry;
+pub mod role_pool;
 mod seeds;
 mod self_consistency;
 pub mod selforg;
@@ -20,10 +27,14 @@ mod single;
 pub mod swarmsys;
 pub mod vote;
 
+pub use agentverse::{AgentVerse, AgentVerseOptions};
+pub use dylan::{Dylan, DylanOptions, DylanRoles};
+pub use macnet::{MacNet, MacNetOptions, Topology};
+
 pub use cot::{cot_prompt, ChainOfThought, STEP_BY_STEP};
 pub use debate::{debate_prompt, Debate};
 pub use registry::{policy_by_name, policy_with_embedder, POLICY_NAMES};
-pub use seeds::{derive_seed, llm_seed};
+pub use seeds::{below, derive_seed, llm_seed, shuffle, stream, uniform};
 pub use self_consistency::SelfConsistency;
 pub use single::Single;
 

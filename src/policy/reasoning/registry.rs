@@ -5,7 +5,9 @@
 //! [`SelfConsistency::MAX_K`] (64), `debate` agents ≤ [`Debate::MAX_AGENTS`] (64) and rounds ≤
 //! [`Debate::MAX_ROUNDS`] (20), `selforg` agents ≤ [`SelfOrgOptions::MAX_AGENTS`] (64), rounds ≤
 //! [`SelfOrgOptions::MAX_ROUNDS`] (20) and k ≤ [`SelfOrgOptions::MAX_K`] (64), `swarmsys`
-//! agents 3–64, rounds ≤ 40 and event rounds ≤ 20 ([`SwarmSysOptions`]); numbers (`tau`,
+//! agents 3–64, rounds ≤ 40 and event rounds ≤ 20 ([`SwarmSysOptions`]), `dylan` agents ≤ 32
+//! and rounds ≤ 3, `macnet` agents ≤ 16, `agentverse` experts 2–8, turns and criticising
+//! rounds ≤ 10 (their `*Options::MAX_*` constants); numbers (`tau`,
 //! `gamma`, `eta`, …) must be finite. Errors name the policy and the option, and quote at most a short
 //! prefix of what was given.
 
@@ -14,11 +16,14 @@ use std::sync::Arc;
 
 use colony_env_api::clip;
 
-use super::selforg::{GraphOptions, Rule, SelfOrg, SelfOrgOptions};
+use super::selforg::{EmbedInput, GraphOptions, Rule, SelfOrg, SelfOrgOptions};
 use super::swarmsys::{
     EpsilonBounds, Mode, ProfileScope, RoleCounts, RolesMode, SwarmSys, SwarmSysOptions,
 };
-use super::{ChainOfThought, Debate, PolicyError, ReasoningPolicy, SelfConsistency, Single};
+use super::{
+    AgentVerse, AgentVerseOptions, ChainOfThought, Debate, Dylan, DylanOptions, MacNet,
+    MacNetOptions, PolicyError, ReasoningPolicy, SelfConsistency, Single,
+};
 
 /// Names [`policy_by_name`] knows, with their options and limits.
 pub const POLICY_NAMES: &[(&str, &str)] = &[
@@ -33,9 +38,24 @@ pub const POLICY_NAMES: &[(&str, &str)] = &[
         "(alias llm_debate) agents=<N, default 3, at most 64>, rounds=<R, default 2, at most 20>",
     ),
     (
+        "dylan",
+        "agents=4 (at most 32), rounds=3 (1 to 3: answers, updates with ratings, the ranked \
+         two), roles=auto|assistant|mixed",
+    ),
+    (
+        "macnet",
+        "agents=5 (at most 16), fixed_topology=false (true: one random graph for every item)",
+    ),
+    (
+        "agentverse",
+        "experts=2 (2 to 8: a solver and critics), turns=3 (at most 10), critic_rounds=3 (at \
+         most 10)",
+    ),
+    (
         "selforg",
         "agents=4 (at most 64), rounds=3 (incl. round 0, at most 20), k=2 (0 = no limit, at \
-         most 64), tau=0.5, rule=alg2|gated, reform=true, gamma=<off>",
+         most 64), tau=0.5, rule=alg2|gated, reform=true, gamma=<off>, embed=full|tail|answer \
+         (what of each response is embedded)",
     ),
     (
         "swarmsys",
@@ -100,6 +120,15 @@ pub fn policy_with_embedder(
                     )))
                 }
             };
+            let embed = match options.text("embed") {
+                None => d.embed,
+                Some(v) => EmbedInput::parse(&v).ok_or_else(|| {
+                    PolicyError::Config(format!(
+                        "selforg: option `embed` must be full, tail or answer, got `{}`",
+                        clip(&v)
+                    ))
+                })?,
+            };
             let rounds = options.count("rounds")?;
             let max_rounds = match rounds {
                 None => d.max_rounds,
@@ -124,11 +153,17 @@ pub fn policy_with_embedder(
                 },
                 reform,
                 gamma: options.float("gamma")?,
+                embed,
                 ..d
             };
             Box::new(SelfOrg::new(opts, embedder)?)
         }
         "swarmsys" => Box::new(SwarmSys::new(swarmsys_options(&mut options)?, embedder)?),
+        "dylan" => Box::new(Dylan::new(DylanOptions::from_options(&mut options)?)?),
+        "macnet" => Box::new(MacNet::new(MacNetOptions::from_options(&mut options)?)?),
+        "agentverse" => Box::new(AgentVerse::new(AgentVerseOptions::from_options(
+            &mut options,
+        )?)?),
         _ => {
             let known: Vec<&str> = POLICY_NAMES.iter().map(|(n, _)| *n).collect();
             return Err(PolicyError::Config(format!(
@@ -143,7 +178,11 @@ pub fn policy_with_embedder(
 }
 
 /// A text option that must be one of `allowed` (`a|b|c`), lowercased.
-fn choice(o: &mut Options, key: &str, allowed: &str) -> Result<Option<String>, PolicyError> {
+pub(crate) fn choice(
+    o: &mut Options,
+    key: &str,
+    allowed: &str,
+) -> Result<Option<String>, PolicyError> {
     match o.text(key).map(|v| v.to_ascii_lowercase()) {
         Some(v) if !allowed.split('|').any(|a| a == v) => Err(PolicyError::Config(format!(
             "{}: option `{key}` must be one of {allowed}, got `{}`",
@@ -233,7 +272,7 @@ fn swarmsys_options(o: &mut Options) -> Result<SwarmSysOptions, PolicyError> {
 }
 
 /// Parsed `key=value` options, consumed as the policy reads them.
-struct Options {
+pub(crate) struct Options {
     policy: String,
     values: BTreeMap<String, String>,
 }
@@ -269,7 +308,7 @@ impl Options {
     }
 
     /// A positive integer option.
-    fn count(&mut self, key: &str) -> Result<Option<usize>, PolicyError> {
+    pub(crate) fn count(&mut self, key: &str) -> Result<Option<usize>, PolicyError> {
         let Some(value) = self.values.remove(key) else {
             return Ok(None);
         };
@@ -284,7 +323,7 @@ impl Options {
     }
 
     /// A finite number option.
-    fn float(&mut self, key: &str) -> Result<Option<f64>, PolicyError> {
+    pub(crate) fn float(&mut self, key: &str) -> Result<Option<f64>, PolicyError> {
         let Some(value) = self.values.remove(key) else {
             return Ok(None);
         };
@@ -299,7 +338,7 @@ impl Options {
     }
 
     /// A text option.
-    fn text(&mut self, key: &str) -> Option<String> {
+    pub(crate) fn text(&mut self, key: &str) -> Option<String> {
         self.values.remove(key)
     }
 
@@ -333,6 +372,26 @@ mod tests {
         );
         assert!(policy_by_name("selforg:tau=x").is_err());
         assert!(policy_by_name("selforg:rule=magic").is_err());
+        for (spec, name) in [
+            ("selforg:embed=full", "selforg"),
+            ("selforg:embed=tail", "selforg_tail"),
+            ("selforg:embed=Answer,gamma=0.9", "selforg_answer"),
+        ] {
+            assert_eq!(
+                policy_by_name(spec)
+                    .map(|p| p.name().to_string())
+                    .ok()
+                    .as_deref(),
+                Some(name)
+            );
+        }
+        let err = policy_by_name("selforg:embed=head")
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("policy configuration: selforg: option `embed` must be full, tail or answer, got `head`")
+        );
         assert!(policy_by_name("swarmsys").is_ok());
         assert!(policy_by_name(
             "swarmsys:agents=14,mode=b,roles=random,profile_scope=run,gamma=5,eps_min=0.1,\

@@ -1,4 +1,5 @@
-//! Plurality vote over extracted answers (spec §3.3, §3.4).
+//! Plurality vote over extracted answers (spec §3.3, §3.4), and DyLAN's consensus check
+//! (§3.5) built on it.
 //!
 //! Answers are clustered by the dataset's equivalence relation (`colony_qa::equivalent`, each
 //! answer compared with the first member of every existing cluster, in index order); the
@@ -67,6 +68,21 @@ pub fn plurality_vote(answers: &[Option<String>], answer_type: &AnswerType) -> V
     Vote { clusters, winner }
 }
 
+/// DyLAN's consensus (spec §3.5): among the answers of a `k`-agent round so far (processing
+/// order), the position of the first one carrying the answer that more than ⌊2k/3⌋ of them
+/// hold, if any.
+pub fn supermajority(
+    answers: &[Option<String>],
+    k: usize,
+    answer_type: &AnswerType,
+) -> Option<usize> {
+    let vote = plurality_vote(answers, answer_type);
+    let winner = vote.winning()?;
+    (winner.members.len() > 2 * k / 3)
+        .then(|| winner.members.first().copied())
+        .flatten()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +108,20 @@ mod tests {
         assert_eq!(v.winning().map(|c| c.members.clone()), Some(vec![1, 4]));
         let v = plurality_vote(&[None, None], &AnswerType::Numeric);
         assert_eq!(v.winner, None);
+    }
+
+    #[test]
+    fn supermajority_needs_more_than_two_thirds() {
+        let t = AnswerType::Numeric;
+        assert_eq!(supermajority(&[s("7"), s("7"), s("7")], 4, &t), Some(0));
+        assert_eq!(supermajority(&[s("7"), s("8"), s("7")], 4, &t), None);
+        assert_eq!(
+            supermajority(&[s("8"), s("7"), s("7"), s("7.0")], 4, &t),
+            Some(1)
+        );
+        assert_eq!(supermajority(&[s("7"), s("8")], 2, &t), None);
+        assert_eq!(supermajority(&[None, s("7")], 2, &t), None);
+        assert_eq!(supermajority(&[s("7"), s("7")], 2, &t), Some(0));
+        assert_eq!(supermajority(&[s("7")], 1, &t), Some(0));
     }
 }

@@ -5,6 +5,7 @@ use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 
 use super::graph::{cos, unit_rows, zero_rows};
+use super::ties::tie_key;
 
 /// Weight sums at or below this fall back to uniform weights (§1.11 **Decision**).
 pub const WEIGHT_SUM_GUARD: f64 = 1e-12;
@@ -33,7 +34,7 @@ pub fn aggregate(r: ArrayView2<f32>, psi: &[f64]) -> Option<Aggregate> {
 
 /// §1.11 with an explicit mask of empty responses (`empty[n]`: agent n's call failed or
 /// returned nothing). Empty agents are excluded from the argmax unless all are empty;
-/// ties go to higher ψ, then lower id.
+/// ties go to higher ψ, then lower id, cosines and ψ compared rounded to 1e-9 (`ties`).
 pub fn aggregate_masked(r: ArrayView2<f32>, psi: &[f64], empty: &[bool]) -> Option<Aggregate> {
     let n = r.nrows();
     if n == 0 || psi.len() != n || empty.len() != n {
@@ -64,9 +65,10 @@ pub fn aggregate_masked(r: ArrayView2<f32>, psi: &[f64], empty: &[bool]) -> Opti
         best = match best {
             None => Some(i),
             Some(b) => {
-                let better = cosines[i]
-                    .total_cmp(&cosines[b])
-                    .then(psi[i].total_cmp(&psi[b]))
+                // Rounded to 1e-9 (`ties`): equal cosines and ψ go to the lower id.
+                let better = tie_key(cosines[i])
+                    .total_cmp(&tie_key(cosines[b]))
+                    .then(tie_key(psi[i]).total_cmp(&tie_key(psi[b])))
                     .is_gt();
                 Some(if better { i } else { b })
             }

@@ -16,7 +16,9 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use ndarray::Array2;
 use serde_json::json;
 
-use super::{aggregate_masked, build_graph_from, early_stop, similarity, Graph, GraphOptions};
+use super::{
+    aggregate_masked, build_graph_from, early_stop, similarity, EmbedInput, Graph, GraphOptions,
+};
 use crate::embed::Embedder;
 use crate::policy::reasoning::single::{ask_all, ask_options, format_suffix, Failures};
 use crate::policy::reasoning::{
@@ -41,6 +43,8 @@ pub struct SelfOrgOptions {
     pub include_own_previous: bool,
     /// Run each round's agents one by one in topological order (for equivalence checks).
     pub sequential: bool,
+    /// Which part of each response is embedded (`embed=full|tail|answer`; full by default).
+    pub embed: EmbedInput,
 }
 
 impl Default for SelfOrgOptions {
@@ -53,6 +57,7 @@ impl Default for SelfOrgOptions {
             gamma: None,
             include_own_previous: true,
             sequential: false,
+            embed: EmbedInput::Full,
         }
     }
 }
@@ -62,6 +67,7 @@ impl Default for SelfOrgOptions {
 pub struct SelfOrg {
     options: SelfOrgOptions,
     embedder: Arc<dyn Embedder>,
+    name: String,
 }
 
 impl SelfOrgOptions {
@@ -79,7 +85,8 @@ impl SelfOrg {
     /// `agents` must be from 1 to [`SelfOrgOptions::MAX_AGENTS`], `max_rounds` from 1 to
     /// [`SelfOrgOptions::MAX_ROUNDS`], `graph.k` at most [`SelfOrgOptions::MAX_K`]
     /// ([`PolicyError::OutOfRange`]); `graph.tau` and `gamma` must be finite
-    /// ([`PolicyError::NotFinite`]).
+    /// ([`PolicyError::NotFinite`]). Results are filed under `selforg`, or `selforg_tail` /
+    /// `selforg_answer` with another embedding window, so the variants share one table.
     pub fn new(options: SelfOrgOptions, embedder: Arc<dyn Embedder>) -> Result<Self, PolicyError> {
         type O = SelfOrgOptions;
         check_range("selforg", "agents", options.agents, 1, O::MAX_AGENTS)?;
@@ -95,7 +102,15 @@ impl SelfOrg {
                 });
             }
         }
-        Ok(Self { options, embedder })
+        let name = match options.embed {
+            EmbedInput::Full => "selforg".to_string(),
+            other => format!("selforg_{}", other.name()),
+        };
+        Ok(Self {
+            options,
+            embedder,
+            name,
+        })
     }
 
     /// The options.
@@ -104,13 +119,20 @@ impl SelfOrg {
     }
 }
 
-/// Embeddings of a round's responses; empty responses get the zero vector (§1.6).
+/// Embeddings of a round's responses, each cut to the `window` (§1.6, `embed=`); empty
+/// responses get the zero vector.
 async fn embed_round(
     embedder: &dyn Embedder,
+    window: EmbedInput,
     texts: &[String],
 ) -> Result<Array2<f32>, PolicyError> {
+    let limit = embedder.max_input_tokens();
+    let inputs: Vec<String> = match window {
+        EmbedInput::Full => texts.to_vec(),
+        w => texts.iter().map(|t| w.select(t, limit)).collect(),
+    };
     let mut r = embedder
-        .embed(texts)
+        .embed(&inputs)
         .await
         .map_err(|e| PolicyError::Config(format!("selforg: embedding failed: {e}")))?;
     for (i, t) in texts.iter().enumerate() {
@@ -232,7 +254,7 @@ impl SelfOrg {
 #[async_trait]
 impl ReasoningPolicy for SelfOrg {
     fn name(&self) -> &str {
-        "selforg"
+        &self.name
     }
 
     async fn solve(&self, query: &Query, roster: &Roster) -> Result<PolicyOutput, PolicyError> {
@@ -278,7 +300,7 @@ impl ReasoningPolicy for SelfOrg {
                     .await?;
                 responses = next;
             }
-            let r = embed_round(self.embedder.as_ref(), &responses).await?;
+            let r = embed_round(self.embedder.as_ref(), opts.embed, &responses).await?;
             let s = similarity(r.view());
             let psi = super::contributions(r.view());
             let graph = build_graph_from(s.view(), &psi, &opts.graph)
@@ -318,6 +340,7 @@ impl ReasoningPolicy for SelfOrg {
             let trace = json!({
                 "method": "selforg",
                 "embedder": embedder,
+                "embed": opts.embed.name(),
                 "rounds": rounds,
                 "stop": stop,
                 "answer": answer,

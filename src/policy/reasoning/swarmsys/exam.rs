@@ -22,10 +22,10 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 use tokio::sync::OnceCell;
 
-use super::matching::uniform;
 use super::policy::{SwarmSys, TaskRun};
 use super::state::METHOD;
 use crate::llm::{UsageReport, UsageTotals};
+use crate::policy::reasoning::seeds::shuffle;
 use crate::policy::reasoning::{derive_seed, PolicyError, PolicyOutput, Query, Roster};
 use crate::runtime::{Event, Transcript, TranscriptEntry};
 
@@ -52,10 +52,7 @@ pub fn exam_groups(n: usize, run_seed: u64, size: usize) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..n).collect();
     let seed = derive_seed(run_seed, "", METHOD, None, None, "exam");
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    for i in (1..n).rev() {
-        let j = ((uniform(&mut rng) * (i + 1) as f64) as usize).min(i);
-        order.swap(i, j);
-    }
+    shuffle(&mut rng, &mut order);
     order.chunks(size.max(1)).map(<[usize]>::to_vec).collect()
 }
 

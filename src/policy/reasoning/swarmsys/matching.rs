@@ -14,8 +14,6 @@
 //! * [`super::assign`] (next file): the round's assignment built on these.
 //! * [`distribution`]: the checked entry point behind `colony swarmsys match`.
 
-use rand::RngCore;
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -205,10 +203,8 @@ pub fn sample(p: &[f64], u: f64) -> Option<usize> {
     p.len().checked_sub(1)
 }
 
-/// A uniform draw in [0, 1) as §0.3 fixes it: `(next_u64 >> 11) · 2⁻⁵³`.
-pub fn uniform(rng: &mut ChaCha8Rng) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
+/// A uniform draw in [0, 1) as §0.3 fixes it (the shared draw of every policy).
+pub use crate::policy::reasoning::seeds::uniform;
 
 /// What `colony swarmsys match` reads: compatibilities per agent, optional outcomes per
 /// agent (oldest first), and the parameters.
@@ -315,6 +311,7 @@ pub fn distribution(req: &DistributionRequest) -> Result<Distribution, MatchErro
 mod tests {
     use super::*;
     use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
 
     fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < tol)

@@ -13,19 +13,12 @@
 //! * Anything else: `None` (the simulated model's ordinary reasoning reply).
 
 use super::turns::{SUBEVENTS_MARKER, THIS_ROUND, VALIDATOR_MARKER};
+use crate::policy::reasoning::common::normal_answer as normal;
 
 /// The block a simulated explorer proposes in mode B: two leaves, the second depending on the
 /// first (generic wording: the leaves' prompts carry the original question as the overall
 /// task).
 pub const SIMULATED_SUBEVENTS: &str = r#"{"subevents": [{"id": "S1", "title": "Collect the data", "description": "List the quantities the question gives and say what it asks for.", "depends_on": [], "milestone": "The given quantities and the unknown"}, {"id": "S2", "title": "Compute the result", "description": "Combine the quantities into the value the question asks for.", "depends_on": ["S1"], "milestone": "The requested value"}]}"#;
-
-fn normal(answer: &str) -> String {
-    answer
-        .chars()
-        .filter(|c| !c.is_whitespace() && !matches!(c, ',' | '$'))
-        .collect::<String>()
-        .to_lowercase()
-}
 
 /// The current round's worker messages of a validator prompt: `(id, text)` after the last
 /// `This round:` heading, one per `### <id> (worker)` section.

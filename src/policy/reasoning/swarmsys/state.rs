@@ -16,6 +16,7 @@ use super::options::{Mode, RolesMode, SwarmSysOptions};
 use super::profile::{AgentProfile, EventKind, EventProfile, EventStatus};
 use super::roles::Slot;
 use crate::embed::Embedder;
+use crate::policy::reasoning::seeds::shuffle;
 use crate::policy::reasoning::{derive_seed, PolicyError, Query};
 
 /// The method name in seeds (§0.3).
@@ -272,10 +273,7 @@ impl<'a> Task<'a> {
         let n = self.agents.len();
         let mut perm: Vec<usize> = (0..n).collect();
         let mut rng = self.seed(g, None, "roles");
-        for i in (1..n).rev() {
-            let j = ((uniform(&mut rng) * (i + 1) as f64) as usize).min(i);
-            perm.swap(i, j);
-        }
+        shuffle(&mut rng, &mut perm);
         let c = self.opts.counts;
         for (pos, &i) in perm.iter().enumerate() {
             let role = if pos < c.explorers {

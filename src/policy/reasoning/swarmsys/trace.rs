@@ -143,7 +143,10 @@ pub(crate) fn round_trace(task: &Task<'_>, f: &RoundFacts<'_>) -> Value {
 }
 
 /// The task trace: settings, rounds, final profiles and event outputs, metrics (§2.10),
-/// fallbacks, stop reason and call errors.
+/// fallbacks, stop reason and call errors. The scalar metrics (`h_c`, `drift_mean`,
+/// `drift_final` — mean over agents of the last round with drift —, `clustering_mean`,
+/// `clustering_final`, `acceptance_mean` — mean over agents that submitted work) are
+/// top-level numbers of `metrics`, which `colony eval` averages per policy.
 pub(crate) fn final_trace(
     task: &Task<'_>,
     embedder: &str,
@@ -177,6 +180,28 @@ pub(crate) fn final_trace(
         drift_roles.insert(role.name().to_string(), json!(MeanStd::of(v)));
     }
     let clustering: Vec<Value> = rounds.iter().map(|r| r["clustering"].clone()).collect();
+    // Scalar summaries, which `colony eval` averages per policy (top-level numbers of
+    // `metrics`): the last round with drift values, and clustering over the rounds.
+    let final_drift: Vec<f64> = rounds
+        .iter()
+        .rev()
+        .map(|r| {
+            task.agents
+                .iter()
+                .filter_map(|a| r["drift"][&a.slot.id].as_f64())
+                .collect::<Vec<_>>()
+        })
+        .find(|v| !v.is_empty())
+        .unwrap_or_default();
+    let cluster_values: Vec<f64> = clustering.iter().filter_map(Value::as_f64).collect();
+    let rates: Vec<f64> = task
+        .agents
+        .iter()
+        .map(|a| &a.profile.performance)
+        .filter(|p| p.submitted > 0)
+        .map(|p| f64::from(p.accepted) / f64::from(p.submitted))
+        .collect();
+    let mean = |v: &[f64]| MeanStd::of(v).map(|m| m.mean);
     let mut outputs = Map::new();
     for e in &task.events {
         outputs.insert(e.profile.event_id.clone(), json!(e.output));
@@ -213,6 +238,11 @@ pub(crate) fn final_trace(
             "drift": MeanStd::of(&all),
             "drift_by_role": drift_roles,
             "clustering": clustering,
+            "drift_mean": mean(&all),
+            "drift_final": mean(&final_drift),
+            "clustering_mean": mean(&cluster_values),
+            "clustering_final": cluster_values.last(),
+            "acceptance_mean": mean(&rates),
         },
         "embeddings_encoded": task.cache.encoded,
         "fallbacks": task.fallbacks,

@@ -25,9 +25,6 @@ pub const SUBEVENTS_MARKER: &str = "{\"subevents\": [";
 /// The heading before the current round's messages in worker and validator prompts.
 pub const THIS_ROUND: &str = "This round:";
 
-/// What a message shows for a failed or empty reply.
-pub const NO_RESPONSE: &str = "(no response)";
-
 /// A message shown in a prompt.
 #[derive(Debug, Clone, Serialize)]
 pub struct Shown {
@@ -53,14 +50,8 @@ impl Shown {
     }
 }
 
-/// `text` trimmed, or `(no response)`.
-pub fn shown_text(text: &str) -> String {
-    if text.trim().is_empty() {
-        NO_RESPONSE.to_string()
-    } else {
-        text.trim().to_string()
-    }
-}
+/// `text` trimmed, or `(no response)` (shared with the baselines).
+pub use crate::policy::reasoning::common::shown_text;
 
 /// A dependency's result as the prompt shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -254,6 +245,7 @@ impl CallLog {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+    use crate::policy::reasoning::common::NO_RESPONSE;
 
     #[test]
     fn prompts_carry_the_machine_read_forms() {
