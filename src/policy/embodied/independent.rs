@@ -58,6 +58,20 @@ async fn decide_agent(
     step: u64,
     agent: &AgentView,
 ) -> Result<Vec<CallLog>, EmbodiedError> {
+    decide_agent_with(caller, env, step, agent, "act", None).await
+}
+
+/// [`decide_agent`] with the act call's `purpose` and an optional `goal` line appended to the
+/// act prompt after the observation (`Your current sub-goal: …`, embodied SwarmSys) and
+/// before the parser's feedback; perception and execution calls are unchanged.
+pub(crate) async fn decide_agent_with(
+    caller: &Caller,
+    env: Option<&Arc<dyn DynEnvironment + Sync>>,
+    step: u64,
+    agent: &AgentView,
+    purpose: &str,
+    goal: Option<&str>,
+) -> Result<Vec<CallLog>, EmbodiedError> {
     let mut logs = Vec::new();
     let keep = |logs: &mut Vec<CallLog>, e: EmbodiedError| match e {
         EmbodiedError::Call {
@@ -86,9 +100,13 @@ async fn decide_agent(
         }
         _ => agent.observation.clone(),
     };
+    let observation = match goal {
+        Some(g) => format!("{observation}\n\nYour current sub-goal: {g}"),
+        None => observation,
+    };
     let prompt = with_feedback(observation, agent.feedback.as_deref());
     let mut act = caller
-        .ask(step, agent, "act", prompt)
+        .ask(step, agent, purpose, prompt)
         .await
         .map_err(|e| keep(&mut logs, e))?;
     match &agent.execution {

@@ -28,6 +28,7 @@ pub mod registry;
 mod script;
 mod scripted;
 pub mod selforg;
+pub mod swarmsys;
 pub mod tags;
 #[cfg(test)]
 mod test_support;

@@ -1,5 +1,5 @@
 //! Embodied policies by name, as `colony compare --policies` and suites spell them:
-//! `independent`, `selforg`, the CREW-Wildfire frameworks `camon`, `coela`, `embodied`, `hmas2`,
+//! `independent`, `selforg`, `swarmsys`, the CREW-Wildfire frameworks `camon`, `coela`, `embodied`, `hmas2`,
 //! `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
 //! environment's heuristics).
 
@@ -15,6 +15,7 @@ pub const EMBODIED_POLICY_NAMES: &[&str] = &[
     "embodied",
     "hmas2",
     "selforg",
+    "swarmsys",
 ];
 
 /// What building a policy for one episode needs.
@@ -75,6 +76,11 @@ pub fn embodied_policy(
         "selforg" => Ok(Box::new(super::selforg::EmbodiedSelfOrg::new(
             ctx.caller.clone(),
             options,
+        )?)),
+        "swarmsys" => Ok(Box::new(super::swarmsys::EmbodiedSwarmSys::new(
+            ctx.caller.clone(),
+            options,
+            &ctx.entry.info().id,
         )?)),
         other => Err(EmbodiedError::Config {
             policy: spec.to_string(),
