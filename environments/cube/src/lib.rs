@@ -39,7 +39,7 @@ pub use entry::entry;
 pub use env::{CubeAction, CubeEnv, CubeState};
 pub use generate::generate;
 pub use geometry::{Cell, Face, Prim};
-pub use symbolic::{SymbolicAction, SymbolicCall};
+pub use symbolic::{SymbolicAction, SymbolicCall, SymbolicError};
 pub use world::{Block, World};
 
 /// Errors of the CUBE crate; each names the field or agent at fault.

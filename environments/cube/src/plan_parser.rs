@@ -68,7 +68,7 @@ pub fn parse_plan(text: &str, k: u32) -> ParsedPlan {
             Raw::Json(v) => (v.to_string(), call_from_json(&v)),
             Raw::Line(l) => (l.clone(), call_from_line(&l)),
         };
-        match call.and_then(|c| validate(&c, k).map(|_| c)) {
+        match call.and_then(|c| validate(&c, k).map(|_| c).map_err(|e| e.to_string())) {
             Ok(c) => out.calls.push(c),
             Err(message) => out.errors.push(PlanError {
                 index,

@@ -148,41 +148,114 @@ impl SymbolicAction {
     }
 }
 
-fn int_arg(call: &SymbolicCall, key: &str) -> Result<Option<i64>, String> {
+/// Why a symbolic call is invalid (the argument-error rule of spec §9.2); one-line messages.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SymbolicError {
+    /// The action name is not one of the seven actions.
+    #[error("unknown action {action:?}; known: {known}")]
+    UnknownAction {
+        /// The name given.
+        action: String,
+        /// The known names, comma-separated.
+        known: String,
+    },
+    /// An argument key the action does not take.
+    #[error("{action} has no argument {key:?}; arguments: {arguments}")]
+    UnknownArgument {
+        /// The action.
+        action: String,
+        /// The key given.
+        key: String,
+        /// The action's argument names, comma-separated.
+        arguments: String,
+    },
+    /// A required argument is missing (or null).
+    #[error("missing required argument {key}")]
+    Missing {
+        /// The argument.
+        key: String,
+    },
+    /// An argument that must be an integer is not one.
+    #[error("{key} must be an integer, got {got}")]
+    NotInteger {
+        /// The argument.
+        key: String,
+        /// The value given, as shown (clipped).
+        got: String,
+    },
+    /// An argument that must be a name (a string) is not one.
+    #[error("{key} must be a name, got {got}")]
+    NotName {
+        /// The argument.
+        key: String,
+        /// The JSON value given.
+        got: String,
+    },
+    /// A count or timeout is negative.
+    #[error("{key} must not be negative, got {value}")]
+    Negative {
+        /// The argument.
+        key: String,
+        /// The value given.
+        value: i64,
+    },
+    /// The `direction` of `move` is not up, down, left or right.
+    #[error("unknown direction {direction:?}; expected up, down, left or right")]
+    UnknownDirection {
+        /// The direction given.
+        direction: String,
+    },
+    /// The `face` argument names no face.
+    #[error("{0}")]
+    Face(String),
+}
+
+fn int_arg(call: &SymbolicCall, key: &str) -> Result<Option<i64>, SymbolicError> {
+    let not_integer = |got: String| SymbolicError::NotInteger {
+        key: key.to_string(),
+        got,
+    };
     match call.args.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => n
             .as_i64()
             .map(Some)
-            .ok_or_else(|| format!("{key} must be an integer, got {n}")),
-        Some(Value::String(s)) => s.trim().parse::<i64>().map(Some).map_err(|_| {
-            format!(
-                "{key} must be an integer, got {:?}",
-                colony_env_api::clip(s)
-            )
-        }),
-        Some(v) => Err(format!(
-            "{key} must be an integer, got {}",
-            colony_env_api::clip(&v.to_string())
-        )),
+            .ok_or_else(|| not_integer(n.to_string())),
+        Some(Value::String(s)) => s
+            .trim()
+            .parse::<i64>()
+            .map(Some)
+            .map_err(|_| not_integer(format!("{:?}", colony_env_api::clip(s)))),
+        Some(v) => Err(not_integer(colony_env_api::clip(&v.to_string()))),
     }
 }
 
-fn required<T>(v: Option<T>, key: &str) -> Result<T, String> {
-    v.ok_or_else(|| format!("missing required argument {key}"))
+fn required<T>(v: Option<T>, key: &str) -> Result<T, SymbolicError> {
+    v.ok_or_else(|| SymbolicError::Missing {
+        key: key.to_string(),
+    })
 }
 
-fn text_arg(call: &SymbolicCall, key: &str) -> Result<String, String> {
+fn text_arg(call: &SymbolicCall, key: &str) -> Result<String, SymbolicError> {
     match call.args.get(key) {
-        None | Some(Value::Null) => Err(format!("missing required argument {key}")),
+        None | Some(Value::Null) => Err(SymbolicError::Missing {
+            key: key.to_string(),
+        }),
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(v) => Err(format!("{key} must be a name, got {v}")),
+        Some(v) => Err(SymbolicError::NotName {
+            key: key.to_string(),
+            got: v.to_string(),
+        }),
     }
 }
 
-fn non_negative(v: i64, key: &str) -> Result<i64, String> {
+fn non_negative(v: i64, key: &str) -> Result<i64, SymbolicError> {
     if v < 0 {
-        Err(format!("{key} must not be negative, got {v}"))
+        Err(SymbolicError::Negative {
+            key: key.to_string(),
+            value: v,
+        })
     } else {
         Ok(v)
     }
@@ -190,24 +263,25 @@ fn non_negative(v: i64, key: &str) -> Result<i64, String> {
 
 /// Validates a call for a `k × k` grid: the argument-error rule of spec §9.2 (missing
 /// required arguments, unknown names, non-integers, negative count/timeout, unknown argument
-/// keys). The error text says what is wrong; the executor turns it into `failed:invalid_args`.
-pub fn validate(call: &SymbolicCall, k: u32) -> Result<SymbolicAction, String> {
-    let names = param_names(&call.action).ok_or_else(|| {
-        format!(
-            "unknown action {:?}; known: {}",
-            call.action,
-            ACTION_NAMES.join(", ")
-        )
+/// keys). The error says what is wrong; the executor turns it into `failed:invalid_args`.
+pub fn validate(call: &SymbolicCall, k: u32) -> Result<SymbolicAction, SymbolicError> {
+    let names = param_names(&call.action).ok_or_else(|| SymbolicError::UnknownAction {
+        action: call.action.clone(),
+        known: ACTION_NAMES.join(", "),
     })?;
     if let Some(extra) = call.args.keys().find(|k| !names.contains(&k.as_str())) {
-        return Err(format!(
-            "{} has no argument {extra:?}; arguments: {}",
-            call.action,
-            names.join(", ")
-        ));
+        return Err(SymbolicError::UnknownArgument {
+            action: call.action.clone(),
+            key: extra.clone(),
+            arguments: names.join(", "),
+        });
     }
     let two_k = 2 * i64::from(k);
-    let face = || -> Result<Face, String> { text_arg(call, "face")?.parse::<Face>() };
+    let face = || -> Result<Face, SymbolicError> {
+        text_arg(call, "face")?
+            .parse::<Face>()
+            .map_err(SymbolicError::Face)
+    };
     let int = |key: &str| int_arg(call, key);
     Ok(match call.action.as_str() {
         "move" => {
@@ -217,11 +291,7 @@ pub fn validate(call: &SymbolicCall, k: u32) -> Result<SymbolicAction, String> {
                 "down" => Prim::Down,
                 "left" => Prim::Left,
                 "right" => Prim::Right,
-                _ => {
-                    return Err(format!(
-                        "unknown direction {dir:?}; expected up, down, left or right"
-                    ))
-                }
+                _ => return Err(SymbolicError::UnknownDirection { direction: dir }),
             };
             SymbolicAction::Move {
                 direction,

@@ -1,4 +1,5 @@
-//! Zero-shot prompts per dataset (spec §4.2), from the templates in `prompts/qa/`.
+//! Zero-shot prompts per dataset (spec §4.2), from the templates in the crate's
+//! `prompts/` folder (`environments/qa/prompts/`).
 //!
 //! The templates are compiled into the crate so a prompt never depends on the working
 //! directory; [`template_hash`] lets run manifests record which wording produced a result.
@@ -8,10 +9,10 @@ use sha2::{Digest, Sha256};
 
 use crate::{AnswerType, Item};
 
-/// `prompts/qa/math.jinja`: final answer in `\boxed{}` (`SUFFIX_MATH`).
-pub const MATH_TEMPLATE: &str = include_str!("../../../prompts/qa/math.jinja");
-/// `prompts/qa/choice.jinja`: "The answer is (X)" (`SUFFIX_CHOICE`).
-pub const CHOICE_TEMPLATE: &str = include_str!("../../../prompts/qa/choice.jinja");
+/// `prompts/math.jinja` (in this crate): final answer in `\boxed{}` (`SUFFIX_MATH`).
+pub const MATH_TEMPLATE: &str = include_str!("../prompts/math.jinja");
+/// `prompts/choice.jinja` (in this crate): "The answer is (X)" (`SUFFIX_CHOICE`).
+pub const CHOICE_TEMPLATE: &str = include_str!("../prompts/choice.jinja");
 
 /// The template an answer type is asked with.
 pub fn template_for(answer_type: &AnswerType) -> &'static str {

@@ -515,12 +515,12 @@ impl Environment for SwarmEnv {
 
     fn parse_action(&self, agent: &str, text: &str) -> Result<Reply, EnvError> {
         self.agent_index(agent)?;
-        crate::messages::parse_action_text(text, self.cfg.task, self.cfg.msg_cap).map_err(
-            |message| EnvError::Action {
+        crate::messages::parse_action_text(text, self.cfg.task, self.cfg.msg_cap).map_err(|e| {
+            EnvError::Action {
                 agent: agent.to_string(),
-                message,
-            },
-        )
+                message: e.to_string(),
+            }
+        })
     }
 
     fn format_action(&self, _agent: &str, action: &Reply) -> String {

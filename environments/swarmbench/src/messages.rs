@@ -16,9 +16,29 @@ pub fn corrupt(text: &str, mut draw: u64) -> String {
         .collect()
 }
 
+/// Why an action text is not an action (see [`parse_action_text`]); one-line messages.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ActionTextError {
+    /// `SWITCH` outside the synchronization task.
+    #[error("SWITCH is an action of synchronization only")]
+    SwitchOutsideSynchronization,
+    /// Neither an action name nor a reply with markers.
+    #[error(
+        "{word:?} is neither an action (UP, DOWN, LEFT, RIGHT, STAY{}) nor a reply with ACTION:/MSG:",
+        if *.switch { ", SWITCH" } else { "" }
+    )]
+    Unrecognised {
+        /// The text given (trimmed, clipped).
+        word: String,
+        /// Whether `SWITCH` was a valid action (synchronization).
+        switch: bool,
+    },
+}
+
 /// Parses an action text: a reply with `ACTION:`/`MSG:` markers (spec §12.1), or a bare
 /// action name (`UP`, `stay`, …) for hand-written scenarios; anything else is an error.
-pub fn parse_action_text(text: &str, task: Task, cap: usize) -> Result<Reply, String> {
+pub fn parse_action_text(text: &str, task: Task, cap: usize) -> Result<Reply, ActionTextError> {
     let switch = task == Task::Synchronization;
     let markers = ["ACTION:", "Action:", "action:", "MSG:", "Msg:", "msg:"];
     if markers.iter().any(|m| text.contains(m)) {
@@ -30,18 +50,15 @@ pub fn parse_action_text(text: &str, task: Task, cap: usize) -> Result<Reply, St
     }
     let upper = word.to_ascii_uppercase();
     match Move::valid(true).iter().find(|m| m.name() == upper) {
-        Some(Move::Switch) if !switch => {
-            Err("SWITCH is an action of synchronization only".to_string())
-        }
+        Some(Move::Switch) if !switch => Err(ActionTextError::SwitchOutsideSynchronization),
         Some(m) => Ok(Reply {
             action: Some(*m),
             message: String::new(),
         }),
-        None => Err(format!(
-            "{:?} is neither an action (UP, DOWN, LEFT, RIGHT, STAY{}) nor a reply with ACTION:/MSG:",
-            colony_env_api::clip(word),
-            if switch { ", SWITCH" } else { "" }
-        )),
+        None => Err(ActionTextError::Unrecognised {
+            word: colony_env_api::clip(word),
+            switch,
+        }),
     }
 }
 
@@ -139,12 +156,15 @@ mod tests {
             parse_action_text(&format_action(&r), Task::Pursuit, 120).unwrap(),
             r
         );
-        assert!(parse_action_text("SWITCH", Task::Pursuit, 120)
-            .unwrap_err()
-            .contains("synchronization"));
-        assert!(parse_action_text("JUMP", Task::Pursuit, 120)
-            .unwrap_err()
-            .contains("JUMP"));
+        let switch = parse_action_text("SWITCH", Task::Pursuit, 120).unwrap_err();
+        assert_eq!(switch, ActionTextError::SwitchOutsideSynchronization);
+        assert!(switch.to_string().contains("synchronization"));
+        assert_eq!(
+            parse_action_text("JUMP", Task::Pursuit, 120)
+                .unwrap_err()
+                .to_string(),
+            "\"JUMP\" is neither an action (UP, DOWN, LEFT, RIGHT, STAY) nor a reply with ACTION:/MSG:"
+        );
         assert_eq!(
             parse_action_text("", Task::Pursuit, 120).unwrap(),
             Reply::default()

@@ -28,6 +28,33 @@ pub enum Fire {
     Extinguished,
 }
 
+/// Why a §16 map notation is invalid (see `Grid::from_notation`), with the position of the
+/// fault; one-line messages.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotationError {
+    /// A row's length differs from the number of rows.
+    #[error("row {row} has {cells} cells, expected {expected}")]
+    RowLength {
+        /// The row (0 = top).
+        row: usize,
+        /// Its length in bytes.
+        cells: usize,
+        /// The number of rows.
+        expected: usize,
+    },
+    /// A cell character outside the notation.
+    #[error("cell ({x}, {y}): unknown character {found:?}")]
+    UnknownCell {
+        /// Column.
+        x: usize,
+        /// Row.
+        y: usize,
+        /// The character found.
+        found: char,
+    },
+}
+
 impl Fire {
     /// Lethal for ground agents and civilians (§5.1).
     pub fn is_lethal(self) -> bool {
@@ -122,12 +149,16 @@ impl Grid {
 
     /// A map from the §16 notation: rows top to bottom, `r` rock, `.` brush, `1`–`3` forest,
     /// `w` water, `H` building; burnability per §4.5.
-    pub fn from_notation(rows: &[&str]) -> Result<Self, String> {
+    pub fn from_notation(rows: &[&str]) -> Result<Self, NotationError> {
         let size = rows.len();
         let mut g = Self::flat(size);
         for (y, row) in rows.iter().enumerate() {
             if row.chars().count() != size {
-                return Err(format!("row {y} has {} cells, expected {size}", row.len()));
+                return Err(NotationError::RowLength {
+                    row: y,
+                    cells: row.len(),
+                    expected: size,
+                });
             }
             for (x, ch) in row.chars().enumerate() {
                 let i = y * size + x;
@@ -142,7 +173,7 @@ impl Grid {
                         g.building[i] = true;
                         (Land::Rock, 0)
                     }
-                    other => return Err(format!("cell ({x}, {y}): unknown character {other:?}")),
+                    other => return Err(NotationError::UnknownCell { x, y, found: other }),
                 };
                 g.land[i] = land;
                 g.trees[i] = trees;

@@ -99,7 +99,7 @@ pub fn parse_reply(s: &WildfireState, i: usize, text: &str) -> ParsedReply<Wildf
     let text = strip_reasoning(text);
     let checked = parse_action_code(&text)
         .map_err(|e| e.to_string())
-        .and_then(|p| validate(&p, a.kind, size));
+        .and_then(|p| validate(&p, a.kind, size).map_err(|e| e.to_string()));
     match checked {
         Ok(p) => ParsedReply::ok(WildfireAction::Primitive(p)),
         Err(why) => {

@@ -86,27 +86,51 @@ pub fn max_type(kind: AgentKind) -> u8 {
     }
 }
 
+/// Why a primitive is invalid for an agent (see [`validate`]); one-line messages.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PrimitiveError {
+    /// The primitive type does not exist for the agent's kind.
+    #[error("type {primitive} is not a {} primitive (types 0–{max})", .kind.name())]
+    UnknownType {
+        /// The primitive type given.
+        primitive: u8,
+        /// The agent's kind.
+        kind: AgentKind,
+        /// The kind's highest primitive type.
+        max: u8,
+    },
+    /// The target cell of a moving primitive is outside the map.
+    #[error("target ({x}, {y}) is outside the map [0, {max}]")]
+    OutsideMap {
+        /// The target's first coordinate.
+        x: i32,
+        /// The target's second coordinate.
+        y: i32,
+        /// The largest valid coordinate (map size − 1).
+        max: i32,
+    },
+}
+
 /// Checks a primitive for an agent kind and map size; clamps `n` of "cut n trees" to 1–3
-/// (§10 validation). The error text says what is wrong.
-pub fn validate(p: &Primitive, kind: AgentKind, size: u32) -> Result<Primitive, String> {
+/// (§10 validation). The error says what is wrong.
+pub fn validate(p: &Primitive, kind: AgentKind, size: u32) -> Result<Primitive, PrimitiveError> {
     if p.kind > max_type(kind) {
-        return Err(format!(
-            "type {} is not a {} primitive (types 0–{})",
-            p.kind,
-            kind.name(),
-            max_type(kind)
-        ));
+        return Err(PrimitiveError::UnknownType {
+            primitive: p.kind,
+            kind,
+            max: max_type(kind),
+        });
     }
     let mut q = p.clone();
     if has_target(kind, p.kind) {
         let s = size as i32;
         if !(0..s).contains(&p.p1) || !(0..s).contains(&p.p2) {
-            return Err(format!(
-                "target ({}, {}) is outside the map [0, {}]",
-                p.p1,
-                p.p2,
-                s - 1
-            ));
+            return Err(PrimitiveError::OutsideMap {
+                x: p.p1,
+                y: p.p2,
+                max: s - 1,
+            });
         }
     }
     if kind == AgentKind::Firefighter && p.kind == 2 {

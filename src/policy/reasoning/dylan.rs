@@ -139,7 +139,7 @@ impl Dylan {
         type O = DylanOptions;
         check_range(METHOD, "agents", options.agents, 1, O::MAX_AGENTS)?;
         check_range(METHOD, "rounds", options.rounds, 1, O::MAX_ROUNDS)?;
-        let pool = role_pool().map_err(|e| PolicyError::Config(e.to_string()))?;
+        let pool = role_pool()?;
         Ok(Self { options, pool })
     }
 

@@ -179,7 +179,7 @@ impl MacNet {
             1,
             MacNetOptions::MAX_AGENTS,
         )?;
-        let pool = role_pool().map_err(|e| PolicyError::Config(e.to_string()))?;
+        let pool = role_pool()?;
         Ok(Self { options, pool })
     }
 

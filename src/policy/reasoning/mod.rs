@@ -159,11 +159,43 @@ pub struct PolicyOutput {
 }
 
 /// Errors of policies.
+///
+/// Each failure class has its own variant so callers can branch; the enum grows with the
+/// policies, hence `#[non_exhaustive]`. Every message is one line.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum PolicyError {
-    /// Bad policy configuration (unknown option, impossible value).
+    /// Bad policy configuration that no more specific variant describes (an empty roster,
+    /// inconsistent agent counts, …).
     #[error("policy configuration: {0}")]
     Config(String),
+    /// The policy name is not one of the registered policies.
+    #[error("policy configuration: unknown policy `{name}` (known: {known})")]
+    UnknownPolicy {
+        /// The name given (clipped).
+        name: String,
+        /// The registered names, comma-separated.
+        known: String,
+    },
+    /// An option the policy does not read (e.g. `debate:foo=1`).
+    #[error("policy configuration: {policy}: unknown option `{key}`")]
+    UnknownOption {
+        /// The policy.
+        policy: String,
+        /// The option key given (clipped).
+        key: String,
+    },
+    /// An option whose value (or `key=value` form) is invalid; `reason` completes the
+    /// sentence "option `key` …" (e.g. "must be a positive integer, got `x`").
+    #[error("policy configuration: {policy}: option `{key}` {reason}")]
+    InvalidOption {
+        /// The policy.
+        policy: String,
+        /// The option key (for a malformed `key=value` part, the part itself; clipped).
+        key: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A count option outside its range (e.g. `debate:rounds=1000000`).
     #[error("policy configuration: {policy}: option `{option}` must be from {min} to {max}, got {value}")]
     OutOfRange {
@@ -202,6 +234,21 @@ pub enum PolicyError {
         #[source]
         source: crate::embed::EmbedError,
     },
+    /// The policy's communication graph could not be built (SelfOrg, spec §1.7).
+    #[error("policy configuration: {policy}: {source}")]
+    Graph {
+        /// The policy.
+        policy: &'static str,
+        /// What the graph builder reported.
+        #[source]
+        source: selforg::GraphError,
+    },
+    /// A prompt template failed to compile or render.
+    #[error("policy configuration: prompt template: {0}")]
+    Template(#[source] minijinja::Error),
+    /// A built-in role card could not be loaded.
+    #[error("policy configuration: {0}")]
+    Role(#[from] crate::runtime::RoleError),
 }
 
 /// `Ok` when `min ≤ value ≤ max`, else [`PolicyError::OutOfRange`].

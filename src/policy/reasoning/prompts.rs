@@ -24,7 +24,7 @@ pub const SELFORG_COLLABORATE: &str = include_str!("../../../prompts/selforg/col
 /// framework renders the same template thousands of times per episode (parsing it each time
 /// was a tenth of the orchestration CPU per call).
 pub fn render(template: &'static str, context: impl Serialize) -> Result<String, PolicyError> {
-    let error = |e: minijinja::Error| PolicyError::Config(format!("prompt template: {e}"));
+    let error = PolicyError::Template;
     let cache = compiled();
     {
         let env = cache.read().unwrap_or_else(PoisonError::into_inner);

@@ -103,10 +103,11 @@ pub fn policy_with_embedder(
                 Some("alg2") => Rule::Alg2,
                 Some("gated") | Some("contribution_gated") => Rule::Gated,
                 Some(other) => {
-                    return Err(PolicyError::Config(format!(
-                        "selforg: option `rule` must be alg2 or gated, got `{}`",
-                        clip(other)
-                    )))
+                    return Err(PolicyError::InvalidOption {
+                        policy: "selforg".into(),
+                        key: "rule".into(),
+                        reason: format!("must be alg2 or gated, got `{}`", clip(other)),
+                    })
                 }
             };
             let reform = match options.text("reform").as_deref() {
@@ -114,19 +115,19 @@ pub fn policy_with_embedder(
                 Some("true") => true,
                 Some("false") => false,
                 Some(other) => {
-                    return Err(PolicyError::Config(format!(
-                        "selforg: option `reform` must be true or false, got `{}`",
-                        clip(other)
-                    )))
+                    return Err(PolicyError::InvalidOption {
+                        policy: "selforg".into(),
+                        key: "reform".into(),
+                        reason: format!("must be true or false, got `{}`", clip(other)),
+                    })
                 }
             };
             let embed = match options.text("embed") {
                 None => d.embed,
-                Some(v) => EmbedInput::parse(&v).ok_or_else(|| {
-                    PolicyError::Config(format!(
-                        "selforg: option `embed` must be full, tail or answer, got `{}`",
-                        clip(&v)
-                    ))
+                Some(v) => EmbedInput::parse(&v).ok_or_else(|| PolicyError::InvalidOption {
+                    policy: "selforg".into(),
+                    key: "embed".into(),
+                    reason: format!("must be full, tail or answer, got `{}`", clip(&v)),
                 })?,
             };
             let rounds = options.count("rounds")?;
@@ -166,11 +167,10 @@ pub fn policy_with_embedder(
         )?)?),
         _ => {
             let known: Vec<&str> = POLICY_NAMES.iter().map(|(n, _)| *n).collect();
-            return Err(PolicyError::Config(format!(
-                "unknown policy `{}` (known: {})",
-                clip(name),
-                known.join(", ")
-            )));
+            return Err(PolicyError::UnknownPolicy {
+                name: clip(name),
+                known: known.join(", "),
+            });
         }
     };
     options.finish()?;
@@ -184,11 +184,11 @@ pub(crate) fn choice(
     allowed: &str,
 ) -> Result<Option<String>, PolicyError> {
     match o.text(key).map(|v| v.to_ascii_lowercase()) {
-        Some(v) if !allowed.split('|').any(|a| a == v) => Err(PolicyError::Config(format!(
-            "{}: option `{key}` must be one of {allowed}, got `{}`",
-            o.policy,
-            clip(&v)
-        ))),
+        Some(v) if !allowed.split('|').any(|a| a == v) => Err(PolicyError::InvalidOption {
+            policy: o.policy.clone(),
+            key: key.to_string(),
+            reason: format!("must be one of {allowed}, got `{}`", clip(&v)),
+        }),
         v => Ok(v),
     }
 }
@@ -282,23 +282,26 @@ impl Options {
         let mut values = BTreeMap::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let Some((key, value)) = part.split_once('=') else {
-                return Err(PolicyError::Config(format!(
-                    "{policy}: option `{}` needs a value (key=value)",
-                    clip(part)
-                )));
+                return Err(PolicyError::InvalidOption {
+                    policy: policy.to_string(),
+                    key: clip(part),
+                    reason: "needs a value (key=value)".into(),
+                });
             };
             let (key, value) = (key.trim(), value.trim());
             if key.is_empty() || value.is_empty() {
-                return Err(PolicyError::Config(format!(
-                    "{policy}: option `{}` needs a key and a value (key=value)",
-                    clip(part)
-                )));
+                return Err(PolicyError::InvalidOption {
+                    policy: policy.to_string(),
+                    key: clip(part),
+                    reason: "needs a key and a value (key=value)".into(),
+                });
             }
             if values.insert(key.to_string(), value.to_string()).is_some() {
-                return Err(PolicyError::Config(format!(
-                    "{policy}: option `{}` is given twice",
-                    clip(key)
-                )));
+                return Err(PolicyError::InvalidOption {
+                    policy: policy.to_string(),
+                    key: clip(key),
+                    reason: "is given twice".into(),
+                });
             }
         }
         Ok(Self {
@@ -314,11 +317,11 @@ impl Options {
         };
         match value.parse::<usize>() {
             Ok(n) if n >= 1 => Ok(Some(n)),
-            _ => Err(PolicyError::Config(format!(
-                "{}: option `{key}` must be a positive integer, got `{}`",
-                self.policy,
-                clip(&value)
-            ))),
+            _ => Err(PolicyError::InvalidOption {
+                policy: self.policy.clone(),
+                key: key.to_string(),
+                reason: format!("must be a positive integer, got `{}`", clip(&value)),
+            }),
         }
     }
 
@@ -329,11 +332,11 @@ impl Options {
         };
         match value.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(Some(x)),
-            _ => Err(PolicyError::Config(format!(
-                "{}: option `{key}` must be a finite number, got `{}`",
-                self.policy,
-                clip(&value)
-            ))),
+            _ => Err(PolicyError::InvalidOption {
+                policy: self.policy.clone(),
+                key: key.to_string(),
+                reason: format!("must be a finite number, got `{}`", clip(&value)),
+            }),
         }
     }
 
@@ -346,11 +349,10 @@ impl Options {
     fn finish(self) -> Result<(), PolicyError> {
         match self.values.keys().next() {
             None => Ok(()),
-            Some(key) => Err(PolicyError::Config(format!(
-                "{}: unknown option `{}`",
-                self.policy,
-                clip(key)
-            ))),
+            Some(key) => Err(PolicyError::UnknownOption {
+                policy: self.policy.clone(),
+                key: clip(key),
+            }),
         }
     }
 }

@@ -134,7 +134,10 @@ async fn embed_round(
     let mut r = embedder
         .embed(&inputs)
         .await
-        .map_err(|e| PolicyError::Config(format!("selforg: embedding failed: {e}")))?;
+        .map_err(|source| PolicyError::Embedding {
+            policy: "selforg",
+            source,
+        })?;
     for (i, t) in texts.iter().enumerate() {
         if t.trim().is_empty() {
             r.row_mut(i).fill(0.0);
@@ -303,8 +306,12 @@ impl ReasoningPolicy for SelfOrg {
             let r = embed_round(self.embedder.as_ref(), opts.embed, &responses).await?;
             let s = similarity(r.view());
             let psi = super::contributions(r.view());
-            let graph = build_graph_from(s.view(), &psi, &opts.graph)
-                .map_err(|e| PolicyError::Config(format!("selforg: {e}")))?;
+            let graph = build_graph_from(s.view(), &psi, &opts.graph).map_err(|source| {
+                PolicyError::Graph {
+                    policy: "selforg",
+                    source,
+                }
+            })?;
             let empty: Vec<bool> = responses.iter().map(|x| x.trim().is_empty()).collect();
             let agg = aggregate_masked(r.view(), &psi, &empty);
             let all_empty = agg.as_ref().is_none_or(|a| a.all_empty);

@@ -211,9 +211,11 @@ impl SwarmSysOptions {
                 });
             }
             if value < 0.0 {
-                return Err(PolicyError::Config(format!(
-                    "swarmsys: option `{option}` must not be negative, got {value}"
-                )));
+                return Err(PolicyError::InvalidOption {
+                    policy: "swarmsys".into(),
+                    key: option.to_string(),
+                    reason: format!("must not be negative, got {value}"),
+                });
             }
         }
         if self.eps.min > self.eps.max || self.eps.max > 1.0 {

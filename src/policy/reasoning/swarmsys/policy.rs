@@ -63,7 +63,7 @@ impl SwarmSys {
     /// `embedder`.
     pub fn new(options: SwarmSysOptions, embedder: Arc<dyn Embedder>) -> Result<Self, PolicyError> {
         options.validate()?;
-        let cards = Cards::builtin().map_err(|e| PolicyError::Config(e.to_string()))?;
+        let cards = Cards::builtin()?;
         Ok(Self {
             name: policy_name(&options),
             options,
