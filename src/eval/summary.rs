@@ -28,6 +28,11 @@ pub struct PolicySummary {
     /// Failed model calls, errored items and answered ones alike.
     #[serde(default)]
     pub failed_calls: u64,
+    /// Items whose replies arrived but named no answer the grader could extract: scored wrong
+    /// (the model did not answer), and counted apart so a format problem is told from wrong
+    /// answers in every table.
+    #[serde(default)]
+    pub no_answer: usize,
     /// Model calls.
     pub calls: u64,
     /// Prompt tokens.
@@ -112,6 +117,7 @@ impl PolicySummary {
                 accuracy: 0.0,
                 errors: usize::from(r.error.is_some()),
                 failed_calls: r.failed_calls,
+                no_answer: usize::from(r.error.is_none() && r.answer.is_none()),
                 calls: r.calls,
                 prompt_tokens: r.prompt_tokens,
                 completion_tokens: r.completion_tokens,
@@ -128,6 +134,7 @@ impl PolicySummary {
         self.correct += other.correct;
         self.errors += other.errors;
         self.failed_calls += other.failed_calls;
+        self.no_answer += other.no_answer;
         self.calls += other.calls;
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
@@ -237,7 +244,8 @@ impl Summary {
         rows
     }
 
-    /// The table as Markdown (accuracy in % with 2 decimals, AVG, AVG-R, tokens, calls, errors).
+    /// The table as Markdown (accuracy in % with 2 decimals, AVG, AVG-R, tokens, calls, errors,
+    /// failed calls, items with no extracted answer).
     pub fn markdown(&self) -> String {
         let names = self.dataset_names();
         let mut out = String::from("| Method |");
@@ -245,9 +253,9 @@ impl Summary {
             out.push_str(&format!(" {d} (%) |"));
         }
         out.push_str(
-            " AVG | AVG-R | Prompt tokens | Completion tokens | Calls | Errors | Failed calls |\n|---|",
+            " AVG | AVG-R | Prompt tokens | Completion tokens | Calls | Errors | Failed calls | No answer |\n|---|",
         );
-        out.push_str(&"---|".repeat(names.len() + 7));
+        out.push_str(&"---|".repeat(names.len() + 8));
         out.push('\n');
         for row in self.rows() {
             out.push_str(&format!("| {} |", row.method));
@@ -259,14 +267,15 @@ impl Summary {
             }
             let t = &row.totals;
             out.push_str(&format!(
-                " {:.2} | {:.2} | {} | {} | {} | {} | {} |\n",
+                " {:.2} | {:.2} | {} | {} | {} | {} | {} | {} |\n",
                 row.avg,
                 row.avg_rank,
                 t.prompt_tokens,
                 t.completion_tokens,
                 t.calls,
                 t.errors,
-                t.failed_calls
+                t.failed_calls,
+                t.no_answer
             ));
         }
         out
@@ -275,13 +284,13 @@ impl Summary {
     /// The table as CSV: one line per (method, dataset), plus the method's AVG and AVG-R.
     pub fn csv(&self) -> String {
         let mut out = String::from(
-            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls\n",
+            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls,no_answer\n",
         );
         for row in self.rows() {
             for d in self.dataset_names() {
                 if let Some(s) = self.datasets[&d].get(&row.method) {
                     out.push_str(&format!(
-                        "{},{d},{:.6},{},{},{},{},{},{},{:.3},{:.2},{:.2},{}\n",
+                        "{},{d},{:.6},{},{},{},{},{},{},{:.3},{:.2},{:.2},{},{}\n",
                         row.method,
                         s.accuracy,
                         s.n,
@@ -293,7 +302,8 @@ impl Summary {
                         s.wall_s,
                         row.avg,
                         row.avg_rank,
-                        s.failed_calls
+                        s.failed_calls,
+                        s.no_answer
                     ));
                 }
             }
@@ -385,6 +395,40 @@ mod tests {
         assert!(s
             .markdown()
             .starts_with("| Method | math (%) | gsm8k (%) | aime-2024 (%) | AVG | AVG-R |"));
+    }
+
+    #[test]
+    fn replies_without_an_answer_are_wrong_and_counted_apart_from_errors() {
+        let item = |answer: Option<&str>, correct: bool, error: Option<&str>| ItemResult {
+            id: "1".into(),
+            policy: "single".into(),
+            dataset: "mmlu".into(),
+            answer: answer.map(str::to_string),
+            gold: "A".into(),
+            correct,
+            error: error.map(str::to_string),
+            failed_calls: u64::from(error.is_some()),
+            fatal: false,
+            calls: 1,
+            prompt_tokens: 10,
+            completion_tokens: 2,
+            wall_ms: 1.0,
+            trace: serde_json::Value::Null,
+        };
+        let s = PolicySummary::of(&[
+            item(Some("A"), true, None),
+            item(Some("B"), false, None),
+            item(None, false, None),
+            item(None, false, Some("HTTP 500")),
+        ]);
+        assert_eq!((s.n, s.correct, s.errors, s.no_answer), (4, 1, 1, 1));
+        // The unanswered reply is a wrong answer; the failed call is not scored.
+        assert!((s.accuracy - 1.0 / 3.0).abs() < 1e-12);
+        let mut t = Summary::default();
+        t.record("mmlu", "single", s);
+        assert!(t.markdown().contains("| Failed calls | No answer |"));
+        assert!(t.markdown().contains("| 1 | 1 | 1 |\n"), "{}", t.markdown());
+        assert!(t.csv().lines().nth(1).is_some_and(|l| l.ends_with(",1,1")));
     }
 
     #[test]
