@@ -36,10 +36,10 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::common::{ask_all, baseline_roster, format_suffix, Failures};
 use super::common::{shown_text, step_options};
 use super::registry::Options;
 use super::role_pool::with_prompt_of;
-use super::single::{ask_all, baseline_roster, format_suffix, Failures};
 use super::{check_range, prompts, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 use crate::runtime::{RoleCard, Team};
 

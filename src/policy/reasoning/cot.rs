@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 
-use super::single::{format_suffix, one_call};
+use super::common::{format_suffix, one_call};
 use super::{prompts, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 
 /// The sentence CoT inserts between the question and the answer-format suffix.

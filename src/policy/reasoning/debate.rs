@@ -12,8 +12,8 @@ use async_trait::async_trait;
 use serde_json::json;
 
 use super::common::shown_text;
+use super::common::{ask_all, ask_options, baseline_roster, format_suffix, Failures, Turn};
 use super::prompts;
-use super::single::{ask_all, ask_options, baseline_roster, format_suffix, Failures, Turn};
 use super::vote::plurality_vote;
 use super::{check_range, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 

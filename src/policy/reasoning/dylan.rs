@@ -47,10 +47,10 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::common::shown_text;
+use super::common::{ask_all, ask_options, format_suffix, resized, Failures};
 use super::registry::{choice, Options};
 use super::role_pool::{pool_card, role_pool, with_prompt_of};
 use super::seeds::{shuffle, stream};
-use super::single::{ask_all, ask_options, format_suffix, resized, Failures};
 use super::vote::{plurality_vote, supermajority};
 use super::{check_range, prompts, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 use crate::runtime::{RoleCard, Team};

@@ -34,11 +34,11 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::json;
 
+use super::common::{ask_all, format_suffix, resized, Failures};
 use super::common::{shown_text, step_options};
 use super::registry::{choice, Options};
 use super::role_pool::{role_pool, with_prompt_of};
 use super::seeds::{below, shuffle, stream};
-use super::single::{ask_all, format_suffix, resized, Failures};
 use super::{check_range, prompts, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 use crate::runtime::{AskOptions, RoleCard};
 

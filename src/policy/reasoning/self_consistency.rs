@@ -9,8 +9,8 @@
 use async_trait::async_trait;
 use serde_json::json;
 
+use super::common::{ask_all, ask_options, baseline_roster, Failures};
 use super::cot::cot_prompt;
-use super::single::{ask_all, ask_options, baseline_roster, Failures};
 use super::vote::plurality_vote;
 use super::{check_range, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 

@@ -20,7 +20,7 @@ use super::{
     aggregate_masked, build_graph_from, early_stop, similarity, EmbedInput, Graph, GraphOptions,
 };
 use crate::embed::Embedder;
-use crate::policy::reasoning::single::{ask_all, ask_options, format_suffix, Failures};
+use crate::policy::reasoning::common::{ask_all, ask_options, format_suffix, Failures};
 use crate::policy::reasoning::{
     check_range, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster,
 };
@@ -262,7 +262,7 @@ impl ReasoningPolicy for SelfOrg {
 
     async fn solve(&self, query: &Query, roster: &Roster) -> Result<PolicyOutput, PolicyError> {
         let opts = &self.options;
-        let roster = crate::policy::reasoning::single::resized(roster, opts.agents, false)?;
+        let roster = crate::policy::reasoning::common::resized(roster, opts.agents, false)?;
         let n = opts.agents;
         let team = roster.team(n)?;
         let mut failures = Failures::default();

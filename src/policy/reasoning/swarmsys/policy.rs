@@ -27,7 +27,7 @@ use super::trace::{final_trace, round_trace, RoundFacts};
 use super::turns::{self, Ask, CallLog, DepResult, Shown};
 use crate::embed::Embedder;
 use crate::llm::UsageReport;
-use crate::policy::reasoning::single::format_suffix;
+use crate::policy::reasoning::common::format_suffix;
 use crate::policy::reasoning::{
     llm_seed, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster,
 };
