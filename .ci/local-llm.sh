@@ -23,8 +23,8 @@ server="$C/build/bin/llama-server"
 model="$C/SmolLM2-135M-Instruct.Q4_1.gguf"
 mmlu="$C/mmlu.jsonl"
 # No web UI download, no OpenSSL, only what the server needs. Not GGML_NATIVE: on these
-# machines -march=native turns on AMX, which the sandbox does not grant (the server dies with
-# SIGILL on its first batch); AVX2 + FMA + F16C is what every x86-64-v3 machine runs.
+# machines a -march=native build (AMX and AVX-512 enabled) died with SIGILL on its first
+# request; AVX2 + FMA + F16C is what every x86-64-v3 machine runs, and it ran.
 flags="-DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
 -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_OPENSSL=OFF -DGGML_NATIVE=OFF \
 -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{colony, compare_policy, jsonl, stats, user_prompt, Mock};
+use common::{colony, compare_policy, jsonl, user_prompt};
 use serde_json::{json, Value};
 
 #[test]
@@ -277,21 +277,6 @@ fn check_sequence(env: &str, calls: &[Value]) {
 
 #[test]
 fn against_serve_mock_the_tokens_are_the_servers() {
-    let m = Mock::start(&[], &[]);
     let (env, set, max_steps) = ENVS[2];
-    let dir = tempfile::tempdir().unwrap();
-    let before = stats(&m.url);
-    let rows = compare_policy(
-        "camon",
-        env,
-        set,
-        max_steps,
-        &["--base-url", &m.url, "--model", "sim"],
-        dir.path(),
-    );
-    let after = stats(&m.url);
-    let sum = |k: &str| rows.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
-    let delta = |k: &str| after[k].as_u64().unwrap() - before[k].as_u64().unwrap();
-    assert_eq!(delta("prompt_tokens"), sum("prompt_tokens"));
-    assert_eq!(delta("completion_tokens"), sum("completion_tokens"));
+    common::assert_tokens_are_the_servers("camon", env, set, max_steps);
 }

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{colony, compare_policy, jsonl, stats, user_prompt, Mock};
+use common::{colony, compare_policy, jsonl, user_prompt};
 use serde_json::{json, Value};
 
 #[test]
@@ -226,21 +226,6 @@ fn every_environment_with_the_simulated_model() {
 
 #[test]
 fn against_serve_mock_the_tokens_are_the_servers() {
-    let m = Mock::start(&[], &[]);
     let (env, set, max_steps) = ENVS[2];
-    let dir = tempfile::tempdir().unwrap();
-    let before = stats(&m.url);
-    let rows = compare_policy(
-        "coela",
-        env,
-        set,
-        max_steps,
-        &["--base-url", &m.url, "--model", "sim"],
-        dir.path(),
-    );
-    let after = stats(&m.url);
-    let sum = |k: &str| rows.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
-    let delta = |k: &str| after[k].as_u64().unwrap() - before[k].as_u64().unwrap();
-    assert_eq!(delta("prompt_tokens"), sum("prompt_tokens"));
-    assert_eq!(delta("completion_tokens"), sum("completion_tokens"));
+    common::assert_tokens_are_the_servers("coela", env, set, max_steps);
 }

@@ -147,16 +147,7 @@ async fn client(a: ClientBench) -> anyhow::Result<()> {
             (Some(c), u, "spawned serve-mock")
         }
     };
-    let mut settings = ClientSettings::new(&a.model);
-    settings.retry = RetryPolicy {
-        max_retries: 0,
-        ..RetryPolicy::default()
-    };
-    let endpoint = EndpointSettings {
-        max_concurrency: a.concurrency,
-        ..EndpointSettings::new(&url)
-    };
-    let client = Arc::new(OpenAiClient::new(settings, vec![endpoint])?);
+    let client = bench_client(&a.model, &url, a.concurrency)?;
     let request = |i: usize| {
         ChatRequest::new(vec![Message::user(format!("Benchmark prompt number {i}."))])
             .max_tokens(64)
@@ -182,6 +173,25 @@ async fn client(a: ClientBench) -> anyhow::Result<()> {
     });
     println!("{line}");
     Ok(())
+}
+
+/// colony's client for one endpoint as the benchmarks use it: no retries (a failure is
+/// counted, not hidden), at most `concurrency` calls in flight.
+pub(super) fn bench_client(
+    model: &str,
+    url: &str,
+    concurrency: usize,
+) -> anyhow::Result<Arc<OpenAiClient>> {
+    let mut settings = ClientSettings::new(model);
+    settings.retry = RetryPolicy {
+        max_retries: 0,
+        ..RetryPolicy::default()
+    };
+    let endpoint = EndpointSettings {
+        max_concurrency: concurrency,
+        ..EndpointSettings::new(url)
+    };
+    Ok(Arc::new(OpenAiClient::new(settings, vec![endpoint])?))
 }
 
 async fn run_calls(

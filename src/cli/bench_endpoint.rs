@@ -11,15 +11,11 @@
 //! and who goes first alternates per round, so the server's prompt cache favours neither. The figure that matters is the ratio: colony's calls/s
 //! and generated tokens/s over the server's own at that concurrency.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use colony::llm::{
-    ChatModel, ChatRequest, ClientSettings, EndpointSettings, Message, OpenAiClient, RetryPolicy,
-    Sampling,
-};
+use colony::llm::{ChatModel, ChatRequest, Message, Sampling};
 use futures::stream::{self, StreamExt};
 use serde_json::json;
 
@@ -81,16 +77,7 @@ pub async fn run(a: EndpointBench) -> anyhow::Result<()> {
     );
     let url = format!("{}/chat/completions", a.base_url.trim_end_matches('/'));
     let raw = reqwest::Client::new();
-    let mut settings = ClientSettings::new(&a.model);
-    settings.retry = RetryPolicy {
-        max_retries: 0,
-        ..RetryPolicy::default()
-    };
-    let endpoint = EndpointSettings {
-        max_concurrency: a.concurrency,
-        ..EndpointSettings::new(&a.base_url)
-    };
-    let client = Arc::new(OpenAiClient::new(settings, vec![endpoint])?);
+    let client = super::bench::bench_client(&a.model, &a.base_url, a.concurrency)?;
     let sampling = Sampling {
         temperature: Some(0.0),
         max_tokens: Some(a.max_tokens),

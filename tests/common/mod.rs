@@ -118,6 +118,28 @@ pub fn compare_policy(
     rows
 }
 
+/// Runs [`compare_policy`] against a fresh `serve-mock` and checks that the prompt and
+/// completion tokens the episodes report equal what the server counted.
+pub fn assert_tokens_are_the_servers(policy: &str, env: &str, set: &[&str], max_steps: &str) {
+    let m = Mock::start(&[], &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let before = stats(&m.url);
+    let rows = compare_policy(
+        policy,
+        env,
+        set,
+        max_steps,
+        &["--base-url", &m.url, "--model", "sim"],
+        dir.path(),
+    );
+    let after = stats(&m.url);
+    for k in ["prompt_tokens", "completion_tokens"] {
+        let sum: u64 = rows.iter().map(|r| r[k].as_u64().unwrap()).sum();
+        let delta = after[k].as_u64().unwrap() - before[k].as_u64().unwrap();
+        assert_eq!(delta, sum, "{policy} on {env}: {k}");
+    }
+}
+
 /// `summary.json` of an eval output directory.
 pub fn summary(out: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()

@@ -35,7 +35,6 @@
 //! past-action record keeps the last [`HISTORY_CAP`] entries to bound prompt growth.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 
 use async_trait::async_trait;
 use colony_env_api::{AgentId, DynEnvironment};
@@ -257,12 +256,7 @@ impl EmbodiedPolicy for Coela {
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let env: Arc<dyn DynEnvironment + Sync> =
-            view.env.clone().ok_or_else(|| EmbodiedError::Unsupported {
-                policy: "coela".into(),
-                env: view.env_id.clone(),
-                reason: "the step view has no environment snapshot".into(),
-            })?;
+        let env = view.snapshot("coela")?;
         let step = view.step;
         let names = Names::new(&view.agents);
         let live_views = framework::live_views(&*env, &view.deciding)?;

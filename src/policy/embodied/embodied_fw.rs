@@ -36,7 +36,6 @@
 //! past-action record keeps the last [`HISTORY_CAP`] entries.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use async_trait::async_trait;
 use colony_env_api::{AgentId, DynEnvironment};
@@ -292,12 +291,7 @@ impl EmbodiedPolicy for EmbodiedFramework {
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let env: Arc<dyn DynEnvironment + Sync> =
-            view.env.clone().ok_or_else(|| EmbodiedError::Unsupported {
-                policy: "embodied".into(),
-                env: view.env_id.clone(),
-                reason: "the step view has no environment snapshot".into(),
-            })?;
+        let env = view.snapshot("embodied")?;
         let step = view.step;
         let names = Names::new(&view.agents);
         let mut live = Vec::new();

@@ -38,7 +38,6 @@
 //! not an acceptance.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 
 use async_trait::async_trait;
 use colony_env_api::{AgentId, DynEnvironment};
@@ -339,12 +338,7 @@ impl EmbodiedPolicy for Hmas2 {
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let env: Arc<dyn DynEnvironment + Sync> =
-            view.env.clone().ok_or_else(|| EmbodiedError::Unsupported {
-                policy: "hmas2".into(),
-                env: view.env_id.clone(),
-                reason: "the step view has no environment snapshot".into(),
-            })?;
+        let env = view.snapshot("hmas2")?;
         let step = view.step;
         let names = Names::new(&view.agents);
         let mut live = Vec::new();

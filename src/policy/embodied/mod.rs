@@ -100,6 +100,18 @@ pub struct StepView {
     pub env: Option<Arc<dyn DynEnvironment + Sync>>,
 }
 
+impl StepView {
+    /// The environment snapshot a policy asked for with [`EmbodiedPolicy::wants_snapshot`];
+    /// [`EmbodiedError::Unsupported`] naming `policy` when the loop gave none.
+    pub fn snapshot(&self, policy: &str) -> Result<Arc<dyn DynEnvironment + Sync>, EmbodiedError> {
+        self.env.clone().ok_or_else(|| EmbodiedError::Unsupported {
+            policy: policy.into(),
+            env: self.env_id.clone(),
+            reason: "the step view has no environment snapshot".into(),
+        })
+    }
+}
+
 impl std::fmt::Debug for StepView {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StepView")

@@ -38,7 +38,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use colony_env_api::{AgentId, DynEnvironment};
+use colony_env_api::AgentId;
 use futures::future::join_all;
 use serde_json::json;
 
@@ -204,12 +204,7 @@ impl EmbodiedPolicy for EmbodiedSwarmSys {
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let env: Arc<dyn DynEnvironment + Sync> =
-            view.env.clone().ok_or_else(|| EmbodiedError::Unsupported {
-                policy: "swarmsys".into(),
-                env: view.env_id.clone(),
-                reason: "the episode loop gave no environment snapshot".into(),
-            })?;
+        let env = view.snapshot("swarmsys")?;
         let goals = sub_goals(env.as_ref()).ok_or_else(|| unsupported(&view.env_id))?;
         let step = view.step;
         let outcomes = self.reinforce(&goals, step);
