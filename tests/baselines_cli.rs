@@ -7,53 +7,21 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 
-use common::{jsonl, lines_of, results_by_id, stats, summary, Mock, BIN};
-
-fn sample() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("environments/qa/samples/gsm8k.jsonl")
-}
-
-fn mock(extra: &[&str]) -> Mock {
-    let key = sample();
-    let mut args = vec![
-        "--answer-key",
-        key.to_str().unwrap(),
-        "--dataset",
-        "gsm8k",
-        "--accuracy",
-        "0.5",
-    ];
-    args.extend_from_slice(extra);
-    Mock::start(&args, &[])
-}
+use common::eval_run::{eval_output, gsm8k_mock};
+use common::{jsonl, stats, summary, Mock};
 
 const POLICIES: &str = "single;dylan;macnet;agentverse";
 const FILES: [&str; 3] = ["dylan", "macnet", "agentverse"];
 
-fn command(url: &str, out: &Path, extra: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(["eval", "--dataset", "gsm8k", "--data"])
-        .arg(sample())
-        .args(["--policy", POLICIES, "--base-url", url, "--model", "sim"])
-        .args([
-            "--max-retries",
-            "1",
-            "--quiet",
-            "--concurrency",
-            "4",
-            "--out",
-        ])
-        .arg(out)
-        .args(extra)
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
+fn mock(extra: &[&str]) -> Mock {
+    gsm8k_mock("0.5", extra)
 }
 
 fn eval(url: &str, out: &Path, extra: &[&str]) -> Output {
-    command(url, out, extra).output().unwrap()
+    eval_output(POLICIES, url, out, extra)
 }
 
 #[test]
@@ -108,74 +76,10 @@ fn eval_over_http_totals_equal_the_servers_counts() {
 
 #[test]
 fn killed_mid_run_then_rerun_gives_the_same_results() {
-    let m = mock(&["--latency-ms", "20"]);
-    let full = tempfile::tempdir().unwrap();
-    assert!(eval(&m.url, full.path(), &[]).status.success());
-    let resumed = tempfile::tempdir().unwrap();
-    let mut child = command(&m.url, resumed.path(), &[])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let first = resumed.path().join("dylan.jsonl");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while lines_of(&first) < 3 {
-        assert!(std::time::Instant::now() < deadline, "no progress");
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let done: usize = FILES
-        .iter()
-        .map(|p| lines_of(&resumed.path().join(format!("{p}.jsonl"))))
-        .sum();
-    assert!(done < 36, "the run was interrupted ({done} of 36 done)");
-    let out = eval(&m.url, resumed.path(), &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    for p in FILES {
-        let a = results_by_id(full.path(), p);
-        let b = results_by_id(resumed.path(), p);
-        assert_eq!(a.len(), 12, "{p}");
-        assert_eq!(a, b, "{p}: resumed results differ");
-    }
+    common::eval_run::assert_resumes_after_kill(POLICIES, &FILES, "20");
 }
 
 #[test]
 fn a_recorded_run_replays_identically_offline() {
-    let m = mock(&[]);
-    let root = tempfile::tempdir().unwrap();
-    let rec = root.path().join("rec");
-    let a = root.path().join("a");
-    let out = eval(&m.url, &a, &["--record", rec.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    drop(m);
-    let b = root.path().join("b");
-    let out = eval(
-        "http://127.0.0.1:9/v1",
-        &b,
-        &["--replay", rec.to_str().unwrap()],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    for p in FILES {
-        let (x, y) = (results_by_id(&a, p), results_by_id(&b, p));
-        assert_eq!(x.len(), 12);
-        for (r, s) in x.iter().zip(&y) {
-            // Replayed calls are cached: their tokens are not spent again; all else is equal.
-            for key in ["id", "answer", "correct", "calls", "failed_calls", "trace"] {
-                assert_eq!(r[key], s[key], "{p} {} {key}", r["id"]);
-            }
-        }
-    }
+    common::eval_run::assert_replays_identically(POLICIES, &FILES);
 }

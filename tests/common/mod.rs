@@ -8,6 +8,8 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
+pub mod eval_run;
+
 /// The `colony` binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_colony");
 
