@@ -7,6 +7,7 @@
 //! - [`mock_server`]: `colony serve-mock`, an OpenAI-compatible server on loopback backed by the
 //!   simulated model, with fault injection for tests.
 //! - [`policy`] and [`eval`]: coordination policies and the evaluation runner.
+//! - [`suite`]: suites (`colony run`), shards and `colony merge`.
 //!
 //! - [`env`]: the registry of environments (ids, construction, seeds, simulated agents).
 //!
@@ -22,6 +23,7 @@ pub mod policy;
 pub mod runtime;
 pub mod stable_hash;
 pub mod study;
+pub mod suite;
 
 /// The `Environment` trait shared by every environment crate.
 pub use colony_env_api as env_api;

@@ -35,6 +35,10 @@ enum Cmd {
     Embed(cli::embed::EmbedArgs),
     /// Run reasoning policies over a dataset (resumable) and print the results table.
     Eval(cli::eval::EvalArgs),
+    /// Run a suite (evals/<suite>.toml): datasets and environments × policies × models × seeds.
+    Run(cli::run::RunArgs),
+    /// Join a suite's shard directories into one results directory.
+    Merge(cli::merge::MergeArgs),
     /// Compare coordination policies on one embodied task, same seeds, side by side
     /// (resumable; table, plots, trajectories and call logs).
     Compare(cli::compare::CompareArgs),
@@ -85,6 +89,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Embed(a) => cli::embed::run(a).await,
         Cmd::Grade(a) => cli::grade::run(a),
         Cmd::Eval(a) => cli::eval::run(a, config).await,
+        Cmd::Run(a) => cli::run::run(a, config).await,
+        Cmd::Merge(a) => cli::merge::run(a).await,
         Cmd::Compare(a) => cli::compare::run(a, config).await,
         Cmd::Selforg(a) => cli::selforg::run(a),
         Cmd::Swarmsys(a) => cli::swarmsys::run(a),

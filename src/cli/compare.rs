@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use colony::env::parse_seeds;
+use colony::eval::models::caller_models;
 use colony::eval::{run_compare, CallRouting, CompareConfig, Progress};
 use colony::llm::{ModelKind, ModelsConfig, Sampling, SharedModel};
 use colony::policy::embodied::{CallerConfig, ReplyScript, EMBODIED_SAMPLING};
@@ -77,28 +78,24 @@ fn models(
     };
     // Every model, of a `--models` list too, is recorded or replayed as the flags say.
     let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
-    match &a.models {
+    let (specs, label) = match &a.models {
         Some(list) => {
             let cfg = ModelsConfig::discover(config)?;
-            let mut out = Vec::new();
-            let mut sampling = Vec::new();
-            let mut simulated = true;
-            for name in list.split(',').map(str::trim) {
-                let spec = with_accuracy(cfg.resolve(Some(name), &a.model.overrides()?)?);
-                simulated &= spec.kind == ModelKind::Simulated;
-                sampling.push(spec.sampling());
-                out.push(calls.wrap(&spec, || spec.build())?);
-            }
-            Ok((out, sampling, list.clone(), simulated))
+            let specs = list
+                .split(',')
+                .map(|name| Ok(with_accuracy(cfg.resolve(Some(name.trim()), &a.model.overrides()?)?)))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            (specs, list.clone())
         }
         None => {
             let spec = with_accuracy(a.model.spec(config)?);
-            let simulated = spec.kind == ModelKind::Simulated;
             let label = spec.build_id();
-            let model = calls.wrap(&spec, || spec.build())?;
-            Ok((vec![model], vec![spec.sampling()], label, simulated))
+            (vec![spec], label)
         }
-    }
+    };
+    let simulated = specs.iter().all(|s| s.kind == ModelKind::Simulated);
+    let (models, sampling) = caller_models(&specs, calls)?;
+    Ok((models, sampling, label, simulated))
 }
 
 /// Runs `colony compare`.
@@ -167,6 +164,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
             .map(|g| colony::eval::grid::parse_axis(g))
             .collect::<Result<_, _>>()?,
         label: String::new(),
+        only: None,
     };
     let progress = Arc::new(Progress::default());
     let bar = if a.quiet {

@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Context;
 use clap::Args;
-use colony::eval::{build_models, run_policy, CallRouting, EvalConfig, PolicySummary};
-use colony::llm::{ModelSpec, ModelsConfig, Sampling, SharedModel};
-use colony::policy::reasoning::{policy_with_embedder, Member, Roster, MASLAB_SAMPLING};
-use colony::runtime::RoleCard;
+use colony::eval::dataset_run::{run_dataset, DatasetProgress, DatasetRun};
+use colony::eval::models::reasoning_roster;
+use colony::eval::CallRouting;
+use colony::llm::{ModelSpec, ModelsConfig};
+use colony::policy::reasoning::{policy_with_embedder, Roster};
 use colony_qa::Item;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -57,28 +57,6 @@ pub struct EvalArgs {
     pub quiet: bool,
 }
 
-/// Role cards in file-name order, or a single generic assistant when the folder is missing.
-pub(crate) fn role_cards(dir: &Path) -> anyhow::Result<Vec<Arc<RoleCard>>> {
-    if !dir.is_dir() {
-        tracing::warn!(dir = %dir.display(), "no role-card folder; using a generic assistant");
-        return Ok(vec![Arc::new(RoleCard::new(
-            "assistant",
-            "You are a helpful assistant.",
-        ))]);
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| Ok(Arc::new(RoleCard::load(&p)?)))
-        .collect()
-}
-
 /// The model specs of the roster: `--models` in order, else the one `--model`.
 fn model_specs(a: &EvalArgs, config: Option<&Path>) -> anyhow::Result<Vec<ModelSpec>> {
     match &a.models {
@@ -93,62 +71,19 @@ fn model_specs(a: &EvalArgs, config: Option<&Path>) -> anyhow::Result<Vec<ModelS
     }
 }
 
-/// The sampling of each model (the flags over its models.toml keys), in `--models` order.
-fn model_sampling(a: &EvalArgs, config: Option<&Path>) -> anyhow::Result<Vec<Sampling>> {
-    match &a.models {
-        Some(list) => {
-            let cfg = ModelsConfig::discover(config)?;
-            list.split(',')
-                .map(|name| {
-                    Ok(cfg
-                        .resolve(Some(name.trim()), &a.model.overrides()?)?
-                        .sampling())
-                })
-                .collect()
-        }
-        None => Ok(vec![a.model.spec(config)?.sampling()]),
-    }
-}
-
 fn roster(a: &EvalArgs, config: Option<&Path>, items: &[Item]) -> anyhow::Result<Roster> {
-    let roles = role_cards(&a.roles)?;
-    let sampling = model_sampling(a, config)?;
     // Record/replay wraps the very model a plain run uses (the keyed simulated model too).
     let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
-    let models: Vec<SharedModel> = build_models(&model_specs(a, config)?, items, calls)?;
-    let n = a.agents.max(1);
-    let members = (0..n)
-        .map(|i| Member {
-            role: roles[i % roles.len()].clone(),
-            model: models[i % models.len()].clone(),
-            sampling: sampling[i % sampling.len()].clone(),
-        })
-        .collect();
-    Ok(Roster {
-        members,
-        sampling: MASLAB_SAMPLING,
-    })
+    Ok(reasoning_roster(
+        &model_specs(a, config)?,
+        &a.roles,
+        a.agents,
+        items,
+        calls,
+    )?)
 }
 
-/// Splits the policy list: `;` if present, else commas that start a new policy name.
-fn policy_specs(list: &str, rounds: Option<u32>) -> Vec<String> {
-    let raw = colony::policy::split_policy_list(list);
-    raw.into_iter()
-        .map(|s| match rounds {
-            Some(t)
-                if (s.starts_with("debate") || s.starts_with("selforg"))
-                    && !s.contains("rounds=") =>
-            {
-                if s.contains(':') {
-                    format!("{s},rounds={t}")
-                } else {
-                    format!("{s}:rounds={t}")
-                }
-            }
-            _ => s,
-        })
-        .collect()
-}
+pub(crate) use colony::policy::reasoning::with_rounds as policy_specs;
 
 /// Runs `colony eval`.
 pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
@@ -176,87 +111,97 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         .iter()
         .map(|s| policy_with_embedder(s, embedder.clone()).map(Arc::from))
         .collect::<Result<Vec<_>, _>>()?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let _lock = colony::eval::lock::DirLock::acquire(&a.out)?;
-    let mut summary = colony::eval::report::rebuild_summary(&a.out)?;
-    let mut stopped = None;
-    let mut all_errored = Vec::new();
-    let eval = EvalConfig {
-        concurrency: a.items_in_flight.unwrap_or(4 * a.concurrency).max(1),
-        run_seed: a.data.seed,
-        dataset: dataset.name().to_string(),
-    };
-    for policy in policies {
-        let name = policy.name().to_string();
-        let bar = if a.quiet {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::new(items.len() as u64)
-        };
-        bar.set_style(
-            ProgressStyle::with_template("{prefix:>16} {bar:30} {pos}/{len} {msg} ETA {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_prefix(name.clone());
-        let stats = std::sync::Mutex::new((0usize, 0usize, 0u64, 0usize));
-        let on_done = |r: &colony::eval::ItemResult| {
-            let mut s = stats.lock().unwrap_or_else(|p| p.into_inner());
-            s.0 += 1;
-            s.1 += usize::from(r.correct);
-            s.2 += r.prompt_tokens + r.completion_tokens;
-            s.3 += usize::from(r.error.is_some());
-            bar.inc(1);
-            let answered = (s.0 - s.3).max(1);
-            bar.set_message(format!(
-                "acc {:.3} tokens {} errors {}",
-                s.1 as f64 / answered as f64,
-                s.2,
-                s.3
-            ));
-        };
-        let settings = colony::eval::RunSettings::of(&roster, a.data.seed);
-        let earlier = colony::eval::report::record_settings(
-            &a.out,
-            &mut summary,
-            dataset.name(),
-            &name,
-            settings,
-        )?;
-        if earlier.is_some() {
-            eprintln!(
-                "note: {name} on {} in {} ran before with other settings (see settings.json); \
-                 items already there keep theirs",
-                dataset.name(),
-                a.out.display()
-            );
-        }
-        let path = a.out.join(format!("{name}.jsonl"));
-        let run = run_policy(policy, &items, &roster, &eval, &path, &on_done).await?;
-        bar.finish_and_clear();
-        let totals = PolicySummary::of(&run.results);
-        if totals.n > 0 && totals.errors == totals.n {
-            all_errored.push(name.clone());
-        }
-        summary.record(dataset.name(), &name, totals);
-        if let Some(why) = run.stopped {
-            stopped = Some((name, why));
-            break;
-        }
-    }
-    let md = colony::eval::report::write_eval_report(&a.out, &summary)?;
-    println!("{md}");
-    if let Some((name, why)) = stopped {
+    let progress = EvalBars::new(a.quiet);
+    let outcome = run_dataset(
+        DatasetRun {
+            dataset: dataset.name().to_string(),
+            items,
+            policies,
+            roster,
+            items_in_flight: a.items_in_flight.unwrap_or(4 * a.concurrency),
+            run_seed: a.data.seed,
+            out: a.out.clone(),
+            only: None,
+        },
+        &progress,
+    )
+    .await?;
+    println!("{}", outcome.markdown);
+    if let Some((name, why)) = outcome.stopped {
         anyhow::bail!(
             "run stopped early at policy {name}: a failure no retry can fix: {why} (finished \
              items are kept; errored ones run again next time)"
         );
     }
     anyhow::ensure!(
-        all_errored.is_empty(),
+        outcome.all_errored.is_empty(),
         "every item of {} ended with an error (see the `error` field in the results); nothing was scored",
-        all_errored.join(", ")
+        outcome.all_errored.join(", ")
     );
     Ok(())
+}
+
+/// One progress bar per policy: items done, accuracy so far, tokens and errors.
+pub(crate) struct EvalBars {
+    quiet: bool,
+    bar: std::sync::Mutex<ProgressBar>,
+    /// (done, correct, tokens, errors) of the current policy.
+    stats: std::sync::Mutex<(usize, usize, u64, usize)>,
+}
+
+impl EvalBars {
+    pub(crate) fn new(quiet: bool) -> Self {
+        Self {
+            quiet,
+            bar: std::sync::Mutex::new(ProgressBar::hidden()),
+            stats: std::sync::Mutex::new((0, 0, 0, 0)),
+        }
+    }
+}
+
+impl DatasetProgress for EvalBars {
+    fn policy_started(&self, policy: &str, pending: usize) {
+        let bar = if self.quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(pending as u64)
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>16} {bar:30} {pos}/{len} {msg} ETA {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(policy.to_string());
+        *self.bar.lock().unwrap_or_else(|p| p.into_inner()) = bar;
+        *self.stats.lock().unwrap_or_else(|p| p.into_inner()) = (0, 0, 0, 0);
+    }
+
+    fn item_done(&self, r: &colony::eval::ItemResult) {
+        let mut s = self.stats.lock().unwrap_or_else(|p| p.into_inner());
+        s.0 += 1;
+        s.1 += usize::from(r.correct);
+        s.2 += r.prompt_tokens + r.completion_tokens;
+        s.3 += usize::from(r.error.is_some());
+        let answered = (s.0 - s.3).max(1);
+        let bar = self.bar.lock().unwrap_or_else(|p| p.into_inner());
+        bar.inc(1);
+        bar.set_message(format!(
+            "acc {:.3} tokens {} errors {}",
+            s.1 as f64 / answered as f64,
+            s.2,
+            s.3
+        ));
+    }
+
+    fn policy_finished(&self, _policy: &str) {
+        self.bar
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .finish_and_clear();
+    }
+
+    fn note(&self, message: &str) {
+        eprintln!("{message}");
+    }
 }
 
 #[cfg(test)]

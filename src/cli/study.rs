@@ -170,7 +170,7 @@ async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
     let part = |x: &str| a.parts.iter().any(|p| p == x);
     let spec = embedder_spec(&a.embedder)?;
     let embedder = spec.build(None).await?;
-    let mut roles = super::eval::role_cards(&a.roles)?;
+    let mut roles = colony::eval::models::role_cards_in_order(&a.roles)?;
     anyhow::ensure!(!roles.is_empty(), "no role cards in {}", a.roles.display());
     roles.truncate(4);
     // Fewer than four cards: repeat them cyclically (SelfOrg's N = 4 for math sets).

@@ -65,7 +65,13 @@ pub struct CompareConfig {
     /// The configuration's label (`level=3`), set by [`run_compare`] for each grid
     /// configuration; empty for a comparison without a grid.
     pub label: String,
+    /// The only episodes this process runs (a shard's share), keyed
+    /// `(configuration label, policy, seed)`; `None`: every episode.
+    pub only: Option<BTreeSet<EpisodeKey>>,
 }
+
+/// An episode's identity in a comparison: `(configuration label, policy, seed)`.
+pub type EpisodeKey = (String, String, u64);
 
 /// One finished episode, as `episodes.jsonl` stores it (the key names are a contract).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -384,18 +390,7 @@ pub async fn run_compare(
 ) -> Result<CompareOutcome, CompareError> {
     let (entry, _) = build(&config.env, &config.set)?;
     // Every configuration and policy is checked before anything runs.
-    let subs: Vec<CompareConfig> = if config.grid.is_empty() {
-        vec![config.clone()]
-    } else {
-        configurations(&config.set, &config.grid)?
-            .into_iter()
-            .map(|(label, set)| CompareConfig {
-                label,
-                set,
-                ..config.clone()
-            })
-            .collect()
-    };
+    let subs = sub_configs(&config)?;
     for sub in &subs {
         build(&sub.env, &sub.set)?;
     }
@@ -438,7 +433,9 @@ pub async fn run_compare(
     for sub in &subs {
         for policy in &config.policies {
             for &seed in &config.seeds {
-                if !done.contains(&(sub.label.clone(), policy.clone(), seed)) {
+                let key = (sub.label.clone(), policy.clone(), seed);
+                let mine = config.only.as_ref().is_none_or(|o| o.contains(&key));
+                if mine && !done.contains(&key) {
                     jobs.push((sub.clone(), policy.clone(), seed));
                 }
             }
@@ -480,16 +477,48 @@ pub async fn run_compare(
     if let Some(e) = first_error {
         return Err(e);
     }
-    let (_, all) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;
+    let outcome = write_compare_reports(&config).await?;
+    let stopped = stop.lock().unwrap_or_else(|p| p.into_inner()).take();
+    match stopped {
+        Some(why) => Err(CompareError::Stopped(why)),
+        None => Ok(outcome),
+    }
+}
+
+/// The configurations of a comparison: itself without a grid, else one per grid point.
+fn sub_configs(config: &CompareConfig) -> Result<Vec<CompareConfig>, CompareError> {
+    Ok(if config.grid.is_empty() {
+        vec![config.clone()]
+    } else {
+        configurations(&config.set, &config.grid)?
+            .into_iter()
+            .map(|(label, set)| CompareConfig {
+                label,
+                set,
+                ..config.clone()
+            })
+            .collect()
+    })
+}
+
+/// Writes the report of `config.out` from its `episodes.jsonl` (every finished episode,
+/// whichever process or shard produced it): per configuration, then the grid's. `colony
+/// merge` calls this on the joined shards, so the merged report is the unsharded one.
+pub async fn write_compare_reports(config: &CompareConfig) -> Result<CompareOutcome, CompareError> {
+    let (entry, _) = build(&config.env, &config.set)?;
+    let (_, mut all) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;
+    // Reports must not depend on the order episodes finished in (concurrency, shards): a
+    // stable sort by key keeps a rerun's line after the errored one it supersedes.
+    all.sort_by(|a, b| (&a.config, &a.policy, a.seed).cmp(&(&b.config, &b.policy, b.seed)));
     let mut summaries = Vec::new();
-    for sub in &subs {
+    for sub in sub_configs(config)? {
         let rows: Vec<EpisodeResult> = all
             .iter()
             .filter(|r| r.config == sub.label)
             .cloned()
             .collect();
-        let do_nothing = super::compare_report::do_nothing_scores(sub, &rows).await?;
-        let summary = CompareSummary::of(sub, entry.info().id, &rows, do_nothing);
+        let do_nothing = super::compare_report::do_nothing_scores(&sub, &rows).await?;
+        let summary = CompareSummary::of(&sub, entry.info().id, &rows, do_nothing);
         if config.grid.is_empty() {
             write_report(&config.out, &summary, &rows)?;
         } else {
@@ -506,11 +535,7 @@ pub async fn run_compare(
         super::compare_report::write_grid_report(&config.out, &g, &summaries)?;
         Some(g)
     };
-    let stopped = stop.lock().unwrap_or_else(|p| p.into_inner()).take();
-    match stopped {
-        Some(why) => Err(CompareError::Stopped(why)),
-        None => Ok(CompareOutcome { summaries, grid }),
-    }
+    Ok(CompareOutcome { summaries, grid })
 }
 
 fn config_path_hint() -> PathBuf {

@@ -9,6 +9,7 @@
 //!   (`colony compare`).
 
 pub mod compare;
+pub mod dataset_run;
 pub mod compare_report;
 pub mod env_run;
 pub mod episode;

@@ -14,6 +14,8 @@ use colony_qa::{AnswerType, Item};
 use crate::llm::{
     AnswerKey, ModelError, ModelKind, ModelSpec, ReplayModel, SharedModel, SimulatedModel,
 };
+use crate::policy::reasoning::{Member, Roster, MASLAB_SAMPLING};
+use crate::runtime::{RoleCard, RoleError};
 
 /// Where a run's model calls go.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -105,4 +107,82 @@ pub fn build_models(
             Ok(m)
         })
         .collect()
+}
+
+/// Role cards of `dir` in file-name order (the order agents take them), or one generic
+/// assistant when the folder does not exist (a run outside the repository still works).
+pub fn role_cards_in_order(dir: &Path) -> Result<Vec<Arc<RoleCard>>, RoleError> {
+    if !dir.is_dir() {
+        tracing::warn!(dir = %dir.display(), "no role-card folder; using a generic assistant");
+        return Ok(vec![Arc::new(RoleCard::new(
+            "assistant",
+            "You are a helpful assistant.",
+        ))]);
+    }
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(|source| RoleError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| Ok(Arc::new(RoleCard::load(&p)?)))
+        .collect()
+}
+
+/// Errors of [`reasoning_roster`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RosterError {
+    /// A role card could not be read.
+    #[error(transparent)]
+    Role(#[from] RoleError),
+    /// A model could not be built.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+}
+
+/// The roster of a reasoning run: `agents` members taking role cards from `roles` and models
+/// from `specs` round-robin (one spec: a homogeneous team), each model's own sampling kept,
+/// MASLab's sampling as the default under them; models are built for `items` and routed as
+/// `calls` says.
+pub fn reasoning_roster(
+    specs: &[ModelSpec],
+    roles: &Path,
+    agents: usize,
+    items: &[Item],
+    calls: CallRouting<'_>,
+) -> Result<Roster, RosterError> {
+    let roles = role_cards_in_order(roles)?;
+    let models = build_models(specs, items, calls)?;
+    let members = (0..agents.max(1))
+        .map(|i| Member {
+            role: roles[i % roles.len()].clone(),
+            model: models[i % models.len()].clone(),
+            sampling: specs[i % specs.len()].sampling(),
+        })
+        .collect();
+    Ok(Roster {
+        members,
+        sampling: MASLAB_SAMPLING,
+    })
+}
+
+/// The models of an embodied run, for `CallerConfig::models` and `model_sampling`: each spec built and routed as `calls` says.
+pub fn caller_models(
+    specs: &[ModelSpec],
+    calls: CallRouting<'_>,
+) -> Result<(Vec<SharedModel>, Vec<crate::llm::Sampling>), ModelError> {
+    let mut models = Vec::new();
+    let mut sampling = Vec::new();
+    for spec in specs {
+        sampling.push(spec.sampling());
+        models.push(calls.wrap(spec, || spec.build())?);
+    }
+    Ok((models, sampling))
 }

@@ -51,6 +51,9 @@ pub struct ItemResult {
     /// Policy trace.
     #[serde(default)]
     pub trace: serde_json::Value,
+    /// Every call and message of the item (written to the calls log, not to this line).
+    #[serde(skip)]
+    pub transcript: Option<crate::runtime::Transcript>,
 }
 
 /// Errors of the results store.
@@ -79,9 +82,80 @@ pub enum ResultsError {
 /// An append-only JSONL file of `T`s: whole lines, flushed one at a time, one writer.
 #[derive(Debug)]
 pub struct JsonlFile<T> {
+    log: AppendLog,
+    kind: PhantomData<fn(&T)>,
+}
+
+/// An append-only file of JSON lines of any serializable values, never read back by the
+/// writer (call logs, which can be large): opening only cuts a torn last line.
+#[derive(Debug)]
+pub struct AppendLog {
     path: PathBuf,
     file: Mutex<File>,
-    kind: PhantomData<fn(&T)>,
+}
+
+impl AppendLog {
+    /// Opens (creating) `path` for appending; a torn last line (a killed run) is cut by
+    /// reading backwards from the end, so the file is never loaded whole.
+    pub fn open(path: &Path) -> Result<Self, ResultsError> {
+        use std::io::{Read, Seek, SeekFrom};
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        }
+        let mut file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| io(path, e))?;
+        let len = file.metadata().map_err(|e| io(path, e))?.len();
+        let mut end = len;
+        let mut buf = [0u8; 4096];
+        while end > 0 {
+            let start = end.saturating_sub(buf.len() as u64);
+            let n = (end - start) as usize;
+            file.seek(SeekFrom::Start(start)).map_err(|e| io(path, e))?;
+            file.read_exact(&mut buf[..n]).map_err(|e| io(path, e))?;
+            match buf[..n].iter().rposition(|&b| b == b'\n') {
+                Some(i) => {
+                    end = start + i as u64 + 1;
+                    break;
+                }
+                None => end = start,
+            }
+        }
+        if end != len {
+            tracing::warn!(file = %path.display(), "dropping torn last line of a log");
+            file.set_len(end).map_err(|e| io(path, e))?;
+        }
+        Ok(Self::wrap(path, file))
+    }
+
+    fn wrap(path: &Path, file: File) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            file: Mutex::new(file),
+        }
+    }
+
+    /// Appends one value as a whole line and flushes it.
+    pub fn append<S: Serialize + ?Sized>(&self, r: &S) -> Result<(), ResultsError> {
+        let mut line = serde_json::to_string(r).map_err(|e| ResultsError::Corrupt {
+            path: self.path.display().to_string(),
+            line: 0,
+            message: e.to_string(),
+        })?;
+        line.push('\n');
+        let mut f = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        f.write_all(line.as_bytes())
+            .map_err(|e| io(&self.path, e))?;
+        f.flush().map_err(|e| io(&self.path, e))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
 }
 
 /// The results file of `colony eval`: one [`ItemResult`] per line.
@@ -135,8 +209,7 @@ impl<T: Serialize + DeserializeOwned> JsonlFile<T> {
         file.set_len(keep as u64).map_err(|e| io(path, e))?;
         Ok((
             Self {
-                path: path.to_path_buf(),
-                file: Mutex::new(file),
+                log: AppendLog::wrap(path, file),
                 kind: PhantomData,
             },
             done,
@@ -145,21 +218,12 @@ impl<T: Serialize + DeserializeOwned> JsonlFile<T> {
 
     /// Appends one record as a whole line and flushes it.
     pub fn append(&self, r: &T) -> Result<(), ResultsError> {
-        let mut line = serde_json::to_string(r).map_err(|e| ResultsError::Corrupt {
-            path: self.path.display().to_string(),
-            line: 0,
-            message: e.to_string(),
-        })?;
-        line.push('\n');
-        let mut f = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        f.write_all(line.as_bytes())
-            .map_err(|e| io(&self.path, e))?;
-        f.flush().map_err(|e| io(&self.path, e))
+        self.log.append(r)
     }
 
     /// The file's path.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.log.path()
     }
 }
 

@@ -81,6 +81,7 @@ pub async fn solve_item(
                 completion_tokens: run.usage.completion_tokens,
                 wall_ms,
                 trace: out.trace,
+                transcript: Some(out.transcript),
             }
         }
         Err(e) => ItemResult {
@@ -101,6 +102,7 @@ pub async fn solve_item(
             completion_tokens: 0,
             wall_ms,
             trace: serde_json::Value::Null,
+            transcript: None,
         },
     }
 }
@@ -115,14 +117,18 @@ pub struct PolicyRun {
 }
 
 /// Runs `policy` over `items`, appending to `results_path`; returns the latest result of
-/// every selected item (earlier runs included). `on_done` sees each newly finished item.
-/// Items whose last result is an error are solved again.
+/// every selected item that has one (earlier runs included). `on_done` sees each newly
+/// finished item. Items whose last result is an error are solved again.
+///
+/// `only` (a shard's share) restricts which item ids this call solves; the policy still
+/// prepares with every item, so item groups and per-item draws are those of an unsharded run.
 pub async fn run_policy(
     policy: Arc<dyn ReasoningPolicy>,
     items: &[Item],
     roster: &Roster,
     config: &EvalConfig,
     results_path: &Path,
+    only: Option<&std::collections::BTreeSet<String>>,
     on_done: &(dyn Fn(&ItemResult) + Send + Sync),
 ) -> Result<PolicyRun, ResultsError> {
     // Every selected item, finished or not, so item groups are the same on a resumed run.
@@ -131,7 +137,10 @@ pub async fn run_policy(
     // Results of other datasets in the same file are kept but are not this run's.
     all.retain(|r| r.dataset == config.dataset || r.dataset.is_empty());
     let done = ResultsFile::ids(&latest(all.clone()));
-    let pending: Vec<&Item> = items.iter().filter(|i| !done.contains(&i.id)).collect();
+    let pending: Vec<&Item> = items
+        .iter()
+        .filter(|i| !done.contains(&i.id) && only.is_none_or(|o| o.contains(&i.id)))
+        .collect();
     let mut finished = stream::iter(pending)
         .map(|item| {
             let policy = policy.clone();

@@ -108,7 +108,8 @@ impl CallerConfig {
     /// [`CallerConfig::effective_sampling`] of every model, in order (empty without models):
     /// what the run asked for, as results record it.
     pub fn sampling_per_model(&self) -> Vec<Sampling> {
-        (0..self.models.len())
+        // Reports rebuilt without models (`colony merge`) still know each model's sampling.
+        (0..self.models.len().max(self.model_sampling.len()))
             .map(|m| self.effective_sampling(m))
             .collect()
     }

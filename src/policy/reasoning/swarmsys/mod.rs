@@ -64,7 +64,7 @@ mod settle;
 pub mod sim;
 mod state;
 mod trace;
-mod turns;
+pub(crate) mod turns;
 
 pub use assign::{assign, AssignInput, Assignment, EventSlots, MatchAgent, Repair};
 pub use exam::exam_groups;

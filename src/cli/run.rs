@@ -1,0 +1,221 @@
+//! `colony run`: a suite (datasets and environments × policies × models × seeds), resumable,
+//! optionally one shard of it; `--dry-run` prints the expanded matrix.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use colony::eval::{CallRouting, Progress};
+use colony::llm::{ModelSpec, ModelsConfig};
+use colony::suite::estimate::matrix;
+use colony::suite::run::run_dir;
+use colony::suite::{expand, run_suite, Shard, Suite, SuiteHooks, SuiteRunOptions};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::eval::EvalBars;
+use super::model_args::ModelArgs;
+
+/// Arguments of `colony run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The suite file (`evals/<suite>.toml`).
+    #[arg(value_name = "SUITE")]
+    pub suite: PathBuf,
+    /// Run against this model instead of the suite's `models` (with the other model flags).
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Output directory (default: `runs/<suite name>`).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the expanded matrix with item/episode counts and the call estimate; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Run only shard `i` of `N` (0-based), into `OUT/shard-<i>-of-<N>/`. Without it, the
+    /// shard comes from `SLURM_ARRAY_TASK_ID`/`SLURM_ARRAY_TASK_COUNT` or Kubernetes'
+    /// `JOB_COMPLETION_INDEX` (with --shards).
+    #[arg(long, value_name = "i/N")]
+    pub shard: Option<Shard>,
+    /// The shard count for `JOB_COMPLETION_INDEX` (a Kubernetes Indexed Job's completions).
+    #[arg(long, value_name = "N")]
+    pub shards: Option<u32>,
+    /// Ignore job-array variables in the environment (run everything in one process).
+    #[arg(long, conflicts_with = "shard")]
+    pub no_shard: bool,
+    /// Model calls in flight per endpoint (overrides `max_concurrency` of models.toml).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Resume into a directory whose manifest records a different run (rewrites it).
+    #[arg(long)]
+    pub force: bool,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The models of the run: the flags' model when `--model` or `--base-url` is given, else
+/// the suite's names resolved in models.toml (with the other flags on top).
+fn models(a: &RunArgs, suite: &Suite, config: Option<&Path>) -> anyhow::Result<Vec<ModelSpec>> {
+    let mut specs = if a.model.model.is_some() || a.model.base_url.is_some() {
+        vec![a.model.spec(config)?]
+    } else {
+        let cfg = ModelsConfig::discover(config)?;
+        let overrides = a.model.overrides()?;
+        suite
+            .models
+            .iter()
+            .map(|name| {
+                cfg.resolve(Some(name), &overrides)
+                    .map_err(|e| anyhow::anyhow!("{}: models: {e}", a.suite.display()))
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
+    if let Some(c) = a.concurrency {
+        anyhow::ensure!(c > 0, "--concurrency must be at least 1");
+        for s in &mut specs {
+            s.max_concurrency = Some(c);
+        }
+    }
+    Ok(specs)
+}
+
+/// Runs `colony run`.
+pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
+    let suite = Suite::load(&a.suite)?;
+    let specs = models(&a, &suite, config)?;
+    let shard = match (a.shard, a.no_shard) {
+        (Some(s), _) => Some(s),
+        (None, true) => None,
+        (None, false) => Shard::from_env(|k| std::env::var(k).ok(), a.shards)?,
+    };
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("runs").join(colony::suite::spec::safe_label(&suite.name)));
+    if a.dry_run {
+        return dry_run(&suite, &specs, shard, &out).await;
+    }
+    if let Some(s) = shard {
+        eprintln!("shard {s}: writing {}", run_dir(&out, Some(s)).display());
+    }
+    let bars = EvalBars::new(a.quiet);
+    let episodes = Arc::new(Progress::default());
+    let bar = if a.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{prefix:>16} {bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let ticker = {
+        let (bar, p) = (bar.clone(), episodes.clone());
+        tokio::spawn(async move {
+            loop {
+                let total = p.episodes_total.load(Ordering::Relaxed);
+                if total > 0 {
+                    bar.set_prefix("episodes");
+                    bar.set_length(total);
+                    bar.set_position(p.episodes_done.load(Ordering::Relaxed));
+                    bar.set_message(format!(
+                        "calls {} tokens {} retries {} errors {}",
+                        p.calls.load(Ordering::Relaxed),
+                        p.tokens.load(Ordering::Relaxed),
+                        p.retries.load(Ordering::Relaxed),
+                        p.errors.load(Ordering::Relaxed),
+                    ));
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        })
+    };
+    let quiet = a.quiet;
+    let episodes_for_units = episodes.clone();
+    let unit_started = move |rel: &Path| {
+        for c in [
+            &episodes_for_units.episodes_total,
+            &episodes_for_units.episodes_done,
+        ] {
+            c.store(0, Ordering::Relaxed);
+        }
+        if !quiet {
+            eprintln!("== {}", rel.display());
+        }
+    };
+    let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
+    let result = run_suite(
+        &suite,
+        SuiteRunOptions {
+            suite_file: a.suite.clone(),
+            out,
+            models: specs,
+            calls,
+            shard,
+            force: a.force,
+            api_key: a.model.api_key()?,
+        },
+        SuiteHooks {
+            unit_started: &unit_started,
+            dataset: &bars,
+            episodes,
+        },
+    )
+    .await;
+    ticker.abort();
+    bar.finish_and_clear();
+    let outcome = result?;
+    for n in &outcome.notes {
+        eprintln!("{n}");
+    }
+    println!("{}", outcome.markdown);
+    eprintln!("results in {}", outcome.dir.display());
+    let errors: usize = outcome.units.iter().map(|u| u.errors).sum();
+    anyhow::ensure!(
+        errors == 0,
+        "{errors} work item(s) ended with an error (see the units' results); they are not scored \
+         and run again when the same command is repeated"
+    );
+    Ok(())
+}
+
+/// Prints the expanded matrix and the call estimate.
+async fn dry_run(
+    suite: &Suite,
+    specs: &[ModelSpec],
+    shard: Option<Shard>,
+    out: &Path,
+) -> anyhow::Result<()> {
+    let names: Vec<String> = specs.iter().map(|m| m.name.clone()).collect();
+    let mut notes = Vec::new();
+    let units = expand(suite, &names, &mut notes)?;
+    for n in &notes {
+        eprintln!("{n}");
+    }
+    let rows = matrix(suite, &units, shard).await?;
+    println!("suite {} → {}", suite.name, run_dir(out, shard).display());
+    if let Some(s) = shard {
+        println!("shard {s}");
+    }
+    println!();
+    println!("| unit | policy | items/episodes | this shard | est. calls |");
+    println!("|---|---|---:|---:|---:|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            r.unit, r.policy, r.work, r.mine, r.calls
+        );
+    }
+    let work: usize = rows.iter().map(|r| r.work).sum();
+    let mine: usize = rows.iter().map(|r| r.mine).sum();
+    let calls: u64 = rows.iter().map(|r| r.calls).sum();
+    println!("| **total** | {} units | {work} | {mine} | {calls} |", units.len());
+    println!();
+    println!(
+        "Calls are measured on the offline simulated model ({} items per reasoning policy, one \
+         episode per embodied policy) and scaled; a real model's replies change them.",
+        colony::suite::estimate::SAMPLE_ITEMS
+    );
+    Ok(())
+}

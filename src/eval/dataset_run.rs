@@ -1,0 +1,210 @@
+//! One reasoning dataset × several policies into one output directory: the library body of
+//! `colony eval`, which suites ([`crate::suite`]) run for each of their datasets too, so the
+//! two commands share one path and one output format.
+//!
+//! Output directory (the file names are a contract): `<policy>.jsonl` per policy (one
+//! [`ItemResult`] per finished item), `calls/<policy>.jsonl` (every model call and message of
+//! each finished item, for the viewer), `settings.json`, and the report files of
+//! [`super::report`]. The summary is always rebuilt from the JSONL files, so a directory that
+//! `colony merge` assembled from shards reports exactly what one unsharded run would.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use colony_qa::Item;
+use serde::Serialize;
+use thiserror::Error;
+
+use super::report::{rebuild_summary, record_settings, write_eval_report, ReportError};
+use super::results::{AppendLog, ItemResult, ResultsError};
+use super::runner::{run_policy, EvalConfig};
+use super::summary::{PolicySummary, RunSettings, Summary};
+use crate::policy::reasoning::{ReasoningPolicy, Roster};
+use crate::runtime::TranscriptEntry;
+
+/// What to run: every policy over the same items with the same roster.
+pub struct DatasetRun {
+    /// Dataset name (recorded on every result).
+    pub dataset: String,
+    /// The selected items, in order.
+    pub items: Vec<Item>,
+    /// Policies, run one after the other.
+    pub policies: Vec<Arc<dyn ReasoningPolicy>>,
+    /// The agents.
+    pub roster: Roster,
+    /// Items solved at once.
+    pub items_in_flight: usize,
+    /// Run seed.
+    pub run_seed: u64,
+    /// Output directory.
+    pub out: PathBuf,
+    /// Per policy name, the only item ids this process solves (a shard's share); a policy
+    /// missing from the map runs every item. `None`: every item of every policy.
+    pub only: Option<BTreeMap<String, BTreeSet<String>>>,
+}
+
+/// Progress callbacks of [`run_dataset`] (a progress bar, or nothing).
+pub trait DatasetProgress: Sync {
+    /// A policy starts with `pending` items to solve.
+    fn policy_started(&self, policy: &str, pending: usize) {
+        let _ = (policy, pending);
+    }
+    /// An item finished.
+    fn item_done(&self, result: &ItemResult) {
+        let _ = result;
+    }
+    /// A policy finished.
+    fn policy_finished(&self, policy: &str) {
+        let _ = policy;
+    }
+    /// Something the user should read (earlier runs with other settings).
+    fn note(&self, message: &str) {
+        tracing::warn!("{message}");
+    }
+}
+
+/// Progress that shows nothing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoProgress;
+
+impl DatasetProgress for NoProgress {}
+
+/// What [`run_dataset`] produced.
+#[derive(Debug, Clone)]
+pub struct DatasetOutcome {
+    /// The directory's summary (every dataset and policy in it).
+    pub summary: Summary,
+    /// The Markdown of `results.md`.
+    pub markdown: String,
+    /// `(policy, why)` when a failure no retry can fix stopped the run.
+    pub stopped: Option<(String, String)>,
+    /// Policies whose every item of this run ended with an error.
+    pub all_errored: Vec<String>,
+}
+
+/// Errors of [`run_dataset`] (an item's own failure is recorded, not raised).
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum DatasetRunError {
+    /// The output directory could not be created.
+    #[error("creating {path}: {source}")]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Another process writes this directory.
+    #[error(transparent)]
+    Locked(#[from] super::lock::LockError),
+    /// Results could not be read or written.
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    /// The report could not be written.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
+/// One line of `calls/<policy>.jsonl`: the transcript of one finished item.
+#[derive(Debug, Serialize)]
+struct ItemCalls<'a> {
+    dataset: &'a str,
+    id: &'a str,
+    policy: &'a str,
+    entries: &'a [TranscriptEntry],
+}
+
+/// The calls log of `policy` in `out`.
+pub fn calls_path(out: &Path, policy: &str) -> PathBuf {
+    out.join("calls").join(format!("{policy}.jsonl"))
+}
+
+/// Runs every policy over the items (resuming what `out` holds), then rewrites the report
+/// from the directory's JSONL files.
+pub async fn run_dataset(
+    run: DatasetRun,
+    progress: &dyn DatasetProgress,
+) -> Result<DatasetOutcome, DatasetRunError> {
+    std::fs::create_dir_all(&run.out).map_err(|source| DatasetRunError::Io {
+        path: run.out.clone(),
+        source,
+    })?;
+    let _lock = super::lock::DirLock::acquire(&run.out)?;
+    let mut summary = rebuild_summary(&run.out)?;
+    let mut stopped = None;
+    let mut all_errored = Vec::new();
+    let eval = EvalConfig {
+        concurrency: run.items_in_flight.max(1),
+        run_seed: run.run_seed,
+        dataset: run.dataset.clone(),
+    };
+    for policy in &run.policies {
+        let name = policy.name().to_string();
+        let only = run.only.as_ref().and_then(|m| m.get(&name));
+        let items: Vec<Item> = run.items.clone();
+        let settings = RunSettings::of(&run.roster, run.run_seed);
+        let earlier = record_settings(&run.out, &mut summary, &run.dataset, &name, settings)?;
+        if earlier.is_some() {
+            progress.note(&format!(
+                "note: {name} on {} in {} ran before with other settings (see settings.json); \
+                 items already there keep theirs",
+                run.dataset,
+                run.out.display()
+            ));
+        }
+        let path = run.out.join(format!("{name}.jsonl"));
+        let calls = AppendLog::open(&calls_path(&run.out, &name))?;
+        let calls_error = std::sync::Mutex::new(None);
+        let on_done = |r: &ItemResult| {
+            if let Some(t) = &r.transcript {
+                let line = ItemCalls {
+                    dataset: &r.dataset,
+                    id: &r.id,
+                    policy: &r.policy,
+                    entries: t.entries(),
+                };
+                if let Err(e) = calls.append(&line) {
+                    calls_error
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(e);
+                }
+            }
+            progress.item_done(r);
+        };
+        progress.policy_started(&name, pending_count(&items, only));
+        let run_one = run_policy(policy.clone(), &items, &run.roster, &eval, &path, only, &on_done)
+            .await?;
+        progress.policy_finished(&name);
+        if let Some(e) = calls_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(e.into());
+        }
+        let totals = PolicySummary::of(&run_one.results);
+        if totals.n > 0 && totals.errors == totals.n {
+            all_errored.push(name.clone());
+        }
+        if let Some(why) = run_one.stopped {
+            stopped = Some((name, why));
+            break;
+        }
+    }
+    // The report always comes from the files: the same bytes whether one process or several
+    // shards (joined by `colony merge`) produced them.
+    let summary = rebuild_summary(&run.out)?;
+    let markdown = write_eval_report(&run.out, &summary)?;
+    Ok(DatasetOutcome {
+        summary,
+        markdown,
+        stopped,
+        all_errored,
+    })
+}
+
+/// Items of this process (all, or the shard's share) for the progress bar's length.
+fn pending_count(items: &[Item], only: Option<&BTreeSet<String>>) -> usize {
+    match only {
+        Some(ids) => items.iter().filter(|i| ids.contains(&i.id)).count(),
+        None => items.len(),
+    }
+}

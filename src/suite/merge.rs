@@ -1,0 +1,466 @@
+//! `colony merge OUT SHARD_DIR…`: joins the shard directories of one suite into one results
+//! directory whose summaries, tables and plots are those of an unsharded run.
+//!
+//! Checks, each a clear error: every directory holds a manifest of the same run (same
+//! identity, same shard count, distinct shards); no work item finished in two shards
+//! (overlap); every shard is present and every work item it owned (its `plan.json`) finished
+//! (missing). `--allow-partial` turns the last check into a report of the gaps.
+//!
+//! Results are concatenated line by line (each shard's lines in shard order, so the latest
+//! line per item still wins as in a single run); episode trajectories and call logs are
+//! copied; then every unit's report is rebuilt by the same functions an unsharded run ends
+//! with ([`crate::eval::report`], [`crate::eval::compare::write_compare_reports`]).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::manifest::{differences, Manifest, ManifestError, ModelRecord};
+use super::plan::PlanFile;
+use super::run::{compare_config, unit_dir, unit_report, write_suite_report, UnitReport};
+use super::spec::Suite;
+use crate::eval::compare::{write_compare_reports, CompareError, EpisodeResult};
+use crate::eval::report::{rebuild_summary, write_eval_report, ReportError};
+use crate::eval::results::ItemResult;
+use crate::eval::CallRouting;
+use crate::llm::{ModelKind, ModelSpec};
+
+/// Largest results or plan file read whole, in bytes.
+const MAX_READ_BYTES: u64 = 4 << 30;
+
+/// Why shards could not be merged.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum MergeError {
+    /// Nothing to merge.
+    #[error("no shard directories given")]
+    NoShards,
+    /// A directory is not a suite run.
+    #[error("{0}: not a colony run directory (no manifest.json)")]
+    NotARun(PathBuf),
+    /// A manifest could not be read.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// Two directories are shards of different runs.
+    #[error("{a} and {b} are not shards of the same run: {differences}")]
+    Mismatch {
+        /// First directory.
+        a: PathBuf,
+        /// The other.
+        b: PathBuf,
+        /// What differs.
+        differences: String,
+    },
+    /// A directory is not a shard, or two are the same shard.
+    #[error("{path}: {message}")]
+    Shard {
+        /// The directory.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The output directory already holds results.
+    #[error("{0} already exists and is not empty; merge into a new directory")]
+    OutNotEmpty(PathBuf),
+    /// A work item finished in two shards.
+    #[error("{key} finished in both {a} and {b}: the shards overlap (were they run with different shard counts?)")]
+    Overlap {
+        /// The work item.
+        key: String,
+        /// One shard directory.
+        a: PathBuf,
+        /// The other.
+        b: PathBuf,
+    },
+    /// Shards or work items are missing.
+    #[error("{0}; rerun the missing shards (they resume), or pass --allow-partial to merge what is there")]
+    Missing(String),
+    /// A file could not be read or written, or does not parse.
+    #[error("{path}: {message}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A unit's report could not be written.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// An environment unit's report could not be written.
+    #[error(transparent)]
+    Compare(#[from] CompareError),
+    /// The suite report could not be written.
+    #[error(transparent)]
+    Suite(#[from] super::run::SuiteRunError),
+}
+
+/// What a merge produced.
+#[derive(Debug, Clone)]
+pub struct MergeOutcome {
+    /// Per unit, in plan order.
+    pub units: Vec<UnitReport>,
+    /// The combined report.
+    pub markdown: String,
+    /// What is missing (empty for a complete merge).
+    pub gaps: Vec<String>,
+}
+
+fn io(path: &Path) -> impl Fn(String) -> MergeError + '_ {
+    move |message| MergeError::Io {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+fn read_bounded(path: &Path) -> Result<Option<String>, MergeError> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path)(e.to_string())),
+        Ok(m) if m.len() > MAX_READ_BYTES => Err(io(path)(format!("{} bytes is too large", m.len()))),
+        Ok(_) => std::fs::read_to_string(path)
+            .map(Some)
+            .map_err(|e| io(path)(e.to_string())),
+    }
+}
+
+/// The model spec a recorded model stands for, enough to label reports.
+fn spec_of(r: &ModelRecord) -> ModelSpec {
+    ModelSpec {
+        name: r.name.clone(),
+        kind: if r.simulated() {
+            ModelKind::Simulated
+        } else {
+            ModelKind::Openai
+        },
+        model: Some(r.model.clone()),
+        accuracy: r.accuracy,
+        ..ModelSpec::default()
+    }
+}
+
+/// Whole lines of a JSONL file (a torn last line of a killed shard is left out).
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split_inclusive('\n')
+        .enumerate()
+        .filter(|(_, l)| l.ends_with('\n') && !l.trim().is_empty())
+        .map(|(i, l)| (i + 1, l))
+}
+
+/// Output being assembled: file → bytes, written at the end.
+#[derive(Default)]
+struct Assembly {
+    files: BTreeMap<PathBuf, Vec<u8>>,
+    /// Finished key → shard directory that finished it.
+    finished: BTreeMap<String, PathBuf>,
+    /// (source dir, destination dir) trees to copy.
+    trees: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Assembly {
+    fn finish(&mut self, key: String, shard: &Path) -> Result<(), MergeError> {
+        if let Some(a) = self.finished.get(&key) {
+            if a != shard {
+                return Err(MergeError::Overlap {
+                    key,
+                    a: a.clone(),
+                    b: shard.to_path_buf(),
+                });
+            }
+        }
+        self.finished.insert(key, shard.to_path_buf());
+        Ok(())
+    }
+}
+
+/// Merges `shards` into `out` (see the module docs).
+pub async fn merge_shards(
+    out: &Path,
+    shards: &[PathBuf],
+    allow_partial: bool,
+) -> Result<MergeOutcome, MergeError> {
+    let first = shards.first().ok_or(MergeError::NoShards)?;
+    let mut manifests = Vec::new();
+    for dir in shards {
+        let m = Manifest::read(dir)?.ok_or_else(|| MergeError::NotARun(dir.clone()))?;
+        manifests.push(m);
+    }
+    let base = manifests[0].clone();
+    let mut by_index: BTreeMap<u32, PathBuf> = BTreeMap::new();
+    let count = base.shard.map_or(1, |s| s.count);
+    for (dir, m) in shards.iter().zip(&manifests) {
+        let d = differences(&base.identity(), &m.identity());
+        if !d.is_empty() {
+            return Err(MergeError::Mismatch {
+                a: first.clone(),
+                b: dir.clone(),
+                differences: d.join("; "),
+            });
+        }
+        let shard = m.shard.ok_or_else(|| MergeError::Shard {
+            path: dir.clone(),
+            message: "is an unsharded run; only shard directories are merged".into(),
+        })?;
+        if shard.count != count {
+            return Err(MergeError::Shard {
+                path: dir.clone(),
+                message: format!("is shard {shard} but {} is of {count} shards", first.display()),
+            });
+        }
+        if let Some(other) = by_index.insert(shard.index, dir.clone()) {
+            return Err(MergeError::Shard {
+                path: dir.clone(),
+                message: format!("is shard {shard}, like {}", other.display()),
+            });
+        }
+    }
+    let mut gaps = Vec::new();
+    let missing_shards: Vec<String> = (0..count)
+        .filter(|i| !by_index.contains_key(i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    if !missing_shards.is_empty() {
+        gaps.push(format!("shard(s) {} not given", missing_shards.join(", ")));
+    }
+    let mut assigned: Vec<String> = Vec::new();
+    for dir in by_index.values() {
+        let path = dir.join("plan.json");
+        let text = read_bounded(&path)?.ok_or_else(|| io(&path)("missing".into()))?;
+        let plan: PlanFile = serde_json::from_str(&text).map_err(|e| io(&path)(e.to_string()))?;
+        assigned.extend(plan.keys);
+    }
+    let suite = base.suite.clone();
+    let mut asm = Assembly::default();
+    for model in &base.models {
+        for d in &suite.datasets {
+            for dir in by_index.values() {
+                scan_dataset_unit(&mut asm, dir, &model.name, &d.label)?;
+            }
+        }
+        for e in &suite.environments {
+            for dir in by_index.values() {
+                scan_env_unit(&mut asm, dir, &model.name, &e.label)?;
+            }
+        }
+    }
+    let missing: Vec<&String> = assigned.iter().filter(|k| !asm.finished.contains_key(*k)).collect();
+    if !missing.is_empty() {
+        let shown: Vec<&str> = missing.iter().take(5).map(|s| s.as_str()).collect();
+        gaps.push(format!(
+            "{} work item(s) not finished (e.g. {})",
+            missing.len(),
+            shown.join(", ")
+        ));
+    }
+    if !gaps.is_empty() && !allow_partial {
+        return Err(MergeError::Missing(gaps.join("; ")));
+    }
+    write_assembly(out, &asm)?;
+    let mut manifest = base.clone();
+    manifest.shard = None;
+    manifest.write(out)?;
+    let units = rebuild_reports(out, &suite, &base.models).await?;
+    let mut markdown = write_suite_report(out, &suite, &units)?;
+    if !gaps.is_empty() {
+        let note = format!("**Partial merge:** {}.\n", gaps.join("; "));
+        markdown.push_str(&note);
+        let path = out.join("results.md");
+        crate::eval::trajectory::write_atomic(&path, markdown.as_bytes())
+            .map_err(|e| io(&path)(e.to_string()))?;
+    }
+    Ok(MergeOutcome {
+        units,
+        markdown,
+        gaps,
+    })
+}
+
+/// Reads a dataset unit of one shard: result lines (per policy file), calls logs, settings.
+fn scan_dataset_unit(asm: &mut Assembly, shard: &Path, model: &str, label: &str) -> Result<(), MergeError> {
+    let rel = unit_dir(model, label);
+    let src = shard.join(&rel);
+    let Ok(entries) = std::fs::read_dir(&src) else {
+        return Ok(());
+    };
+    let mut files: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    files.sort();
+    for path in files {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if name.ends_with(".jsonl") {
+            let text = read_bounded(&path)?.unwrap_or_default();
+            let dest = asm.files.entry(rel.join(&name)).or_default();
+            let mut finished = Vec::new();
+            for (n, line) in lines(&text) {
+                let r: ItemResult = serde_json::from_str(line)
+                    .map_err(|e| io(&path)(format!("line {n}: {e}")))?;
+                dest.extend_from_slice(line.as_bytes());
+                if r.error.is_none() {
+                    finished.push(format!("{model}/{label}/{}/{}", r.policy, r.id));
+                }
+            }
+            for k in finished {
+                asm.finish(k, shard)?;
+            }
+        } else if name == "settings.json" {
+            merge_settings(asm, &rel.join(&name), &path)?;
+        } else if name == "calls" && path.is_dir() {
+            let calls: Vec<PathBuf> = std::fs::read_dir(&path)
+                .map_err(|e| io(&path)(e.to_string()))?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+                .collect();
+            for c in calls {
+                let text = read_bounded(&c)?.unwrap_or_default();
+                let file = c.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let dest = asm.files.entry(rel.join("calls").join(file)).or_default();
+                for (_, line) in lines(&text) {
+                    dest.extend_from_slice(line.as_bytes());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `settings.json` of the shards: per dataset and policy; shards of one run agree, and a
+/// policy only one shard ran keeps that shard's entry.
+fn merge_settings(asm: &mut Assembly, dest: &Path, path: &Path) -> Result<(), MergeError> {
+    type Map = BTreeMap<String, BTreeMap<String, serde_json::Value>>;
+    let text = read_bounded(path)?.unwrap_or_default();
+    let new: Map = serde_json::from_str(&text).map_err(|e| io(path)(e.to_string()))?;
+    let mut have: Map = asm
+        .files
+        .get(dest)
+        .and_then(|b| serde_json::from_slice(b).ok())
+        .unwrap_or_default();
+    for (dataset, policies) in new {
+        let slot = have.entry(dataset).or_default();
+        for (policy, settings) in policies {
+            slot.entry(policy).or_insert(settings);
+        }
+    }
+    asm.files.insert(
+        dest.to_path_buf(),
+        serde_json::to_vec_pretty(&have).unwrap_or_default(),
+    );
+    Ok(())
+}
+
+/// Reads an environment unit of one shard: episode lines, settings, trajectories.
+fn scan_env_unit(asm: &mut Assembly, shard: &Path, model: &str, label: &str) -> Result<(), MergeError> {
+    let rel = unit_dir(model, label);
+    let src = shard.join(&rel);
+    let settings = src.join("compare.json");
+    let Some(text) = read_bounded(&settings)? else {
+        return Ok(());
+    };
+    let dest_settings = rel.join("compare.json");
+    match asm.files.get(&dest_settings) {
+        Some(have) if have.as_slice() != text.as_bytes() => {
+            return Err(MergeError::Mismatch {
+                a: dest_settings,
+                b: settings,
+                differences: "the comparison settings differ".into(),
+            })
+        }
+        _ => {
+            asm.files.insert(dest_settings, text.into_bytes());
+        }
+    }
+    let path = src.join("episodes.jsonl");
+    let text = read_bounded(&path)?.unwrap_or_default();
+    let mut finished = Vec::new();
+    {
+        let dest = asm.files.entry(rel.join("episodes.jsonl")).or_default();
+        for (n, line) in lines(&text) {
+            let r: EpisodeResult =
+                serde_json::from_str(line).map_err(|e| io(&path)(format!("line {n}: {e}")))?;
+            dest.extend_from_slice(line.as_bytes());
+            if r.error.is_none() {
+                finished.push(format!("{model}/{label}/{}/{}/{}", r.config, r.policy, r.seed));
+            }
+        }
+    }
+    for k in finished {
+        asm.finish(k, shard)?;
+    }
+    if src.join("episodes").is_dir() {
+        asm.trees.push((src.join("episodes"), rel.join("episodes")));
+    }
+    Ok(())
+}
+
+/// Writes the assembled files and copies the trajectory trees into `out`.
+fn write_assembly(out: &Path, asm: &Assembly) -> Result<(), MergeError> {
+    if out.exists() {
+        let empty = std::fs::read_dir(out)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(false);
+        if !empty {
+            return Err(MergeError::OutNotEmpty(out.to_path_buf()));
+        }
+    }
+    for (rel, bytes) in &asm.files {
+        let path = out.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(parent)(e.to_string()))?;
+        }
+        let mut f = std::fs::File::create(&path).map_err(|e| io(&path)(e.to_string()))?;
+        f.write_all(bytes).map_err(|e| io(&path)(e.to_string()))?;
+    }
+    for (src, rel) in &asm.trees {
+        copy_tree(src, &out.join(rel))?;
+    }
+    std::fs::create_dir_all(out).map_err(|e| io(out)(e.to_string()))?;
+    Ok(())
+}
+
+fn copy_tree(src: &Path, dest: &Path) -> Result<(), MergeError> {
+    std::fs::create_dir_all(dest).map_err(|e| io(dest)(e.to_string()))?;
+    for entry in std::fs::read_dir(src).map_err(|e| io(src)(e.to_string()))? {
+        let entry = entry.map_err(|e| io(src)(e.to_string()))?;
+        let from = entry.path();
+        let to = dest.join(entry.file_name());
+        if from.is_dir() {
+            copy_tree(&from, &to)?;
+        } else {
+            std::fs::copy(&from, &to).map_err(|e| io(&from)(e.to_string()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Rebuilds every unit's report in the merged directory.
+async fn rebuild_reports(
+    out: &Path,
+    suite: &Suite,
+    models: &[ModelRecord],
+) -> Result<Vec<UnitReport>, MergeError> {
+    let mut units = Vec::new();
+    for model in models {
+        for d in &suite.datasets {
+            let dir = out.join(unit_dir(&model.name, &d.label));
+            std::fs::create_dir_all(&dir).map_err(|e| io(&dir)(e.to_string()))?;
+            let summary = rebuild_summary(&dir)?;
+            let md = write_eval_report(&dir, &summary)?;
+            let errors = summary.policies.values().map(|p| p.errors).sum();
+            units.push(unit_report((&model.name, &d.label), &dir, "dataset", md, errors));
+        }
+        for e in &suite.environments {
+            let dir = out.join(unit_dir(&model.name, &e.label));
+            std::fs::create_dir_all(&dir).map_err(|e| io(&dir)(e.to_string()))?;
+            let config = compare_config(suite, e, &spec_of(model), &dir, CallRouting::Live, false)?;
+            let outcome = write_compare_reports(&config).await?;
+            let errors = outcome
+                .summaries
+                .iter()
+                .flat_map(|(_, s)| s.policies.values())
+                .map(|p| p.errors)
+                .sum();
+            units.push(unit_report((&model.name, &e.label), &dir, "environment", outcome.markdown(), errors));
+        }
+    }
+    Ok(units)
+}

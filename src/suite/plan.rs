@@ -1,0 +1,288 @@
+//! A suite expanded into work: one unit per (model, dataset or environment), each unit's work
+//! items with their stable keys (what shards split and what `colony merge` checks).
+//!
+//! Output layout (a contract for scripts and the viewer): `OUT/manifest.json`,
+//! `OUT/plan.json` (the keys this process owns), `OUT/summary.json`, `OUT/results.md`, and one
+//! directory per unit, `OUT/<model>/<unit label>/`, which is exactly a `colony eval` (dataset)
+//! or `colony compare` (environment) directory.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use colony_qa::{load, select, FieldMap, Item, LoadOptions, Selection};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::shard::Shard;
+use super::spec::{DatasetUnit, EnvUnit, Suite};
+use crate::eval::compare::EpisodeKey;
+use crate::eval::grid::{configurations, parse_axis};
+
+/// A dataset could not be loaded, or an environment grid not expanded.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// The dataset file could not be read.
+    #[error("dataset {label} ({path}): {message}")]
+    Dataset {
+        /// The unit.
+        label: String,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// No item was selected.
+    #[error("dataset {label} ({path}): no items selected")]
+    Empty {
+        /// The unit.
+        label: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// The grid did not expand.
+    #[error("environment {label}: {message}")]
+    Grid {
+        /// The unit.
+        label: String,
+        /// Why.
+        message: String,
+    },
+}
+
+/// What a unit runs.
+#[derive(Debug, Clone)]
+pub enum UnitWork {
+    /// A dataset: its selected items.
+    Dataset {
+        /// The suite's entry.
+        unit: DatasetUnit,
+        /// Selected items, in order.
+        items: Vec<Item>,
+    },
+    /// An environment: its grid configurations (labels; one empty label without a grid).
+    Env {
+        /// The suite's entry.
+        unit: EnvUnit,
+        /// Configuration labels.
+        configs: Vec<String>,
+    },
+}
+
+/// One (model, dataset or environment) of a suite.
+#[derive(Debug, Clone)]
+pub struct PlannedUnit {
+    /// Model name (the first path component).
+    pub model: String,
+    /// What runs.
+    pub work: UnitWork,
+}
+
+impl PlannedUnit {
+    /// The unit's label (its directory under the model's).
+    pub fn label(&self) -> &str {
+        match &self.work {
+            UnitWork::Dataset { unit, .. } => &unit.label,
+            UnitWork::Env { unit, .. } => &unit.label,
+        }
+    }
+
+    /// `model/label`, the unit's directory relative to the run's.
+    pub fn rel_dir(&self) -> PathBuf {
+        super::run::unit_dir(&self.model, self.label())
+    }
+
+    /// Policy specs.
+    pub fn policies(&self) -> &[String] {
+        match &self.work {
+            UnitWork::Dataset { unit, .. } => &unit.policies,
+            UnitWork::Env { unit, .. } => &unit.policies,
+        }
+    }
+
+    /// Every work item's key, in plan order: `model/label/policy/item` for datasets,
+    /// `model/label/configuration/policy/seed` for environments.
+    pub fn keys(&self) -> Vec<String> {
+        let prefix = format!("{}/{}", self.model, self.label());
+        let prefix = prefix.as_str();
+        match &self.work {
+            UnitWork::Dataset { unit, items } => result_names(unit)
+                .into_iter()
+                .flat_map(|p| items.iter().map(move |i| format!("{prefix}/{p}/{}", i.id)))
+                .collect(),
+            UnitWork::Env { unit, configs } => configs
+                .iter()
+                .flat_map(|c| {
+                    unit.policies.iter().flat_map(move |p| {
+                        unit.seeds.iter().map(move |s| format!("{prefix}/{c}/{p}/{s}"))
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// Per policy result name, the item ids `shard` owns (datasets).
+    pub fn owned_items(&self, shard: Shard) -> BTreeMap<String, BTreeSet<String>> {
+        let mut out = BTreeMap::new();
+        if let UnitWork::Dataset { unit, items } = &self.work {
+            for p in result_names(unit) {
+                let ids = items
+                    .iter()
+                    .filter(|i| shard.owns(&format!("{}/{}/{p}/{}", self.model, unit.label, i.id)))
+                    .map(|i| i.id.clone())
+                    .collect();
+                out.insert(p, ids);
+            }
+        }
+        out
+    }
+
+    /// The episodes `shard` owns (environments).
+    pub fn owned_episodes(&self, shard: Shard) -> BTreeSet<EpisodeKey> {
+        let mut out = BTreeSet::new();
+        if let UnitWork::Env { unit, configs } = &self.work {
+            for c in configs {
+                for p in &unit.policies {
+                    for &s in &unit.seeds {
+                        let key = format!("{}/{}/{c}/{p}/{s}", self.model, unit.label);
+                        if shard.owns(&key) {
+                            out.insert((c.clone(), p.clone(), s));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Items (datasets) or episodes (environments) per policy.
+    pub fn size_per_policy(&self) -> usize {
+        match &self.work {
+            UnitWork::Dataset { items, .. } => items.len(),
+            UnitWork::Env { unit, configs } => configs.len() * unit.seeds.len(),
+        }
+    }
+}
+
+/// The result names of a dataset unit's policies (`selforg` for `selforg:k=2`): what its
+/// results files and work keys are named by (specs were checked when the suite loaded).
+pub fn result_names(unit: &DatasetUnit) -> Vec<String> {
+    unit.policies
+        .iter()
+        .map(|p| super::spec::result_name(p).unwrap_or_else(|_| p.clone()))
+        .collect()
+}
+
+/// The keys a process owns, written to `plan.json` so `colony merge` can tell finished from
+/// missing work without reloading datasets.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanFile {
+    /// The shard, when sharded.
+    pub shard: Option<Shard>,
+    /// Keys owned by this process, in plan order.
+    pub keys: Vec<String>,
+}
+
+/// Loads a dataset unit's selected items (skipped malformed rows are reported in `notes`).
+pub fn load_items(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Item>, PlanError> {
+    let err = |message: String| PlanError::Dataset {
+        label: unit.label.clone(),
+        path: unit.data.clone(),
+        message,
+    };
+    let dataset: colony_qa::Dataset = unit.dataset.parse().map_err(|e| err(format!("{e}")))?;
+    let fields = if unit.fields.is_empty() {
+        None
+    } else {
+        Some(FieldMap::from_specs(&unit.fields).map_err(|e| err(e.to_string()))?)
+    };
+    let opts = LoadOptions {
+        strict: unit.strict,
+        gpqa_correct_first: unit.gpqa_correct_first,
+        fields,
+        ..LoadOptions::default()
+    };
+    let loaded = load(dataset, &unit.data, &opts).map_err(|e| err(e.to_string()))?;
+    for e in &loaded.header_rows {
+        notes.push(format!("note: {}: skipped {e}", unit.label));
+    }
+    for e in &loaded.skipped {
+        notes.push(format!("warning: {}: skipped {e}", unit.label));
+    }
+    let items = select(
+        loaded.items,
+        &Selection {
+            offset: unit.offset,
+            limit: unit.limit,
+            sample: unit.sample,
+            maslab: unit.maslab,
+        },
+    );
+    if items.is_empty() {
+        return Err(PlanError::Empty {
+            label: unit.label.clone(),
+            path: unit.data.clone(),
+        });
+    }
+    Ok(items)
+}
+
+/// The grid configuration labels of an environment unit (one empty label without a grid).
+pub fn env_configs(unit: &EnvUnit) -> Result<Vec<String>, PlanError> {
+    if unit.grid.is_empty() {
+        return Ok(vec![String::new()]);
+    }
+    let err = |message: String| PlanError::Grid {
+        label: unit.label.clone(),
+        message,
+    };
+    let axes = unit
+        .grid
+        .iter()
+        .map(|g| parse_axis(g).map_err(|e| err(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(configurations(&unit.set, &axes)
+        .map_err(|e| err(e.to_string()))?
+        .into_iter()
+        .map(|(label, _)| label)
+        .collect())
+}
+
+/// Expands a suite for these model names: models outermost, then datasets, then
+/// environments, in file order.
+pub fn expand(
+    suite: &Suite,
+    models: &[String],
+    notes: &mut Vec<String>,
+) -> Result<Vec<PlannedUnit>, PlanError> {
+    let mut items = Vec::new();
+    for d in &suite.datasets {
+        items.push(load_items(d, notes)?);
+    }
+    let mut configs = Vec::new();
+    for e in &suite.environments {
+        configs.push(env_configs(e)?);
+    }
+    let mut units = Vec::new();
+    for m in models {
+        for (d, its) in suite.datasets.iter().zip(&items) {
+            units.push(PlannedUnit {
+                model: m.clone(),
+                work: UnitWork::Dataset {
+                    unit: d.clone(),
+                    items: its.clone(),
+                },
+            });
+        }
+        for (e, cs) in suite.environments.iter().zip(&configs) {
+            units.push(PlannedUnit {
+                model: m.clone(),
+                work: UnitWork::Env {
+                    unit: e.clone(),
+                    configs: cs.clone(),
+                },
+            });
+        }
+    }
+    Ok(units)
+}

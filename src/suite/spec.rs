@@ -1,0 +1,494 @@
+//! The suite file (`evals/<suite>.toml`): parsing and validation into a resolved [`Suite`].
+//!
+//! The keys of the issue that introduced suites are a contract (`policies`, `models`,
+//! `[[datasets]]` `name`/`data`/`limit`, `[[environments]]` `id`/`set`/`seeds`/`max_steps`);
+//! the others are additions with the meaning of the command-line flag of the same name.
+//! Every error names the file, the line and the key.
+//!
+//! Decisions where the issue is silent:
+//! - Top-level `policies` apply to every dataset and environment; a `[[datasets]]` or
+//!   `[[environments]]` table may give its own `policies` (reasoning and embodied policies are
+//!   different sets, so a suite with both usually gives the environments their own).
+//! - Relative paths (`data`, `roles`) are relative to the current directory, like the flags
+//!   (suites are run from the repository root); when no such file exists, relative to the
+//!   suite file's folder.
+//! - `set` and `grid` values may be TOML numbers, strings or booleans (`grid` values also
+//!   arrays); they become the `key=value` strings of `--set` / `--grid`.
+//! - `models` defaults to `["sim"]`, the offline simulated model.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+use toml::Spanned;
+
+use crate::env::parse_seeds;
+use crate::eval::grid::parse_axis;
+
+/// Largest suite file read, in bytes (a suite is a page of TOML).
+pub const MAX_SUITE_BYTES: u64 = 1 << 20;
+
+/// A suite file that cannot be used: the message names file, line and key.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SuiteError {
+    /// The file could not be read (or is too large).
+    #[error("{path}: {message}")]
+    Read {
+        /// The suite file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A key is missing, unknown, of the wrong type or has a bad value.
+    #[error("{path}:{line}: {key}: {message}")]
+    Invalid {
+        /// The suite file.
+        path: PathBuf,
+        /// 1-based line of the offending key (or of the table holding it).
+        line: usize,
+        /// The key, as a dotted path (`datasets[1].limit`).
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A scalar TOML value of `set`/`grid`, or a list of them (grid axes).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum SetValue {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Text(String),
+    List(Vec<SetValue>),
+}
+
+impl SetValue {
+    fn render(&self) -> String {
+        match self {
+            Self::Int(v) => v.to_string(),
+            Self::Float(v) => v.to_string(),
+            Self::Bool(v) => v.to_string(),
+            Self::Text(v) => v.clone(),
+            Self::List(v) => v.iter().map(Self::render).collect::<Vec<_>>().join(","),
+        }
+    }
+}
+
+/// `seeds = "0..4"`, `seeds = [1, 2]` or `seeds = 7`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum SeedsValue {
+    Text(String),
+    List(Vec<u64>),
+    One(u64),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SuiteFile {
+    name: Option<String>,
+    description: Option<String>,
+    policies: Option<Spanned<Vec<String>>>,
+    models: Option<Spanned<Vec<String>>>,
+    seed: Option<u64>,
+    agents: Option<usize>,
+    rounds: Option<u32>,
+    roles: Option<String>,
+    embedder: Option<Spanned<String>>,
+    items_in_flight: Option<usize>,
+    episodes_in_flight: Option<usize>,
+    sim_accuracy: Option<Spanned<f64>>,
+    #[serde(default)]
+    datasets: Vec<Spanned<DatasetTable>>,
+    #[serde(default)]
+    environments: Vec<Spanned<EnvTable>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DatasetTable {
+    name: Spanned<String>,
+    data: Spanned<String>,
+    label: Option<String>,
+    limit: Option<usize>,
+    offset: Option<usize>,
+    sample: Option<usize>,
+    sample_seed: Option<u64>,
+    subset: Option<Spanned<String>>,
+    #[serde(default)]
+    strict: bool,
+    #[serde(default)]
+    gpqa_correct_first: bool,
+    #[serde(default)]
+    fields: BTreeMap<String, String>,
+    policies: Option<Spanned<Vec<String>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EnvTable {
+    id: Spanned<String>,
+    label: Option<String>,
+    set: Option<Spanned<BTreeMap<String, SetValue>>>,
+    seeds: Spanned<SeedsValue>,
+    max_steps: Option<usize>,
+    grid: Option<Spanned<BTreeMap<String, SetValue>>>,
+    policies: Option<Spanned<Vec<String>>>,
+}
+
+/// A dataset of a suite, resolved: what `colony eval`'s dataset flags would say.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatasetUnit {
+    /// The unit's directory name (default: the dataset name).
+    pub label: String,
+    /// Dataset name (as `--dataset`).
+    pub dataset: String,
+    /// The file (as `--data`), resolved as the module docs say.
+    pub data: PathBuf,
+    /// `--subset maslab`.
+    pub maslab: bool,
+    /// `--sample N` with its seed.
+    pub sample: Option<(usize, u64)>,
+    /// `--offset`.
+    pub offset: usize,
+    /// `--limit`.
+    pub limit: Option<usize>,
+    /// `--strict`.
+    pub strict: bool,
+    /// `--gpqa-correct-first`.
+    pub gpqa_correct_first: bool,
+    /// `--field FIELD=COL`, in key order.
+    pub fields: Vec<String>,
+    /// Policy specs.
+    pub policies: Vec<String>,
+}
+
+/// An environment of a suite, resolved: what `colony compare`'s flags would say.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnvUnit {
+    /// The unit's directory name (default: the id and the `set` values).
+    pub label: String,
+    /// Environment id (as `--env`).
+    pub env: String,
+    /// `--set key=value`, in key order.
+    pub set: Vec<String>,
+    /// Seeds (as `--seeds`), expanded.
+    pub seeds: Vec<u64>,
+    /// `--max-steps`.
+    pub max_steps: usize,
+    /// `--grid key=values`, in key order.
+    pub grid: Vec<String>,
+    /// Policy specs.
+    pub policies: Vec<String>,
+}
+
+/// A resolved suite: every default applied, every value checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Suite {
+    /// Name (default: the file stem).
+    pub name: String,
+    /// What the suite is for.
+    pub description: String,
+    /// Model names (from models.toml, or `sim`).
+    pub models: Vec<String>,
+    /// Run seed of reasoning policies (`--seed`).
+    pub seed: u64,
+    /// Agents in the reasoning roster (`--agents`).
+    pub agents: usize,
+    /// Role-card folder of the reasoning roster (`--roles`).
+    pub roles: PathBuf,
+    /// Embedder of SelfOrg (`--embedder`).
+    pub embedder: String,
+    /// Items solved at once per dataset (`--items-in-flight`).
+    pub items_in_flight: usize,
+    /// Episodes run at once per environment (`--episodes-in-flight`).
+    pub episodes_in_flight: usize,
+    /// Accuracy of the simulated model on environments (`--sim-accuracy`), if set.
+    pub sim_accuracy: Option<f64>,
+    /// Reasoning datasets.
+    pub datasets: Vec<DatasetUnit>,
+    /// Environments.
+    pub environments: Vec<EnvUnit>,
+}
+
+/// The default step cap of an environment unit (the environments end their episodes first).
+pub const DEFAULT_MAX_STEPS: usize = 10_000;
+
+/// Where a unit's policy list is: its own `policies`, else the unit's table.
+fn policies_at(own: &Option<Spanned<Vec<String>>>, table_at: usize) -> usize {
+    own.as_ref().map_or(table_at, |p| p.span().start)
+}
+
+/// Reasoning policy specs with `rounds` applied, each checked by building it.
+fn reasoning_policies(list: &[String], rounds: Option<u32>) -> Result<Vec<String>, String> {
+    let specs = crate::policy::reasoning::with_rounds(&list.join(";"), rounds);
+    let mut names = std::collections::BTreeMap::new();
+    for spec in &specs {
+        let name = result_name(spec).map_err(|e| format!("policy {spec:?}: {e}"))?;
+        if let Some(other) = names.insert(name.clone(), spec.clone()) {
+            return Err(format!(
+                "policies {other:?} and {spec:?} both write results as {name:?}; run them in two \
+                 dataset entries with different `label`s"
+            ));
+        }
+    }
+    Ok(specs)
+}
+
+/// The name a reasoning policy's results are filed under (`<name>.jsonl`, work keys).
+pub fn result_name(spec: &str) -> Result<String, crate::policy::reasoning::PolicyError> {
+    Ok(crate::policy::reasoning::policy_by_name(spec)?.name().to_string())
+}
+
+/// Embodied policy specs, each checked by building it for the environment.
+fn embodied_policies(
+    entry: &'static dyn colony_env_api::EnvEntry,
+    list: &[String],
+) -> Result<Vec<String>, String> {
+    for spec in list {
+        let ctx = crate::policy::embodied::PolicyContext {
+            entry,
+            seed: 0,
+            caller: crate::policy::embodied::CallerConfig::default(),
+        };
+        crate::policy::embodied::embodied_policy(spec, &ctx)
+            .map_err(|e| format!("policy {spec:?}: {e} (is it a reasoning policy? give this environment its own `policies`)"))?;
+    }
+    Ok(list.to_vec())
+}
+
+/// 1-based line of byte offset `at` in `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text.get(..at.min(text.len()))
+        .map_or(1, |t| t.bytes().filter(|&b| b == b'\n').count() + 1)
+}
+
+/// A directory-name-safe form of a label.
+pub fn safe_label(s: &str) -> String {
+    let out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_=.,+".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(120)
+        .collect();
+    if out.is_empty() || out.starts_with('.') {
+        format!("_{out}")
+    } else {
+        out
+    }
+}
+
+impl Suite {
+    /// Reads and validates a suite file.
+    pub fn load(path: &Path) -> Result<Self, SuiteError> {
+        let read = |message: String| SuiteError::Read {
+            path: path.to_path_buf(),
+            message,
+        };
+        let meta = std::fs::metadata(path).map_err(|e| read(e.to_string()))?;
+        if meta.len() > MAX_SUITE_BYTES {
+            return Err(read(format!(
+                "{} bytes is too large for a suite file (limit {MAX_SUITE_BYTES})",
+                meta.len()
+            )));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| read(e.to_string()))?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses and validates suite text; `path` names the file in errors and anchors
+    /// relative paths.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, SuiteError> {
+        let invalid = |at: usize, key: &str, message: String| SuiteError::Invalid {
+            path: path.to_path_buf(),
+            line: line_of(text, at),
+            key: key.to_string(),
+            message,
+        };
+        let file: SuiteFile = toml::from_str(text).map_err(|e| {
+            let at = e.span().map_or(0, |s| s.start);
+            let message = e.message().replace('\n', " ");
+            invalid(at, "suite", message.trim().to_string())
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let resolve = |p: &str| -> PathBuf {
+            let given = PathBuf::from(p);
+            if given.is_relative() && !given.exists() && base.join(&given).exists() {
+                base.join(given)
+            } else {
+                given
+            }
+        };
+        let top_policies = file.policies.as_ref();
+        let policies_of = |own: &Option<Spanned<Vec<String>>>,
+                           key: &str,
+                           table_at: usize|
+         -> Result<Vec<String>, SuiteError> {
+            let chosen = own.as_ref().or(top_policies).ok_or_else(|| {
+                invalid(
+                    table_at,
+                    key,
+                    "no policies: give `policies = [...]` here or at the top of the suite".into(),
+                )
+            })?;
+            let list: Vec<String> = chosen.get_ref().iter().map(|s| s.trim().to_string()).collect();
+            if list.is_empty() || list.iter().any(String::is_empty) {
+                return Err(invalid(chosen.span().start, key, "empty policy name".into()));
+            }
+            Ok(list)
+        };
+        let models = match &file.models {
+            Some(m) if m.get_ref().is_empty() => {
+                return Err(invalid(m.span().start, "models", "is empty".into()))
+            }
+            Some(m) => m.get_ref().iter().map(|s| s.trim().to_string()).collect(),
+            None => vec![crate::llm::SIMULATED_NAME.to_string()],
+        };
+        if let Some(e) = &file.embedder {
+            e.get_ref()
+                .parse::<crate::embed::EmbedderSpec>()
+                .map_err(|err| invalid(e.span().start, "embedder", err.to_string()))?;
+        }
+        if let Some(p) = &file.sim_accuracy {
+            if !(0.0..=1.0).contains(p.get_ref()) {
+                return Err(invalid(p.span().start, "sim_accuracy", "must be in [0, 1]".into()));
+            }
+        }
+        let mut datasets = Vec::new();
+        for (i, t) in file.datasets.iter().enumerate() {
+            let at = t.span().start;
+            let t = t.get_ref();
+            let key = |k: &str| format!("datasets[{i}].{k}");
+            let name = t.name.get_ref().trim().to_string();
+            name.parse::<colony_qa::Dataset>()
+                .map_err(|e| invalid(t.name.span().start, &key("name"), e.to_string()))?;
+            let maslab = match &t.subset {
+                None => false,
+                Some(s) if s.get_ref() == "maslab" => true,
+                Some(s) => {
+                    return Err(invalid(
+                        s.span().start,
+                        &key("subset"),
+                        format!("unknown subset {:?} (known: maslab)", s.get_ref()),
+                    ))
+                }
+            };
+            if t.limit == Some(0) {
+                return Err(invalid(at, &key("limit"), "must be at least 1".into()));
+            }
+            datasets.push(DatasetUnit {
+                label: safe_label(t.label.as_deref().unwrap_or(&name)),
+                dataset: name,
+                data: resolve(t.data.get_ref()),
+                maslab,
+                sample: t.sample.map(|n| (n, t.sample_seed.unwrap_or(0))),
+                offset: t.offset.unwrap_or(0),
+                limit: t.limit,
+                strict: t.strict,
+                gpqa_correct_first: t.gpqa_correct_first,
+                fields: t.fields.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+                policies: reasoning_policies(
+                    &policies_of(&t.policies, &key("policies"), at)?,
+                    file.rounds,
+                )
+                .map_err(|e| invalid(policies_at(&t.policies, at), &key("policies"), e))?,
+            });
+        }
+        let mut environments = Vec::new();
+        for (i, t) in file.environments.iter().enumerate() {
+            let at = t.span().start;
+            let t = t.get_ref();
+            let key = |k: &str| format!("environments[{i}].{k}");
+            let pairs = |m: &Option<Spanned<BTreeMap<String, SetValue>>>| -> Vec<String> {
+                m.as_ref().map_or_else(Vec::new, |m| {
+                    m.get_ref()
+                        .iter()
+                        .map(|(k, v)| format!("{k}={}", v.render()))
+                        .collect()
+                })
+            };
+            let set = pairs(&t.set);
+            let set_at = t.set.as_ref().map_or(t.id.span().start, |s| s.span().start);
+            let (entry, _) = crate::env::build(t.id.get_ref(), &set)
+                .map_err(|e| invalid(set_at, &key("set"), e.to_string()))?;
+            let seeds_text = match t.seeds.get_ref() {
+                SeedsValue::Text(s) => s.clone(),
+                SeedsValue::One(n) => n.to_string(),
+                SeedsValue::List(v) => v.iter().map(u64::to_string).collect::<Vec<_>>().join(","),
+            };
+            let seeds = parse_seeds(&seeds_text)
+                .map_err(|e| invalid(t.seeds.span().start, &key("seeds"), e.to_string()))?;
+            let grid = pairs(&t.grid);
+            let grid_at = t.grid.as_ref().map_or(at, |g| g.span().start);
+            for g in &grid {
+                parse_axis(g).map_err(|e| invalid(grid_at, &key("grid"), e.to_string()))?;
+            }
+            if t.max_steps == Some(0) {
+                return Err(invalid(at, &key("max_steps"), "must be at least 1".into()));
+            }
+            let id = entry.info().id;
+            let default_label = std::iter::once(t.id.get_ref().trim().to_string())
+                .chain(set.iter().cloned())
+                .collect::<Vec<_>>()
+                .join("_");
+            environments.push(EnvUnit {
+                label: safe_label(t.label.as_deref().unwrap_or(&default_label)),
+                env: id,
+                set,
+                seeds,
+                max_steps: t.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
+                grid,
+                policies: embodied_policies(
+                    entry,
+                    &policies_of(&t.policies, &key("policies"), at)?,
+                )
+                .map_err(|e| invalid(policies_at(&t.policies, at), &key("policies"), e))?,
+            });
+        }
+        if datasets.is_empty() && environments.is_empty() {
+            return Err(invalid(
+                0,
+                "suite",
+                "names no [[datasets]] and no [[environments]]: nothing to run".into(),
+            ));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for label in datasets.iter().map(|d| &d.label).chain(environments.iter().map(|e| &e.label)) {
+            if !seen.insert(label.clone()) {
+                return Err(invalid(
+                    0,
+                    "label",
+                    format!("two units are both called {label:?}; give one a `label`"),
+                ));
+            }
+        }
+        Ok(Suite {
+            name: file.name.unwrap_or_else(|| {
+                path.file_stem()
+                    .map_or("suite".into(), |s| s.to_string_lossy().into_owned())
+            }),
+            description: file.description.unwrap_or_default(),
+            models,
+            seed: file.seed.unwrap_or(0),
+            agents: file.agents.unwrap_or(4).max(1),
+            roles: resolve(file.roles.as_deref().unwrap_or("roles/selforg")),
+            embedder: file
+                .embedder
+                .map_or_else(|| "hash".to_string(), Spanned::into_inner),
+            items_in_flight: file.items_in_flight.unwrap_or(64).max(1),
+            episodes_in_flight: file.episodes_in_flight.unwrap_or(4).max(1),
+            sim_accuracy: file.sim_accuracy.map(Spanned::into_inner),
+            datasets,
+            environments,
+        })
+    }
+}
