@@ -83,7 +83,11 @@ fn models(
             let cfg = ModelsConfig::discover(config)?;
             let specs = list
                 .split(',')
-                .map(|name| Ok(with_accuracy(cfg.resolve(Some(name.trim()), &a.model.overrides()?)?)))
+                .map(|name| {
+                    Ok(with_accuracy(
+                        cfg.resolve(Some(name.trim()), &a.model.overrides()?)?,
+                    ))
+                })
                 .collect::<anyhow::Result<Vec<_>>>()?;
             (specs, list.clone())
         }

@@ -26,6 +26,10 @@ pub async fn run(a: MergeArgs) -> anyhow::Result<()> {
     for g in &outcome.gaps {
         eprintln!("gap: {g}");
     }
-    eprintln!("merged {} shard(s) into {}", a.shards.len(), a.out.display());
+    eprintln!(
+        "merged {} shard(s) into {}",
+        a.shards.len(),
+        a.out.display()
+    );
     Ok(())
 }

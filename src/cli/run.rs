@@ -89,10 +89,9 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
         (None, true) => None,
         (None, false) => Shard::from_env(|k| std::env::var(k).ok(), a.shards)?,
     };
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("runs").join(colony::suite::spec::safe_label(&suite.name)));
+    let out = a.out.clone().unwrap_or_else(|| {
+        PathBuf::from("runs").join(colony::suite::spec::safe_label(&suite.name))
+    });
     if a.dry_run {
         return dry_run(&suite, &specs, shard, &out).await;
     }
@@ -210,7 +209,10 @@ async fn dry_run(
     let work: usize = rows.iter().map(|r| r.work).sum();
     let mine: usize = rows.iter().map(|r| r.mine).sum();
     let calls: u64 = rows.iter().map(|r| r.calls).sum();
-    println!("| **total** | {} units | {work} | {mine} | {calls} |", units.len());
+    println!(
+        "| **total** | {} units | {work} | {mine} | {calls} |",
+        units.len()
+    );
     println!();
     println!(
         "Calls are measured on the offline simulated model ({} items per reasoning policy, one \

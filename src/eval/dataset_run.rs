@@ -174,8 +174,16 @@ pub async fn run_dataset(
             progress.item_done(r);
         };
         progress.policy_started(&name, pending_count(&items, only));
-        let run_one = run_policy(policy.clone(), &items, &run.roster, &eval, &path, only, &on_done)
-            .await?;
+        let run_one = run_policy(
+            policy.clone(),
+            &items,
+            &run.roster,
+            &eval,
+            &path,
+            only,
+            &on_done,
+        )
+        .await?;
         progress.policy_finished(&name);
         if let Some(e) = calls_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e.into());

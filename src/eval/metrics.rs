@@ -126,6 +126,7 @@ mod tests {
             completion_tokens: 5,
             wall_ms: 1.0,
             trace,
+            transcript: None,
         }
     }
 

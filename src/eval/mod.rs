@@ -9,8 +9,8 @@
 //!   (`colony compare`).
 
 pub mod compare;
-pub mod dataset_run;
 pub mod compare_report;
+pub mod dataset_run;
 pub mod env_run;
 pub mod episode;
 pub mod grid;

@@ -414,6 +414,7 @@ mod tests {
             completion_tokens: 2,
             wall_ms: 1.0,
             trace: serde_json::Value::Null,
+            transcript: None,
         };
         let s = PolicySummary::of(&[
             item(Some("A"), true, None),

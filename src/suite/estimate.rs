@@ -20,7 +20,9 @@ use crate::eval::models::reasoning_roster;
 use crate::eval::runner::solve_item;
 use crate::eval::CallRouting;
 use crate::llm::ModelsConfig;
-use crate::policy::embodied::{embodied_policy, uses_models, CallerConfig, PolicyContext, EMBODIED_SAMPLING};
+use crate::policy::embodied::{
+    embodied_policy, uses_models, CallerConfig, PolicyContext, EMBODIED_SAMPLING,
+};
 use crate::policy::reasoning::{policy_with_embedder, ReasoningPolicy};
 
 /// Items per reasoning policy solved to measure calls per item.
@@ -47,7 +49,8 @@ pub async fn matrix(
     units: &[PlannedUnit],
     shard: Option<Shard>,
 ) -> Result<Vec<MatrixRow>, SuiteRunError> {
-    let sim = ModelsConfig::default().resolve(Some(crate::llm::SIMULATED_NAME), &Default::default())?;
+    let sim =
+        ModelsConfig::default().resolve(Some(crate::llm::SIMULATED_NAME), &Default::default())?;
     let embedder = suite
         .embedder
         .parse::<crate::embed::EmbedderSpec>()?
@@ -74,7 +77,8 @@ pub async fn matrix(
                     policy.prepare(items, suite.seed);
                     let mut calls = 0u64;
                     for item in sample {
-                        let r = solve_item(policy.as_ref(), item, &roster, suite.seed, &d.dataset).await;
+                        let r = solve_item(policy.as_ref(), item, &roster, suite.seed, &d.dataset)
+                            .await;
                         calls += r.calls + r.failed_calls;
                     }
                     let mine = owned

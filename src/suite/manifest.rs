@@ -143,7 +143,10 @@ pub fn templates() -> Vec<(&'static str, &'static str)> {
     vec![
         ("reasoning/cot", rea::prompts::COT),
         ("reasoning/debate_update", rea::prompts::DEBATE_UPDATE),
-        ("reasoning/selforg_collaborate", rea::prompts::SELFORG_COLLABORATE),
+        (
+            "reasoning/selforg_collaborate",
+            rea::prompts::SELFORG_COLLABORATE,
+        ),
         ("reasoning/agentverse_recruit", rea::agentverse::RECRUIT),
         ("reasoning/agentverse_solve", rea::agentverse::SOLVE),
         ("reasoning/agentverse_critic", rea::agentverse::CRITIC),
@@ -153,33 +156,66 @@ pub fn templates() -> Vec<(&'static str, &'static str)> {
         ("reasoning/macnet_synthesize", rea::macnet::SYNTHESIZE),
         ("reasoning/dylan_respond", rea::dylan::RESPOND),
         ("reasoning/dylan_rank", rea::dylan::RANK),
-        ("reasoning/swarmsys_competence", rea::swarmsys::encode::COMPETENCE),
-        ("reasoning/swarmsys_task_context", rea::swarmsys::roles::TASK_CONTEXT),
-        ("reasoning/swarmsys_explorer_card", rea::swarmsys::roles::EXPLORER_CARD),
-        ("reasoning/swarmsys_worker_card", rea::swarmsys::roles::WORKER_CARD),
-        ("reasoning/swarmsys_validator_card", rea::swarmsys::roles::VALIDATOR_CARD),
-        ("reasoning/swarmsys_member_card", rea::swarmsys::roles::MEMBER_CARD),
+        (
+            "reasoning/swarmsys_competence",
+            rea::swarmsys::encode::COMPETENCE,
+        ),
+        (
+            "reasoning/swarmsys_task_context",
+            rea::swarmsys::roles::TASK_CONTEXT,
+        ),
+        (
+            "reasoning/swarmsys_explorer_card",
+            rea::swarmsys::roles::EXPLORER_CARD,
+        ),
+        (
+            "reasoning/swarmsys_worker_card",
+            rea::swarmsys::roles::WORKER_CARD,
+        ),
+        (
+            "reasoning/swarmsys_validator_card",
+            rea::swarmsys::roles::VALIDATOR_CARD,
+        ),
+        (
+            "reasoning/swarmsys_member_card",
+            rea::swarmsys::roles::MEMBER_CARD,
+        ),
         ("reasoning/swarmsys_event", rea::swarmsys::turns::EVENT),
-        ("reasoning/swarmsys_explorer", rea::swarmsys::turns::EXPLORER),
+        (
+            "reasoning/swarmsys_explorer",
+            rea::swarmsys::turns::EXPLORER,
+        ),
         ("reasoning/swarmsys_worker", rea::swarmsys::turns::WORKER),
-        ("reasoning/swarmsys_validator", rea::swarmsys::turns::VALIDATOR),
+        (
+            "reasoning/swarmsys_validator",
+            rea::swarmsys::turns::VALIDATOR,
+        ),
         ("embodied/coela_message", emb::coela::MESSAGE_PROMPT),
         ("embodied/coela_action", emb::coela::ACTION_PROMPT),
         ("embodied/hmas2_plan", emb::hmas2::PLAN_PROMPT),
         ("embodied/hmas2_feedback", emb::hmas2::FEEDBACK_PROMPT),
-        ("embodied/embodied_messages", emb::embodied_fw::MESSAGES_PROMPT),
+        (
+            "embodied/embodied_messages",
+            emb::embodied_fw::MESSAGES_PROMPT,
+        ),
         ("embodied/embodied_action", emb::embodied_fw::ACTION_PROMPT),
         ("embodied/camon_generate_plan", emb::camon::GENERATE_PROMPT),
         ("embodied/camon_propose", emb::camon::PROPOSE_PROMPT),
         ("embodied/camon_review", emb::camon::REVIEW_PROMPT),
         ("qa/math", colony_qa::MATH_TEMPLATE),
         ("qa/choice", colony_qa::CHOICE_TEMPLATE),
-        ("cube/naive_agent", colony_cube::llm_play::NAIVE_AGENT_TEMPLATE),
+        (
+            "cube/naive_agent",
+            colony_cube::llm_play::NAIVE_AGENT_TEMPLATE,
+        ),
         ("swarmbench/system", colony_swarmbench::prompt::SYSTEM),
         ("swarmbench/template", colony_swarmbench::prompt::TEMPLATE),
         ("wildfire/legend", colony_wildfire::prompts::LEGEND),
         ("wildfire/notes", colony_wildfire::prompts::NOTES),
-        ("wildfire/execution_format", colony_wildfire::prompts::EXECUTION_FORMAT),
+        (
+            "wildfire/execution_format",
+            colony_wildfire::prompts::EXECUTION_FORMAT,
+        ),
     ]
 }
 
@@ -212,8 +248,8 @@ fn git_state() -> Option<GitState> {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
     let commit = run(&["rev-parse", "HEAD"])?;
-    let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
-        .is_some_and(|s| !s.is_empty());
+    let dirty =
+        run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
     Some(GitState { commit, dirty })
 }
 
@@ -243,7 +279,12 @@ fn now_rfc3339() -> String {
 
 impl Manifest {
     /// The manifest of a run starting now.
-    pub fn new(suite_file: &Path, suite: &Suite, models: &[ModelSpec], shard: Option<Shard>) -> Self {
+    pub fn new(
+        suite_file: &Path,
+        suite: &Suite,
+        models: &[ModelSpec],
+        shard: Option<Shard>,
+    ) -> Self {
         Self {
             colony_version: env!("CARGO_PKG_VERSION").to_string(),
             suite_file: suite_file.display().to_string(),
@@ -333,8 +374,17 @@ pub fn differences(old: &serde_json::Value, new: &serde_json::Value) -> Vec<Stri
             (Value::Object(x), Value::Object(y)) => {
                 let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
                 for k in keys {
-                    let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
-                    walk(&p, x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), out);
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    walk(
+                        &p,
+                        x.get(k).unwrap_or(&Value::Null),
+                        y.get(k).unwrap_or(&Value::Null),
+                        out,
+                    );
                 }
             }
             (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
@@ -376,7 +426,10 @@ mod tests {
         let b = serde_json::json!({"suite": {"datasets": [{"limit": 20}], "models": ["sim", "x"]}});
         let d = differences(&a, &b);
         assert_eq!(d.len(), 2, "{d:?}");
-        assert!(d[0].starts_with("suite.datasets[0].limit: 10 vs 20"), "{d:?}");
+        assert!(
+            d[0].starts_with("suite.datasets[0].limit: 10 vs 20"),
+            "{d:?}"
+        );
         assert!(d[1].starts_with("suite.models"), "{d:?}");
         assert!(differences(&a, &a).is_empty());
     }

@@ -118,7 +118,9 @@ fn read_bounded(path: &Path) -> Result<Option<String>, MergeError> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io(path)(e.to_string())),
-        Ok(m) if m.len() > MAX_READ_BYTES => Err(io(path)(format!("{} bytes is too large", m.len()))),
+        Ok(m) if m.len() > MAX_READ_BYTES => {
+            Err(io(path)(format!("{} bytes is too large", m.len())))
+        }
         Ok(_) => std::fs::read_to_string(path)
             .map(Some)
             .map_err(|e| io(path)(e.to_string())),
@@ -205,7 +207,10 @@ pub async fn merge_shards(
         if shard.count != count {
             return Err(MergeError::Shard {
                 path: dir.clone(),
-                message: format!("is shard {shard} but {} is of {count} shards", first.display()),
+                message: format!(
+                    "is shard {shard} but {} is of {count} shards",
+                    first.display()
+                ),
             });
         }
         if let Some(other) = by_index.insert(shard.index, dir.clone()) {
@@ -244,7 +249,10 @@ pub async fn merge_shards(
             }
         }
     }
-    let missing: Vec<&String> = assigned.iter().filter(|k| !asm.finished.contains_key(*k)).collect();
+    let missing: Vec<&String> = assigned
+        .iter()
+        .filter(|k| !asm.finished.contains_key(*k))
+        .collect();
     if !missing.is_empty() {
         let shown: Vec<&str> = missing.iter().take(5).map(|s| s.as_str()).collect();
         gaps.push(format!(
@@ -277,7 +285,12 @@ pub async fn merge_shards(
 }
 
 /// Reads a dataset unit of one shard: result lines (per policy file), calls logs, settings.
-fn scan_dataset_unit(asm: &mut Assembly, shard: &Path, model: &str, label: &str) -> Result<(), MergeError> {
+fn scan_dataset_unit(
+    asm: &mut Assembly,
+    shard: &Path,
+    model: &str,
+    label: &str,
+) -> Result<(), MergeError> {
     let rel = unit_dir(model, label);
     let src = shard.join(&rel);
     let Ok(entries) = std::fs::read_dir(&src) else {
@@ -286,14 +299,17 @@ fn scan_dataset_unit(asm: &mut Assembly, shard: &Path, model: &str, label: &str)
     let mut files: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
     files.sort();
     for path in files {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if name.ends_with(".jsonl") {
             let text = read_bounded(&path)?.unwrap_or_default();
             let dest = asm.files.entry(rel.join(&name)).or_default();
             let mut finished = Vec::new();
             for (n, line) in lines(&text) {
-                let r: ItemResult = serde_json::from_str(line)
-                    .map_err(|e| io(&path)(format!("line {n}: {e}")))?;
+                let r: ItemResult =
+                    serde_json::from_str(line).map_err(|e| io(&path)(format!("line {n}: {e}")))?;
                 dest.extend_from_slice(line.as_bytes());
                 if r.error.is_none() {
                     finished.push(format!("{model}/{label}/{}/{}", r.policy, r.id));
@@ -313,7 +329,10 @@ fn scan_dataset_unit(asm: &mut Assembly, shard: &Path, model: &str, label: &str)
                 .collect();
             for c in calls {
                 let text = read_bounded(&c)?.unwrap_or_default();
-                let file = c.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let file = c
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 let dest = asm.files.entry(rel.join("calls").join(file)).or_default();
                 for (_, line) in lines(&text) {
                     dest.extend_from_slice(line.as_bytes());
@@ -349,7 +368,12 @@ fn merge_settings(asm: &mut Assembly, dest: &Path, path: &Path) -> Result<(), Me
 }
 
 /// Reads an environment unit of one shard: episode lines, settings, trajectories.
-fn scan_env_unit(asm: &mut Assembly, shard: &Path, model: &str, label: &str) -> Result<(), MergeError> {
+fn scan_env_unit(
+    asm: &mut Assembly,
+    shard: &Path,
+    model: &str,
+    label: &str,
+) -> Result<(), MergeError> {
     let rel = unit_dir(model, label);
     let src = shard.join(&rel);
     let settings = src.join("compare.json");
@@ -379,7 +403,10 @@ fn scan_env_unit(asm: &mut Assembly, shard: &Path, model: &str, label: &str) -> 
                 serde_json::from_str(line).map_err(|e| io(&path)(format!("line {n}: {e}")))?;
             dest.extend_from_slice(line.as_bytes());
             if r.error.is_none() {
-                finished.push(format!("{model}/{label}/{}/{}/{}", r.config, r.policy, r.seed));
+                finished.push(format!(
+                    "{model}/{label}/{}/{}/{}",
+                    r.config, r.policy, r.seed
+                ));
             }
         }
     }
@@ -446,7 +473,13 @@ async fn rebuild_reports(
             let summary = rebuild_summary(&dir)?;
             let md = write_eval_report(&dir, &summary)?;
             let errors = summary.policies.values().map(|p| p.errors).sum();
-            units.push(unit_report((&model.name, &d.label), &dir, "dataset", md, errors));
+            units.push(unit_report(
+                (&model.name, &d.label),
+                &dir,
+                "dataset",
+                md,
+                errors,
+            ));
         }
         for e in &suite.environments {
             let dir = out.join(unit_dir(&model.name, &e.label));
@@ -459,7 +492,13 @@ async fn rebuild_reports(
                 .flat_map(|(_, s)| s.policies.values())
                 .map(|p| p.errors)
                 .sum();
-            units.push(unit_report((&model.name, &e.label), &dir, "environment", outcome.markdown(), errors));
+            units.push(unit_report(
+                (&model.name, &e.label),
+                &dir,
+                "environment",
+                outcome.markdown(),
+                errors,
+            ));
         }
     }
     Ok(units)

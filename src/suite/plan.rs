@@ -114,7 +114,9 @@ impl PlannedUnit {
                 .iter()
                 .flat_map(|c| {
                     unit.policies.iter().flat_map(move |p| {
-                        unit.seeds.iter().map(move |s| format!("{prefix}/{c}/{p}/{s}"))
+                        unit.seeds
+                            .iter()
+                            .map(move |s| format!("{prefix}/{c}/{p}/{s}"))
                     })
                 })
                 .collect(),

@@ -241,7 +241,13 @@ pub async fn run_suite(
                     });
                 }
                 let errors = outcome.summary.policies.values().map(|p| p.errors).sum();
-                unit_report((&unit.model, unit.label()), &out, "dataset", outcome.markdown, errors)
+                unit_report(
+                    (&unit.model, unit.label()),
+                    &out,
+                    "dataset",
+                    outcome.markdown,
+                    errors,
+                )
             }
             UnitWork::Env { unit: e, .. } => {
                 let config = compare_config(suite, e, &spec, &out, opts.calls, true)?;
@@ -268,7 +274,13 @@ pub async fn run_suite(
                     .flat_map(|(_, s)| s.policies.values())
                     .map(|p| p.errors)
                     .sum();
-                unit_report((&unit.model, unit.label()), &out, "environment", outcome.markdown(), errors)
+                unit_report(
+                    (&unit.model, unit.label()),
+                    &out,
+                    "environment",
+                    outcome.markdown(),
+                    errors,
+                )
             }
         };
         reports.push(report);
@@ -300,7 +312,10 @@ pub fn compare_config(
         sampling: EMBODIED_SAMPLING,
         ..CallerConfig::default()
     };
-    let uses = e.policies.iter().any(|p| crate::policy::embodied::uses_models(p));
+    let uses = e
+        .policies
+        .iter()
+        .any(|p| crate::policy::embodied::uses_models(p));
     if uses {
         caller.model_sampling = vec![spec.sampling()];
     }
@@ -320,11 +335,7 @@ pub fn compare_config(
         caller,
         model: if uses { spec.build_id() } else { "none".into() },
         simulated: uses && spec.kind == ModelKind::Simulated,
-        grid: e
-            .grid
-            .iter()
-            .filter_map(|g| parse_axis(g).ok())
-            .collect(),
+        grid: e.grid.iter().filter_map(|g| parse_axis(g).ok()).collect(),
         label: String::new(),
         only: None,
     })
@@ -386,7 +397,10 @@ pub fn write_suite_report(
         units,
     })
     .unwrap_or_default();
-    for (name, bytes) in [("summary.json", json.as_bytes()), ("results.md", md.as_bytes())] {
+    for (name, bytes) in [
+        ("summary.json", json.as_bytes()),
+        ("results.md", md.as_bytes()),
+    ] {
         let path = dir.join(name);
         write_atomic(&path, bytes).map_err(io_err(&path))?;
     }

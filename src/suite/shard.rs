@@ -44,7 +44,9 @@ impl Shard {
             message,
         };
         if count == 0 || count > MAX_SHARDS {
-            return Err(err(format!("shard count must be in 1..={MAX_SHARDS}, got {count}")));
+            return Err(err(format!(
+                "shard count must be in 1..={MAX_SHARDS}, got {count}"
+            )));
         }
         if index >= count {
             return Err(err(format!(
@@ -93,7 +95,9 @@ impl Shard {
             let index = num("JOB_COMPLETION_INDEX", i)?;
             let count = shards.ok_or_else(|| ShardError {
                 source_name: "JOB_COMPLETION_INDEX".into(),
-                message: "is set but the shard count is unknown; pass --shards N (the Job's completions)".into(),
+                message:
+                    "is set but the shard count is unknown; pass --shards N (the Job's completions)"
+                        .into(),
             })?;
             return Self::new(index, count, "JOB_COMPLETION_INDEX").map(Some);
         }
@@ -122,13 +126,19 @@ impl FromStr for Shard {
             source_name: "--shard".into(),
             message,
         };
-        let (i, n) = s
-            .split_once('/')
-            .ok_or_else(|| err(format!("expected i/N (e.g. 0/4), got {:?}", crate::env_api::clip(s))))?;
+        let (i, n) = s.split_once('/').ok_or_else(|| {
+            err(format!(
+                "expected i/N (e.g. 0/4), got {:?}",
+                crate::env_api::clip(s)
+            ))
+        })?;
         let parse = |v: &str| -> Result<u32, ShardError> {
-            v.trim()
-                .parse()
-                .map_err(|_| err(format!("{:?} is not a non-negative integer", crate::env_api::clip(v))))
+            v.trim().parse().map_err(|_| {
+                err(format!(
+                    "{:?} is not a non-negative integer",
+                    crate::env_api::clip(v)
+                ))
+            })
         };
         Self::new(parse(i)?, parse(n)?, "--shard")
     }
@@ -140,7 +150,9 @@ mod tests {
 
     #[test]
     fn shards_cover_every_key_exactly_once_and_are_balanced() {
-        let keys: Vec<String> = (0..2000).map(|i| format!("sim/gsm8k/single/item-{i}")).collect();
+        let keys: Vec<String> = (0..2000)
+            .map(|i| format!("sim/gsm8k/single/item-{i}"))
+            .collect();
         for n in 1..=7u32 {
             let mut counts = vec![0usize; n as usize];
             for k in &keys {
@@ -152,7 +164,10 @@ mod tests {
             }
             let ideal = keys.len() as f64 / f64::from(n);
             for c in counts {
-                assert!((c as f64 - ideal).abs() < 0.2 * ideal, "n={n}: {c} vs {ideal}");
+                assert!(
+                    (c as f64 - ideal).abs() < 0.2 * ideal,
+                    "n={n}: {c} vs {ideal}"
+                );
             }
         }
     }
@@ -160,15 +175,30 @@ mod tests {
     #[test]
     fn shard_flags_and_environment_are_checked() {
         assert_eq!("1/4".parse::<Shard>(), Ok(Shard { index: 1, count: 4 }));
-        assert!("4/4".parse::<Shard>().unwrap_err().message.contains("0-based"));
+        assert!("4/4"
+            .parse::<Shard>()
+            .unwrap_err()
+            .message
+            .contains("0-based"));
         assert!("x/4".parse::<Shard>().is_err());
         assert!("1-4".parse::<Shard>().unwrap_err().message.contains("i/N"));
         assert!("0/0".parse::<Shard>().is_err());
         let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
         };
         assert_eq!(
-            Shard::from_env(env(&[("SLURM_ARRAY_TASK_ID", "2"), ("SLURM_ARRAY_TASK_COUNT", "4")]), None),
+            Shard::from_env(
+                env(&[
+                    ("SLURM_ARRAY_TASK_ID", "2"),
+                    ("SLURM_ARRAY_TASK_COUNT", "4")
+                ]),
+                None
+            ),
             Ok(Some(Shard { index: 2, count: 4 }))
         );
         assert_eq!(

@@ -241,7 +241,9 @@ fn reasoning_policies(list: &[String], rounds: Option<u32>) -> Result<Vec<String
 
 /// The name a reasoning policy's results are filed under (`<name>.jsonl`, work keys).
 pub fn result_name(spec: &str) -> Result<String, crate::policy::reasoning::PolicyError> {
-    Ok(crate::policy::reasoning::policy_by_name(spec)?.name().to_string())
+    Ok(crate::policy::reasoning::policy_by_name(spec)?
+        .name()
+        .to_string())
 }
 
 /// Embodied policy specs, each checked by building it for the environment.
@@ -340,9 +342,17 @@ impl Suite {
                     "no policies: give `policies = [...]` here or at the top of the suite".into(),
                 )
             })?;
-            let list: Vec<String> = chosen.get_ref().iter().map(|s| s.trim().to_string()).collect();
+            let list: Vec<String> = chosen
+                .get_ref()
+                .iter()
+                .map(|s| s.trim().to_string())
+                .collect();
             if list.is_empty() || list.iter().any(String::is_empty) {
-                return Err(invalid(chosen.span().start, key, "empty policy name".into()));
+                return Err(invalid(
+                    chosen.span().start,
+                    key,
+                    "empty policy name".into(),
+                ));
             }
             Ok(list)
         };
@@ -360,7 +370,11 @@ impl Suite {
         }
         if let Some(p) = &file.sim_accuracy {
             if !(0.0..=1.0).contains(p.get_ref()) {
-                return Err(invalid(p.span().start, "sim_accuracy", "must be in [0, 1]".into()));
+                return Err(invalid(
+                    p.span().start,
+                    "sim_accuracy",
+                    "must be in [0, 1]".into(),
+                ));
             }
         }
         let mut datasets = Vec::new();
@@ -462,7 +476,11 @@ impl Suite {
             ));
         }
         let mut seen = std::collections::BTreeSet::new();
-        for label in datasets.iter().map(|d| &d.label).chain(environments.iter().map(|e| &e.label)) {
+        for label in datasets
+            .iter()
+            .map(|d| &d.label)
+            .chain(environments.iter().map(|e| &e.label))
+        {
             if !seen.insert(label.clone()) {
                 return Err(invalid(
                     0,
