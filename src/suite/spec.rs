@@ -489,6 +489,21 @@ impl Suite {
                 ));
             }
         }
+        let roles = resolve(file.roles.as_deref().unwrap_or("roles/selforg"));
+        if !datasets.is_empty() && !roles.is_dir() {
+            // A missing folder would silently give every agent a generic role (`colony eval`
+            // only warns): in a suite, often run from another directory by a job array, that
+            // is a different experiment, so it is an error.
+            return Err(invalid(
+                0,
+                "roles",
+                format!(
+                    "role-card folder {} not found (relative paths are taken from the current \
+                     directory: run suites from the repository root, or give `roles`)",
+                    roles.display()
+                ),
+            ));
+        }
         Ok(Suite {
             name: file.name.unwrap_or_else(|| {
                 path.file_stem()
@@ -498,7 +513,7 @@ impl Suite {
             models,
             seed: file.seed.unwrap_or(0),
             agents: file.agents.unwrap_or(4).max(1),
-            roles: resolve(file.roles.as_deref().unwrap_or("roles/selforg")),
+            roles,
             embedder: file
                 .embedder
                 .map_or_else(|| "hash".to_string(), Spanned::into_inner),

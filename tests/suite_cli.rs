@@ -1,0 +1,371 @@
+//! `colony run` (suites), `--dry-run`, the run manifest, shards and `colony merge`, end to end
+//! through the binary.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{colony, jsonl, Mock};
+use serde_json::Value;
+
+/// A small suite touching both kinds of unit; `limit` varies it for the manifest test.
+fn suite_text(limit: usize) -> String {
+    format!(
+        r#"name = "tiny"
+policies = ["single", "self_consistency:k=2"]
+models = ["sim"]
+
+[[datasets]]
+name = "gsm8k"
+data = "{root}/environments/qa/samples/gsm8k.jsonl"
+limit = {limit}
+
+[[environments]]
+id = "cube"
+set = {{ n = 1 }}
+seeds = "0..3"
+max_steps = 8
+policies = ["independent", "scripted:heuristic"]
+"#,
+        root = env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn run(args: &[&str]) -> String {
+    let (ok, out, err) = colony(args);
+    assert!(ok, "colony {args:?} failed: {err}");
+    out
+}
+
+/// The summary without wall-clock fields (the only thing two runs may differ in).
+fn timeless(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !k.contains("wall") && !k.contains("latency"))
+                .map(|(k, x)| (k.clone(), timeless(x)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(timeless).collect()),
+        Value::String(s) if s.contains("| Method |") || s.contains("| policy |") => {
+            Value::String(String::new())
+        }
+        other => other.clone(),
+    }
+}
+
+fn summary(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn bad_suites_name_file_line_and_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("unknown key", "polices = [\"single\"]\n".into(), ":1:"),
+        (
+            "bad seeds",
+            "policies = [\"scripted:noop\"]\n\n[[environments]]\nid = \"cube\"\nset = { n = 1 }\nseeds = \"4..x\"\n".into(),
+            ":6: environments[0].seeds",
+        ),
+        (
+            "unknown dataset",
+            "policies = [\"single\"]\n[[datasets]]\nname = \"gsm9k\"\ndata = \"x.jsonl\"\n".into(),
+            ":3: datasets[0].name",
+        ),
+        (
+            "reasoning policy on an environment",
+            "policies = [\"single\"]\n[[environments]]\nid = \"cube\"\nset = { n = 1 }\nseeds = \"0..2\"\n".into(),
+            "environments[0].policies",
+        ),
+        (
+            "bad set key",
+            "policies = [\"scripted:noop\"]\n[[environments]]\nid = \"cube\"\nset = { wings = 2 }\nseeds = 1\n".into(),
+            ":4: environments[0].set",
+        ),
+        ("nothing to run", "policies = [\"single\"]\n".into(), "nothing to run"),
+        (
+            "same result name twice",
+            "policies = [\"selforg:k=2\", \"selforg:k=3\"]\n[[datasets]]\nname = \"gsm8k\"\ndata = \"x.jsonl\"\n".into(),
+            "both write results",
+        ),
+    ];
+    for (what, text, expected) in cases {
+        let path = write(tmp.path(), "bad.toml", &text);
+        let (ok, _, err) = colony(&["run", path.to_str().unwrap(), "--dry-run"]);
+        assert!(!ok, "{what}: accepted");
+        assert!(
+            err.contains("bad.toml") && err.contains(expected),
+            "{what}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{what}: not one line: {err}");
+    }
+}
+
+#[test]
+fn dry_run_counts_the_matrix_and_each_shard_its_share() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write(tmp.path(), "tiny.toml", &suite_text(6));
+    let s = suite.to_str().unwrap();
+    let out = run(&["run", s, "--dry-run", "--no-shard"]);
+    assert!(out.contains("| sim/gsm8k | single | 6 | 6 | 6 |"), "{out}");
+    assert!(
+        out.contains("| sim/gsm8k | self_consistency:k=2 | 6 | 6 | 12 |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| sim/cube_n=1 | scripted:heuristic | 3 | 3 | 0 |"),
+        "{out}"
+    );
+    assert!(out.contains("| **total** | 2 units | 18 | 18 |"), "{out}");
+    assert!(!tmp.path().join("runs").exists());
+    let mut mine = 0;
+    for i in 0..3 {
+        let out = run(&["run", s, "--dry-run", "--shard", &format!("{i}/3")]);
+        let total = out.lines().find(|l| l.starts_with("| **total**")).unwrap();
+        mine += total
+            .split('|')
+            .nth(4)
+            .unwrap()
+            .trim()
+            .parse::<usize>()
+            .unwrap();
+    }
+    assert_eq!(mine, 18);
+}
+
+#[test]
+fn a_rerun_with_another_suite_is_refused_unless_forced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write(tmp.path(), "tiny.toml", &suite_text(3));
+    let out = tmp.path().join("run");
+    let (s, o) = (suite.to_str().unwrap(), out.to_str().unwrap());
+    run(&["run", s, "--out", o, "--quiet", "--no-shard"]);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["suite"]["datasets"][0]["limit"], 3);
+    assert_eq!(manifest["models"][0]["kind"], "simulated");
+    assert!(manifest["templates"]["qa/math"].as_str().unwrap().len() == 64);
+    assert!(manifest["started"].as_str().unwrap().ends_with('Z'));
+    let lines = jsonl(&out.join("sim/gsm8k/single.jsonl")).len();
+    // The same suite resumes: nothing runs again.
+    run(&["run", s, "--out", o, "--quiet", "--no-shard"]);
+    assert_eq!(jsonl(&out.join("sim/gsm8k/single.jsonl")).len(), lines);
+    std::fs::write(&suite, suite_text(4)).unwrap();
+    let (ok, _, err) = colony(&["run", s, "--out", o, "--quiet", "--no-shard"]);
+    assert!(!ok);
+    assert!(
+        err.contains("different run") && err.contains("suite.datasets[0].limit: 3 vs 4"),
+        "{err}"
+    );
+    run(&["run", s, "--out", o, "--quiet", "--no-shard", "--force"]);
+    assert_eq!(jsonl(&out.join("sim/gsm8k/single.jsonl")).len(), 4);
+}
+
+#[test]
+fn merged_shards_report_what_one_process_reports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write(tmp.path(), "tiny.toml", &suite_text(6));
+    let s = suite.to_str().unwrap();
+    let whole = tmp.path().join("whole");
+    run(&[
+        "run",
+        s,
+        "--out",
+        whole.to_str().unwrap(),
+        "--quiet",
+        "--no-shard",
+    ]);
+    let sharded = tmp.path().join("sharded");
+    let mut dirs = Vec::new();
+    for i in 0..3 {
+        // The job-array variables choose the shard, as under `sbatch --array=0-2`.
+        let out = std::process::Command::new(common::BIN)
+            .args(["run", s, "--out", sharded.to_str().unwrap(), "--quiet"])
+            .env("SLURM_ARRAY_TASK_ID", i.to_string())
+            .env("SLURM_ARRAY_TASK_COUNT", "3")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dirs.push(sharded.join(format!("shard-{i}-of-3")));
+    }
+    let merged = tmp.path().join("merged");
+    let mut args = vec!["merge".to_string(), merged.display().to_string()];
+    args.extend(dirs.iter().map(|d| d.display().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&args);
+    assert_eq!(timeless(&summary(&merged)), timeless(&summary(&whole)));
+    assert_eq!(
+        std::fs::read_to_string(merged.join("results.md")).unwrap(),
+        std::fs::read_to_string(whole.join("results.md")).unwrap()
+    );
+    for unit in ["sim/gsm8k", "sim/cube_n=1"] {
+        assert_eq!(
+            timeless(&summary(&merged.join(unit))),
+            timeless(&summary(&whole.join(unit))),
+            "{unit}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(merged.join("sim/cube_n=1/score.svg")).unwrap(),
+        std::fs::read(whole.join("sim/cube_n=1/score.svg")).unwrap()
+    );
+    // Every episode's trajectory and every item's call log came along.
+    assert!(merged
+        .join("sim/cube_n=1/episodes/independent/2/steps.jsonl")
+        .is_file());
+    assert_eq!(jsonl(&merged.join("sim/gsm8k/calls/single.jsonl")).len(), 6);
+
+    // Merge errors: a missing shard, a shard twice, a non-run, a used output directory.
+    let partial = tmp.path().join("partial");
+    let (ok, _, err) = colony(&[
+        "merge",
+        partial.to_str().unwrap(),
+        dirs[0].to_str().unwrap(),
+        dirs[1].to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("2/3 not given"), "{err}");
+    let (ok, out, err) = colony(&[
+        "merge",
+        partial.to_str().unwrap(),
+        dirs[0].to_str().unwrap(),
+        dirs[1].to_str().unwrap(),
+        "--allow-partial",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("Partial merge") && err.contains("gap:"),
+        "{out}{err}"
+    );
+    let (ok, _, err) = colony(&[
+        "merge",
+        tmp.path().join("twice").to_str().unwrap(),
+        dirs[0].to_str().unwrap(),
+        dirs[0].to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("like"), "{err}");
+    let (ok, _, err) = colony(&[
+        "merge",
+        tmp.path().join("x").to_str().unwrap(),
+        tmp.path().to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("no manifest.json"), "{err}");
+    let (ok, _, err) = colony(&[
+        "merge",
+        merged.to_str().unwrap(),
+        dirs[0].to_str().unwrap(),
+        dirs[1].to_str().unwrap(),
+        dirs[2].to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("not empty"), "{err}");
+}
+
+#[test]
+fn overlapping_shards_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write(tmp.path(), "tiny.toml", &suite_text(4));
+    let s = suite.to_str().unwrap();
+    let out = tmp.path().join("o");
+    let o = out.to_str().unwrap();
+    run(&["run", s, "--out", o, "--quiet", "--shard", "0/2"]);
+    run(&["run", s, "--out", o, "--quiet", "--shard", "1/2"]);
+    // A copy of shard 0 relabelled as shard 1 finishes the same items twice.
+    let fake = tmp.path().join("fake");
+    std::fs::create_dir_all(&fake).unwrap();
+    let status = std::process::Command::new("cp")
+        .args(["-r", &format!("{o}/shard-0-of-2/."), fake.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let m = std::fs::read_to_string(fake.join("manifest.json"))
+        .unwrap()
+        .replace("\"index\": 0", "\"index\": 1");
+    std::fs::write(fake.join("manifest.json"), m).unwrap();
+    let (ok, _, err) = colony(&[
+        "merge",
+        tmp.path().join("m").to_str().unwrap(),
+        &format!("{o}/shard-0-of-2"),
+        fake.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("overlap"), "{err}");
+}
+
+#[test]
+fn a_suite_runs_against_an_endpoint_named_by_flags() {
+    let mock = Mock::start(&[], &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write(tmp.path(), "tiny.toml", &suite_text(3));
+    let out = tmp.path().join("run");
+    run(&[
+        "run",
+        suite.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--base-url",
+        &mock.url,
+        "--model",
+        "mock-model",
+        "--quiet",
+        "--no-shard",
+    ]);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["models"][0]["kind"], "openai");
+    assert_eq!(
+        manifest["models"][0]["base_urls"][0],
+        mock.url.trim_end_matches('/')
+    );
+    let unit = out.join(format!(
+        "{}/gsm8k",
+        manifest["models"][0]["name"].as_str().unwrap()
+    ));
+    let results = jsonl(&unit.join("single.jsonl"));
+    assert_eq!(results.len(), 3);
+    assert!(results
+        .iter()
+        .all(|r| r["error"].is_null() && r["calls"] == 1));
+    let stats = common::stats(&mock.url);
+    assert!(stats["requests"].as_u64().unwrap() >= 3 + 6, "{stats}");
+}
+
+#[test]
+fn the_shipped_suites_load_and_expand() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(root.join("evals")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let suite = colony::suite::Suite::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut notes = Vec::new();
+        let units = colony::suite::expand(&suite, &suite.models, &mut notes)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(!units.is_empty(), "{}", path.display());
+        names.push((suite.name.clone(), suite, units.len()));
+    }
+    let find = |n: &str| names.iter().find(|(name, _, _)| name == n).unwrap();
+    let (_, wildfire, units) = find("wildfire");
+    assert_eq!(*units, 16);
+    assert_eq!(wildfire.environments[0].seeds.len(), 10);
+    assert_eq!(wildfire.environments[15].seeds, [6309, 3821, 6117]);
+    let (_, table1, units) = find("selforg-table1");
+    assert_eq!(*units, 8);
+    assert!(table1.datasets.iter().all(|d| d.maslab));
+    assert_eq!(find("swarmbench").2, 5);
+    let (_, cube, _) = find("cube");
+    assert_eq!(cube.environments[0].grid, ["n=1,2,4,8"]);
+    assert!(names.iter().any(|(n, _, _)| n == "smoke"));
+}
