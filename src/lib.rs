@@ -8,6 +8,7 @@
 //!   simulated model, with fault injection for tests.
 //! - [`policy`] and [`eval`]: coordination policies and the evaluation runner.
 //! - [`suite`]: suites (`colony run`), shards and `colony merge`.
+//! - [`view`]: `colony view`, one self-contained HTML page of a run directory.
 //!
 //! - [`env`]: the registry of environments (ids, construction, seeds, simulated agents).
 //!
@@ -24,6 +25,7 @@ pub mod runtime;
 pub mod stable_hash;
 pub mod study;
 pub mod suite;
+pub mod view;
 
 /// The `Environment` trait shared by every environment crate.
 pub use colony_env_api as env_api;

@@ -62,6 +62,8 @@ enum Cmd {
     Env(cli::env::EnvArgs),
     /// Measure client throughput or runtime scale (one JSON line).
     Bench(cli::bench::BenchArgs),
+    /// Write one self-contained HTML page of a run (tables, plots, calls, replayed episodes).
+    View(cli::view::ViewArgs),
 }
 
 fn init_logging(verbose: u8) {
@@ -100,6 +102,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Swarmbench(a) => cli::swarmbench::run(a),
         Cmd::Wildfire(a) => cli::wildfire::run(a).await,
         Cmd::Study(a) => cli::study::run(a).await,
+        Cmd::View(a) => cli::view::run(a),
     }
 }
 

@@ -21,4 +21,5 @@ pub mod serve_mock;
 pub mod study;
 pub mod swarmbench;
 pub mod swarmsys;
+pub mod view;
 pub mod wildfire;

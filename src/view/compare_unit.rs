@@ -1,0 +1,248 @@
+//! One `colony compare` directory in the page: a table row per episode (`episodes.jsonl`,
+//! the last line per (configuration, policy, seed) wins, as on resume), and each episode's
+//! details: its steps (actions, rewards, events, policy trace), its model calls (messages,
+//! reply, usage, latency, errors, parse fallbacks) and its grid frames replayed in the
+//! simulator ([`super::episode_frames`]).
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::bounded::{
+    fit_detail, for_each_line, read_json_file, Notes, MAX_DETAIL_BYTES, MAX_LINE_BYTES,
+};
+use super::discover::Unit;
+use super::episode_frames::{encode_frames, legend, replay, FrameBudget, MAX_FRAMES};
+use super::eval_unit::{json_file, plots, text_file, MAX_ROWS};
+use super::html::PageWriter;
+use super::ViewError;
+use crate::eval::compare::episode_dir;
+use crate::eval::grid::{configurations, GridAxis};
+use crate::eval::{EpisodeResult, StepRecord};
+
+/// Columns of a compare unit's rows, in order; the last one is the detail block number.
+pub const COMPARE_COLUMNS: [&str; 14] = [
+    "config",
+    "policy",
+    "seed",
+    "score",
+    "steps",
+    "terminated",
+    "truncated",
+    "calls",
+    "tokens",
+    "fallbacks",
+    "failed_calls",
+    "error",
+    "wall_s",
+    "detail",
+];
+
+/// Most step records kept in an episode's details.
+pub const MAX_STEPS_KEPT: usize = MAX_FRAMES;
+/// Most call records kept in an episode's details.
+pub const MAX_CALLS_KEPT: usize = 20_000;
+
+/// What the viewer needs of `compare.json`.
+#[derive(Debug, Clone, Deserialize)]
+struct CompareSettings {
+    env: String,
+    #[serde(default)]
+    set: Vec<String>,
+    #[serde(default)]
+    max_steps: Option<u64>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    grid: Vec<GridAxis>,
+}
+
+/// Reads one episode's steps (typed; the first [`MAX_STEPS_KEPT`]).
+fn read_steps(path: &std::path::Path, notes: &mut Notes) -> Result<Vec<StepRecord>, ViewError> {
+    let mut steps = Vec::new();
+    let mut more = 0usize;
+    if !path.is_file() {
+        notes.push(format!("{}: missing", path.display()));
+        return Ok(steps);
+    }
+    for_each_line(path, MAX_LINE_BYTES, notes, |_, v| {
+        if steps.len() >= MAX_STEPS_KEPT {
+            more += 1;
+            return Ok(());
+        }
+        let r: StepRecord =
+            serde_json::from_value(v).map_err(|e| format!("not a step record: {e}"))?;
+        steps.push(r);
+        Ok(())
+    })?;
+    if more > 0 {
+        notes.push(format!("{}: {more} later steps left out", path.display()));
+    }
+    Ok(steps)
+}
+
+/// Reads one episode's calls as JSON (the first [`MAX_CALLS_KEPT`]).
+fn read_calls(path: &std::path::Path, notes: &mut Notes) -> Result<Vec<Value>, ViewError> {
+    let mut calls = Vec::new();
+    if !path.is_file() {
+        return Ok(calls);
+    }
+    let mut more = 0usize;
+    for_each_line(path, MAX_LINE_BYTES, notes, |_, v| {
+        if !v.is_object() {
+            return Err("a call line must be an object".into());
+        }
+        if calls.len() >= MAX_CALLS_KEPT {
+            more += 1;
+        } else {
+            calls.push(v);
+        }
+        Ok(())
+    })?;
+    if more > 0 {
+        notes.push(format!("{}: {more} later calls left out", path.display()));
+    }
+    Ok(calls)
+}
+
+/// Writes the details of every episode of `unit` and returns its index entry.
+pub fn write_unit(
+    unit: &Unit,
+    page: &mut PageWriter,
+    budget: &mut FrameBudget,
+) -> Result<Value, ViewError> {
+    let mut notes = Notes::default();
+    let settings_path = unit.dir.join("compare.json");
+    let raw = read_json_file(&settings_path)?.unwrap_or(Value::Null);
+    let settings: CompareSettings =
+        serde_json::from_value(raw.clone()).map_err(|e| ViewError::BadFile {
+            path: settings_path.clone(),
+            message: e.to_string(),
+        })?;
+    // The settings of each grid configuration, by label ("" without a grid).
+    let sets: HashMap<String, Vec<String>> = if settings.grid.is_empty() {
+        HashMap::from([(String::new(), settings.set.clone())])
+    } else {
+        configurations(&settings.set, &settings.grid)
+            .map_err(|e| ViewError::BadFile {
+                path: settings_path.clone(),
+                message: e.to_string(),
+            })?
+            .into_iter()
+            .collect()
+    };
+    let mut order: Vec<(String, String, u64)> = Vec::new();
+    let mut latest: BTreeMap<(String, String, u64), EpisodeResult> = BTreeMap::new();
+    let episodes = unit.dir.join("episodes.jsonl");
+    if episodes.is_file() {
+        for_each_line(&episodes, MAX_LINE_BYTES, &mut notes, |_, v| {
+            let r: EpisodeResult =
+                serde_json::from_value(v).map_err(|e| format!("not an episode result: {e}"))?;
+            let key = (r.config.clone(), r.policy.clone(), r.seed);
+            if latest.insert(key.clone(), r).is_none() {
+                order.push(key);
+            }
+            Ok(())
+        })?;
+    } else {
+        notes.push(format!(
+            "{}: missing (no episode finished)",
+            episodes.display()
+        ));
+    }
+    let mut rows = Vec::new();
+    let mut replay_errors = 0usize;
+    for key in &order {
+        if rows.len() >= MAX_ROWS {
+            notes.push(format!("only the first {MAX_ROWS} episodes are shown"));
+            break;
+        }
+        let Some(r) = latest.remove(key) else {
+            continue;
+        };
+        let dir = episode_dir(&unit.dir, &r.config, &r.policy, r.seed);
+        let mut ep_notes = Notes::default();
+        let steps = read_steps(&dir.join("steps.jsonl"), &mut ep_notes)?;
+        let calls = read_calls(&dir.join("calls.jsonl"), &mut ep_notes)?;
+        let initial = match read_json_file(&dir.join("initial_state.json")) {
+            Ok(v) => v,
+            Err(e) => {
+                ep_notes.push(format!("initial state not checked: {e}"));
+                None
+            }
+        };
+        let (frames, warnings) = match sets.get(&r.config) {
+            Some(set) => match replay(&settings.env, set, r.seed, &steps, initial.as_ref(), budget)
+            {
+                Ok(rep) => {
+                    for n in rep.notes {
+                        ep_notes.push(n);
+                    }
+                    (encode_frames(&rep.frames), rep.warnings)
+                }
+                Err(e) => {
+                    replay_errors += 1;
+                    (Value::Array(Vec::new()), vec![format!("no replay: {e}")])
+                }
+            },
+            None => (
+                Value::Array(Vec::new()),
+                vec![format!(
+                    "no replay: configuration {:?} is not in compare.json's grid",
+                    r.config
+                )],
+            ),
+        };
+        let mut detail = json!({
+            "kind": "episode",
+            "result": r,
+            "steps": steps,
+            "calls": calls,
+            "frames": frames,
+            "warnings": warnings,
+            "notes": ep_notes.to_json(),
+        });
+        fit_detail(&mut detail, &["calls", "steps", "frames"], MAX_DETAIL_BYTES);
+        let d = page.detail(&detail)?;
+        rows.push(json!([
+            r.config,
+            r.policy,
+            r.seed,
+            r.score,
+            r.steps,
+            r.terminated,
+            r.truncated,
+            r.calls,
+            r.prompt_tokens + r.completion_tokens,
+            r.fallbacks,
+            r.failed_calls,
+            r.error,
+            (r.wall_s * 1000.0).round() / 1000.0,
+            d
+        ]));
+    }
+    if replay_errors > 0 {
+        notes.push(format!(
+            "{replay_errors} episodes could not be replayed (see their warnings)"
+        ));
+    }
+    Ok(json!({
+        "kind": "compare",
+        "path": unit.rel,
+        "dir": unit.dir.display().to_string(),
+        "env": settings.env,
+        "set": settings.set,
+        "max_steps": settings.max_steps,
+        "model": settings.model,
+        "grid": settings.grid,
+        "compare": raw,
+        "legend": legend(&settings.env),
+        "cols": COMPARE_COLUMNS,
+        "rows": rows,
+        "summary": json_file(&unit.dir.join("summary.json"), &mut notes),
+        "results_md": text_file(&unit.dir.join("results.md"), &mut notes),
+        "plots": plots(&unit.dir, &mut notes)?,
+        "notes": notes.to_json(),
+    }))
+}

@@ -1,0 +1,512 @@
+//! `colony view` end to end: real `colony eval` and `colony compare` runs (offline simulated
+//! model), the page written by `colony view`, loaded in headless Chromium from `file://` with
+//! deep links, asserting on the rendered DOM and on a screenshot.
+//!
+//! The browser is `$COLONY_CHROMIUM` or `/usr/bin/chromium`; without one the browser tests
+//! print `SKIPPED` and pass, unless `COLONY_REQUIRE_CHROMIUM=1` (CI installs it) makes them
+//! fail. The page reports JavaScript errors into `<pre id="js-errors">` and sets
+//! `data-ready` on `<body>` when it has rendered; every load asserts both.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{colony, jsonl, BIN};
+
+/// The browser, or `None` (after printing why) when the test should skip.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("COLONY_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("COLONY_REQUIRE_CHROMIUM").as_deref() != Ok("1"),
+        "COLONY_REQUIRE_CHROMIUM=1 but there is no browser at {}",
+        path.display()
+    );
+    println!(
+        "SKIPPED: no Chromium at {} (set COLONY_CHROMIUM)",
+        path.display()
+    );
+    None
+}
+
+/// Runs headless Chromium on `page#hash` with `extra` flags; returns stdout. A fresh profile
+/// each time, nothing from the network, killed if it hangs.
+fn browse(browser: &Path, tmp: &Path, page: &Path, hash: &str, extra: &[&str]) -> String {
+    let profile = tempfile::tempdir_in(tmp).unwrap();
+    let url = format!("file://{}{hash}", page.canonicalize().unwrap().display());
+    let out_path = tmp.join(format!("chromium-{}.out", std::process::id()));
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(&url)
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish on {url}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::fs::read_to_string(&out_path).unwrap()
+}
+
+/// The rendered DOM of `page#hash`, checked for JavaScript errors and the ready flag.
+fn dom(browser: &Path, tmp: &Path, page: &Path, hash: &str) -> String {
+    let dom = browse(browser, tmp, page, hash, &["--dump-dom"]);
+    let errors = between(&dom, "<pre id=\"js-errors\"", "</pre>");
+    assert!(
+        errors == ">" || errors.ends_with("\">") && !errors.contains("shown"),
+        "JavaScript errors on {hash}: {errors}"
+    );
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "not ready on {hash}: {}",
+        &dom[..dom.len().min(2000)]
+    );
+    dom
+}
+
+/// The text from `start` to the next `end` (empty when `start` is absent).
+fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
+    let Some(i) = text.find(start) else {
+        return "";
+    };
+    let rest = &text[i + start.len()..];
+    &rest[..rest.find(end).unwrap_or(rest.len())]
+}
+
+fn count(text: &str, needle: &str) -> usize {
+    text.matches(needle).count()
+}
+
+fn html_escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The cell characters of the grid shown for `step` (tags stripped, one string per row).
+fn grid_rows(dom: &str, step: usize) -> Vec<String> {
+    let grid = between(
+        dom,
+        &format!("<div class=\"grid\" data-step=\"{step}\">"),
+        "</div></div><h4",
+    );
+    assert!(!grid.is_empty(), "no grid for step {step}");
+    grid.split("<div class=\"row\">")
+        .skip(1)
+        .map(|row| {
+            let mut text = String::new();
+            let mut in_tag = false;
+            for c in row.chars() {
+                match c {
+                    '<' => in_tag = true,
+                    '>' => in_tag = false,
+                    c if !in_tag => text.push(c),
+                    _ => {}
+                }
+            }
+            text.replace("&amp;", "&")
+        })
+        .collect()
+}
+
+fn view(run: &Path) -> PathBuf {
+    let (ok, out, err) = colony(&["view", run.to_str().unwrap()]);
+    assert!(ok, "colony view: {err}");
+    let page = run.join("report.html");
+    assert!(
+        out.contains("report.html") && out.contains("bytes"),
+        "{out}"
+    );
+    assert!(page.is_file());
+    page
+}
+
+fn screenshot(browser: &Path, tmp: &Path, page: &Path, hash: &str, name: &str) {
+    let png = tmp.join(name);
+    browse(
+        browser,
+        tmp,
+        page,
+        hash,
+        &[
+            &format!("--screenshot={}", png.display()),
+            "--window-size=1280,900",
+        ],
+    );
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.len() > 10_000, "{name}: {} bytes", bytes.len());
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{name}");
+    if let Some(dir) = std::env::var_os("COLONY_VIEW_SCREENSHOTS") {
+        std::fs::copy(&png, Path::new(&dir).join(name)).unwrap();
+    }
+}
+
+/// The text a calls fixture puts into the transcript of `single`'s item 0, with markup that
+/// must stay text (`</script>` must not end the detail block).
+const MARKER: &str = "fixture reply </script><b>17</b> & done";
+
+/// Appends to `calls/single.jsonl` (the file `colony eval` writes: one line per item, the
+/// transcript entries of src/runtime/transcript.rs) a line for item 0; the last line per item
+/// wins, so the page shows this one instead of the recorded call.
+fn calls_fixture(run: &Path) {
+    let path = run.join("calls").join("single.jsonl");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let line = serde_json::json!({
+        "dataset": "gsm8k", "id": "0", "policy": "single",
+        "entries": [
+            {"agent": "agent_0", "seq": 0, "event": {"kind": "call", "model": "sim",
+             "request": {"messages": [{"role": "system", "content": "You are a helpful assistant."},
+                                      {"role": "user", "content": "What is 8 + 9?"}]},
+             "text": MARKER, "finish_reason": "stop",
+             "usage": {"prompt_tokens": 21, "completion_tokens": 5}, "latency": 1500}},
+            {"agent": "agent_0", "seq": 1, "event": {"kind": "failure", "model": "sim",
+             "request": {"messages": [{"role": "user", "content": "again"}]},
+             "error": "simulated timeout"}}
+        ]
+    });
+    let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+    text.push_str(&format!("{line}\n"));
+    std::fs::write(&path, text).unwrap();
+}
+
+#[test]
+fn reasoning_run_table_selforg_graph_calls_side_by_side_and_search() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("eval");
+    let out = Command::new(BIN)
+        .args(["eval", "--dataset", "gsm8k", "--data"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("environments/qa/samples/gsm8k.jsonl"))
+        .args([
+            "--limit",
+            "5",
+            "--policy",
+            "single,selforg",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&run)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        run.join("calls/selforg.jsonl").is_file(),
+        "colony eval records calls"
+    );
+    calls_fixture(&run);
+    let page = view(&run);
+    let Some(browser) = chromium() else { return };
+    let t = tmp.path();
+
+    let home = dom(&browser, t, &page, "");
+    assert_eq!(count(&home, "<tr data-row="), 10, "5 items × 2 policies");
+
+    // A SelfOrg item: one graph per round, a node per agent (4 role cards by default).
+    let so = dom(&browser, t, &page, "#unit=.&policy=selforg&item=2");
+    assert!(so.contains("class=\"item-detail\" data-policy=\"selforg\" data-item=\"2\""));
+    let graphs = count(&so, "<svg class=\"selforg-graph\"");
+    let trace = &jsonl(&run.join("selforg.jsonl"))
+        .into_iter()
+        .find(|r| r["id"] == "2")
+        .unwrap()["trace"];
+    assert_eq!(graphs, trace["rounds"].as_array().unwrap().len());
+    assert_eq!(count(&so, "<g class=\"node"), 4 * graphs, "{graphs} graphs");
+    assert_eq!(count(&so, "<g class=\"node leader\""), graphs);
+    assert!(so.contains("<tr data-row=") && so.contains("class=\"open\""));
+
+    // Transcript entries from calls/<policy>.jsonl: recorded ones (single makes one call per
+    // item), and item 0's fixture line, which supersedes the recorded one.
+    let rec = dom(&browser, t, &page, "#unit=.&policy=single&item=1&open=1");
+    assert!(
+        rec.contains("Transcript: 1 entries, 1 calls"),
+        "recorded call"
+    );
+    assert!(
+        rec.contains("class=\"msg role-user\"")
+            && rec.contains("<span class=\"role\">reply</span>")
+    );
+    let so_calls = dom(&browser, t, &page, "#unit=.&policy=selforg&item=2");
+    let n = trace["rounds"].as_array().unwrap().len() * 4;
+    assert!(
+        so_calls.contains(&format!("Transcript: {n} entries, {n} calls")),
+        "4 agents × rounds"
+    );
+    let single = dom(&browser, t, &page, "#unit=.&policy=single&item=0");
+    assert!(single.contains("Transcript: 2 entries, 1 calls"));
+    assert!(single.contains("simulated timeout"));
+    // Calls are collapsed until opened (`&open=1` opens them all): the reply, its markup kept
+    // as text, the prompt messages, usage and latency.
+    assert!(!single.contains("fixture reply &lt;"));
+    let open = dom(&browser, t, &page, "#unit=.&policy=single&item=0&open=1");
+    assert!(open.contains("fixture reply &lt;/script&gt;&lt;b&gt;17&lt;/b&gt; &amp; done"));
+    assert!(
+        open.contains("What is 8 + 9?") && open.contains("21+5 tok") && open.contains("1.5 ms")
+    );
+
+    // Side by side: the same item under both policies.
+    let side = dom(&browser, t, &page, "#unit=.&compare=single,selforg&item=1");
+    assert!(side.contains("class=\"side\" data-policy=\"single\""));
+    assert!(side.contains("class=\"side\" data-policy=\"selforg\""));
+    assert_eq!(count(&side, "class=\"item-detail\""), 2);
+    assert!(side.contains("data-policy=\"single\" data-item=\"1\""));
+    assert!(side.contains("data-policy=\"selforg\" data-item=\"1\""));
+
+    // Search runs over the detail blocks without opening them.
+    let found = dom(&browser, t, &page, "#q=fixture%20reply");
+    assert_eq!(
+        count(&found, "class=\"hit\""),
+        1,
+        "only item 0's fixture line"
+    );
+    assert!(found.contains("single · item 0"));
+    let found = dom(&browser, t, &page, "#q=hashing-v1");
+    assert_eq!(
+        count(&found, "class=\"hit\""),
+        5,
+        "the 5 SelfOrg traces name the embedder"
+    );
+
+    screenshot(
+        &browser,
+        t,
+        &page,
+        "#unit=.&policy=selforg&item=0",
+        "selforg.png",
+    );
+}
+
+#[test]
+fn embodied_suite_table_replayed_grids_and_side_by_side() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    let run = |dir: &str, args: &[&str]| {
+        let out = suite.join(dir);
+        let mut a = vec!["compare"];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["--quiet", "--out", out.to_str().unwrap()]);
+        let (ok, _, err) = colony(&a);
+        assert!(ok, "{err}");
+        out
+    };
+    let swarm = run(
+        "swarm",
+        &[
+            "--env",
+            "swarmbench",
+            "--policies",
+            "independent,scripted:heuristic",
+            "--seeds",
+            "0..2",
+            "--max-steps",
+            "10",
+        ],
+    );
+    let fire = run(
+        "fire",
+        &[
+            "--env",
+            "wildfire",
+            "--policies",
+            "scripted:heuristic",
+            "--seeds",
+            "0..1",
+            "--max-steps",
+            "6",
+        ],
+    );
+    std::fs::write(suite.join("manifest.json"), r#"{"suite": "viewer-test"}"#).unwrap();
+    let page = view(&suite);
+    let Some(browser) = chromium() else { return };
+    let t = tmp.path();
+
+    let home = dom(&browser, t, &page, "#unit=swarm");
+    assert_eq!(count(&home, "<tr data-row="), 4, "2 policies × 2 seeds");
+    assert!(home.contains("data-unit=\"fire\"") && home.contains("manifest.json"));
+
+    // A deep link to a step shows that step's grid (replayed) and its recorded actions.
+    let steps = jsonl(&swarm.join("episodes/scripted:heuristic/1/steps.jsonl"));
+    let ep = dom(
+        &browser,
+        t,
+        &page,
+        "#unit=swarm&policy=scripted:heuristic&seed=1&step=3",
+    );
+    assert!(
+        ep.contains("class=\"episode-detail\" data-policy=\"scripted:heuristic\" data-seed=\"1\"")
+    );
+    assert!(ep.contains("step 3 / 10"));
+    let rows = grid_rows(&ep, 3);
+    assert_eq!(rows.len(), 10, "{rows:?}");
+    assert!(rows.iter().all(|r| r.chars().count() == 10), "{rows:?}");
+    let agents: usize = rows.iter().map(|r| r.matches('A').count()).sum();
+    assert_eq!(agents, 10, "{rows:?}");
+    assert!(rows[0].chars().all(|c| c == 'W'), "{rows:?}");
+    for (agent, action) in steps[3]["actions"].as_object().unwrap() {
+        let shown = html_escaped(action.as_str().unwrap());
+        assert!(
+            ep.contains(&format!(
+                "<td>{agent}</td><td><pre class=\"inline action\">{shown}</pre>"
+            )),
+            "{agent}: {shown}"
+        );
+    }
+    assert!(!ep.contains("replay diverged"));
+    // The same picture the episode loop renders live (`colony env run --render`, the same
+    // heuristic and seed): replay reproduces the episode.
+    let (ok, live, err) = colony(&[
+        "env",
+        "run",
+        "swarmbench",
+        "--policy",
+        "heuristic",
+        "--seeds",
+        "1..2",
+        "--max-steps",
+        "10",
+        "--render",
+    ]);
+    assert!(ok, "{err}");
+    let after3: Vec<String> = between(&live, "heuristic seed 1 step 3\n", "\n\n")
+        .lines()
+        .filter(|l| !l.contains(' '))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(rows, after3, "the grid after 3 steps");
+    assert!(ep.contains("pursuit round 3/100"));
+    // Step 3 and step 4 pictures differ the way the recorded moves say: something moved.
+    let next = dom(
+        &browser,
+        t,
+        &page,
+        "#unit=swarm&policy=scripted:heuristic&seed=1&step=4",
+    );
+    assert_ne!(grid_rows(&next, 4), rows);
+
+    // Side by side: both policies on seed 0 at step 2.
+    let side = dom(
+        &browser,
+        t,
+        &page,
+        "#unit=swarm&compare=independent,scripted:heuristic&seed=0&step=2",
+    );
+    assert_eq!(count(&side, "class=\"episode-detail\""), 2);
+    assert!(side.contains("data-policy=\"independent\" data-seed=\"0\""));
+    assert!(side.contains("data-policy=\"scripted:heuristic\" data-seed=\"0\""));
+    assert_eq!(count(&side, "<div class=\"grid\" data-step=\"2\">"), 2);
+    // The LLM policy's calls of the step are listed (model calls of the simulated agents).
+    assert!(side.contains("model call(s) at this step"));
+
+    // Wildfire: the map with trees and firefighters, with its legend.
+    let wf = dom(
+        &browser,
+        t,
+        &page,
+        "#unit=fire&policy=scripted:heuristic&seed=0&step=2",
+    );
+    assert_eq!(count(&wf, "<tr data-row="), 1);
+    let rows = grid_rows(&wf, 2);
+    assert!(
+        rows.len() >= 20 && rows.iter().any(|r| r.contains('F')),
+        "{rows:?}"
+    );
+    assert!(wf.contains("firefighter") && wf.contains("fire") && wf.contains("water"));
+    let fire_steps = jsonl(&fire.join("episodes/scripted:heuristic/0/steps.jsonl"));
+    assert!(fire_steps.len() >= 3);
+
+    screenshot(
+        &browser,
+        t,
+        &page,
+        "#unit=swarm&policy=independent&seed=1&step=3",
+        "swarm.png",
+    );
+}
+
+#[test]
+fn bad_input_is_a_one_line_error_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nope");
+    let (ok, _, err) = colony(&["view", missing.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("nope") && err.contains("no such directory"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir_all(empty.join("sub")).unwrap();
+    let (ok, _, err) = colony(&["view", empty.to_str().unwrap()]);
+    assert!(!ok && err.contains("not a run directory"), "{err}");
+
+    // A corrupt line in the middle of a results file: file and line named, no page written.
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("summary.json"), "{}").unwrap();
+    let good = r#"{"id":"1","policy":"single","dataset":"gsm8k","answer":"3","gold":"3","correct":true,"calls":1,"prompt_tokens":1,"completion_tokens":1,"wall_ms":1.0}"#;
+    std::fs::write(
+        run.join("single.jsonl"),
+        format!("{good}\n{{not json\n{good}\n"),
+    )
+    .unwrap();
+    let (ok, _, err) = colony(&["view", run.to_str().unwrap()]);
+    assert!(!ok && err.contains("single.jsonl:2:"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!run.join("report.html").exists());
+
+    // A torn last line (a killed run) is skipped with a note; a record of the wrong shape
+    // is an error naming its line.
+    std::fs::write(run.join("single.jsonl"), format!("{good}\n{{\"id\":\"2\",")).unwrap();
+    let out = tmp.path().join("out/page.html");
+    let (ok, stdout, err) = colony(&[
+        "view",
+        run.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        stdout.contains("1 rows") && stdout.contains("1 notes"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("torn last line skipped"));
+    std::fs::write(run.join("single.jsonl"), format!("{good}\n{{\"id\":7}}\n")).unwrap();
+    let (ok, _, err) = colony(&["view", run.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("single.jsonl:2: not an item result"),
+        "{err}"
+    );
+}
