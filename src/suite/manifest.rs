@@ -9,7 +9,7 @@
 //! shard.
 //!
 //! Decision: a rerun is refused when its *identity* differs: everything except the start
-//! time, the git state and the shard (a resumed run after a commit that touched nothing the
+//! time, the git state, the shard and the models' base URLs (replicas of one model) (a resumed run after a commit that touched nothing the
 //! run uses is common; the version and template hashes catch changes that matter). `--force`
 //! rewrites the manifest and resumes anyway.
 
@@ -311,6 +311,15 @@ impl Manifest {
         if let Some(o) = v.as_object_mut() {
             for k in ["started", "git", "shard", "suite_file"] {
                 o.remove(k);
+            }
+            // Where a model is served does not change what it answers: shards may each use
+            // their own replica, and a resumed run may reach the model at a new address.
+            if let Some(models) = o.get_mut("models").and_then(|m| m.as_array_mut()) {
+                for m in models {
+                    if let Some(m) = m.as_object_mut() {
+                        m.remove("base_urls");
+                    }
+                }
             }
         }
         v
