@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
-use colony_qa::{load, select, Dataset, FieldMap, Item, LoadOptions, Selection};
+use colony::suite::plan::{load_all, select_items};
+use colony::suite::spec::DatasetUnit;
+use colony_qa::{Dataset, Item};
 
 /// Named evaluation subsets.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,53 +60,41 @@ impl DatasetArgs {
         Ok(colony_env_api::clip(&self.dataset).parse()?)
     }
 
-    /// The field map of the `--field` flags (none without them).
-    pub fn field_map(&self) -> anyhow::Result<Option<FieldMap>> {
-        if self.fields.is_empty() {
-            return Ok(None);
-        }
-        let map = FieldMap::from_specs(&self.fields).context("--field")?;
-        map.check(self.dataset()?).context("--field")?;
-        Ok(Some(map))
+    /// These flags as a suite's dataset entry (one loading path for every command).
+    pub fn unit(&self) -> anyhow::Result<DatasetUnit> {
+        let dataset = self.dataset()?;
+        Ok(DatasetUnit {
+            label: dataset.name().to_string(),
+            dataset: dataset.name().to_string(),
+            data: self.data.clone(),
+            maslab: self.subset == Some(Subset::Maslab),
+            sample: self.sample.map(|n| (n, self.seed)),
+            offset: self.offset,
+            limit: self.limit,
+            strict: self.strict,
+            gpqa_correct_first: self.gpqa_correct_first,
+            fields: self.fields.clone(),
+            policies: Vec::new(),
+        })
     }
 
     /// Loads every item of the file; skipped rows are reported on stderr.
     pub fn load_all(&self) -> anyhow::Result<Vec<Item>> {
-        let opts = LoadOptions {
-            strict: self.strict,
-            gpqa_correct_first: self.gpqa_correct_first,
-            fields: self.field_map()?,
-            ..LoadOptions::default()
-        };
-        let loaded = load(self.dataset()?, &self.data, &opts)?;
-        for e in &loaded.header_rows {
-            eprintln!("note: skipped {e}");
+        let mut notes = Vec::new();
+        let items = load_all(&self.unit()?, &mut notes);
+        for n in &notes {
+            eprintln!("{n}");
         }
-        for e in &loaded.skipped {
-            eprintln!("warning: skipped {e}");
-        }
-        if !loaded.skipped.is_empty() && self.subset.is_some() {
-            eprintln!(
-                "warning: {} skipped row(s) change the subset; fix them or use --strict for a comparable subset",
-                loaded.skipped.len()
-            );
-        }
-        Ok(loaded.items)
+        Ok(items?)
     }
 
     /// Applies the selection flags: subset, then sample, offset, limit.
-    pub fn apply(&self, items: Vec<Item>) -> Vec<Item> {
-        let selection = Selection {
-            offset: self.offset,
-            limit: self.limit,
-            sample: self.sample.map(|n| (n, self.seed)),
-            maslab: self.subset == Some(Subset::Maslab),
-        };
-        select(items, &selection)
+    pub fn apply(&self, items: Vec<Item>) -> anyhow::Result<Vec<Item>> {
+        Ok(select_items(&self.unit()?, items))
     }
 
     /// Loads the file and applies the selection.
     pub fn load_selected(&self) -> anyhow::Result<Vec<Item>> {
-        Ok(self.apply(self.load_all()?))
+        self.apply(self.load_all()?)
     }
 }

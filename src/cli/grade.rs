@@ -106,7 +106,7 @@ pub fn run(a: GradeArgs) -> anyhow::Result<()> {
     let dataset = a.data.dataset()?;
     let all = a.data.load_all()?;
     let known: BTreeSet<String> = all.iter().map(|i| i.id.clone()).collect();
-    let selected = a.data.apply(all);
+    let selected = a.data.apply(all)?;
     let items: BTreeMap<&str, &colony_qa::Item> =
         selected.iter().map(|i| (i.id.as_str(), i)).collect();
     let predictions = read_predictions(&a.predictions, a.data.strict)?;

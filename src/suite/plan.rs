@@ -185,8 +185,9 @@ pub struct PlanFile {
     pub keys: Vec<String>,
 }
 
-/// Loads a dataset unit's selected items (skipped malformed rows are reported in `notes`).
-pub fn load_items(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Item>, PlanError> {
+/// Loads every item of a dataset unit's file (before selection); skipped malformed rows and
+/// stray header rows are reported in `notes`. `colony eval`, `grade` and suites share it.
+pub fn load_all(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Item>, PlanError> {
     let err = |message: String| PlanError::Dataset {
         label: unit.label.clone(),
         path: unit.data.clone(),
@@ -196,7 +197,10 @@ pub fn load_items(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Ite
     let fields = if unit.fields.is_empty() {
         None
     } else {
-        Some(FieldMap::from_specs(&unit.fields).map_err(|e| err(e.to_string()))?)
+        let map = FieldMap::from_specs(&unit.fields).map_err(|e| err(format!("--field: {e}")))?;
+        map.check(dataset)
+            .map_err(|e| err(format!("--field: {e}")))?;
+        Some(map)
     };
     let opts = LoadOptions {
         strict: unit.strict,
@@ -206,20 +210,36 @@ pub fn load_items(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Ite
     };
     let loaded = load(dataset, &unit.data, &opts).map_err(|e| err(e.to_string()))?;
     for e in &loaded.header_rows {
-        notes.push(format!("note: {}: skipped {e}", unit.label));
+        notes.push(format!("note: skipped {e}"));
     }
     for e in &loaded.skipped {
-        notes.push(format!("warning: {}: skipped {e}", unit.label));
+        notes.push(format!("warning: skipped {e}"));
     }
-    let items = select(
-        loaded.items,
+    if !loaded.skipped.is_empty() && unit.maslab {
+        notes.push(format!(
+            "warning: {} skipped row(s) change the subset; fix them or use strict mode for a comparable subset",
+            loaded.skipped.len()
+        ));
+    }
+    Ok(loaded.items)
+}
+
+/// Applies a unit's selection: the MASLab subset, then sample, offset, limit.
+pub fn select_items(unit: &DatasetUnit, items: Vec<Item>) -> Vec<Item> {
+    select(
+        items,
         &Selection {
             offset: unit.offset,
             limit: unit.limit,
             sample: unit.sample,
             maslab: unit.maslab,
         },
-    );
+    )
+}
+
+/// Loads a dataset unit's selected items; none selected is an error.
+pub fn load_items(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Item>, PlanError> {
+    let items = select_items(unit, load_all(unit, notes)?);
     if items.is_empty() {
         return Err(PlanError::Empty {
             label: unit.label.clone(),
