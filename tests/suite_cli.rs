@@ -22,6 +22,11 @@ name = "gsm8k"
 data = "{root}/environments/qa/samples/gsm8k.jsonl"
 limit = {limit}
 
+[[datasets]]
+name = "math"
+data = "{root}/environments/qa/samples/math-500.jsonl"
+limit = 3
+
 [[environments]]
 id = "cube"
 set = {{ n = 1 }}
@@ -116,16 +121,19 @@ fn dry_run_counts_the_matrix_and_each_shard_its_share() {
     let suite = write(tmp.path(), "tiny.toml", &suite_text(6));
     let s = suite.to_str().unwrap();
     let out = run(&["run", s, "--dry-run", "--no-shard"]);
-    assert!(out.contains("| sim/gsm8k | single | 6 | 6 | 6 |"), "{out}");
     assert!(
-        out.contains("| sim/gsm8k | self_consistency:k=2 | 6 | 6 | 12 |"),
+        out.contains("| sim/reasoning (gsm8k) | single | 6 | 6 | 6 |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| sim/reasoning (gsm8k) | self_consistency:k=2 | 6 | 6 | 12 |"),
         "{out}"
     );
     assert!(
         out.contains("| sim/cube_n=1 | scripted:heuristic | 3 | 3 | 0 |"),
         "{out}"
     );
-    assert!(out.contains("| **total** | 2 units | 18 | 18 |"), "{out}");
+    assert!(out.contains("| **total** | 2 units | 24 | 24 |"), "{out}");
     assert!(!tmp.path().join("runs").exists());
     let mut mine = 0;
     for i in 0..3 {
@@ -139,7 +147,7 @@ fn dry_run_counts_the_matrix_and_each_shard_its_share() {
             .parse::<usize>()
             .unwrap();
     }
-    assert_eq!(mine, 18);
+    assert_eq!(mine, 24);
 }
 
 #[test]
@@ -155,10 +163,16 @@ fn a_rerun_with_another_suite_is_refused_unless_forced() {
     assert_eq!(manifest["models"][0]["kind"], "simulated");
     assert!(manifest["templates"]["qa/math"].as_str().unwrap().len() == 64);
     assert!(manifest["started"].as_str().unwrap().ends_with('Z'));
-    let lines = jsonl(&out.join("sim/gsm8k/single.jsonl")).len();
+    let gsm8k = |out: &Path| {
+        jsonl(&out.join("sim/reasoning/single.jsonl"))
+            .iter()
+            .filter(|r| r["dataset"] == "gsm8k")
+            .count()
+    };
+    let lines = jsonl(&out.join("sim/reasoning/single.jsonl")).len();
     // The same suite resumes: nothing runs again.
     run(&["run", s, "--out", o, "--quiet", "--no-shard"]);
-    assert_eq!(jsonl(&out.join("sim/gsm8k/single.jsonl")).len(), lines);
+    assert_eq!(jsonl(&out.join("sim/reasoning/single.jsonl")).len(), lines);
     std::fs::write(&suite, suite_text(4)).unwrap();
     let (ok, _, err) = colony(&["run", s, "--out", o, "--quiet", "--no-shard"]);
     assert!(!ok);
@@ -167,7 +181,7 @@ fn a_rerun_with_another_suite_is_refused_unless_forced() {
         "{err}"
     );
     run(&["run", s, "--out", o, "--quiet", "--no-shard", "--force"]);
-    assert_eq!(jsonl(&out.join("sim/gsm8k/single.jsonl")).len(), 4);
+    assert_eq!(gsm8k(&out), 4);
 }
 
 #[test]
@@ -211,7 +225,7 @@ fn merged_shards_report_what_one_process_reports() {
         std::fs::read_to_string(merged.join("results.md")).unwrap(),
         std::fs::read_to_string(whole.join("results.md")).unwrap()
     );
-    for unit in ["sim/gsm8k", "sim/cube_n=1"] {
+    for unit in ["sim/reasoning", "sim/cube_n=1"] {
         assert_eq!(
             timeless(&summary(&merged.join(unit))),
             timeless(&summary(&whole.join(unit))),
@@ -222,11 +236,20 @@ fn merged_shards_report_what_one_process_reports() {
         std::fs::read(merged.join("sim/cube_n=1/score.svg")).unwrap(),
         std::fs::read(whole.join("sim/cube_n=1/score.svg")).unwrap()
     );
+    // One table for the model's datasets, a column each, as in the SelfOrg paper's Table 1.
+    let table = std::fs::read_to_string(merged.join("sim/reasoning/results.md")).unwrap();
+    assert!(
+        table.contains("gsm8k (%)") && table.contains("math (%)") && table.contains("AVG-R"),
+        "{table}"
+    );
     // Every episode's trajectory and every item's call log came along.
     assert!(merged
         .join("sim/cube_n=1/episodes/independent/2/steps.jsonl")
         .is_file());
-    assert_eq!(jsonl(&merged.join("sim/gsm8k/calls/single.jsonl")).len(), 6);
+    assert_eq!(
+        jsonl(&merged.join("sim/reasoning/calls/single.jsonl")).len(),
+        6 + 3
+    );
 
     // Merge errors: a missing shard, a shard twice, a non-run, a used output directory.
     let partial = tmp.path().join("partial");
@@ -328,11 +351,11 @@ fn a_suite_runs_against_an_endpoint_named_by_flags() {
         mock.url.trim_end_matches('/')
     );
     let unit = out.join(format!(
-        "{}/gsm8k",
+        "{}/reasoning",
         manifest["models"][0]["name"].as_str().unwrap()
     ));
     let results = jsonl(&unit.join("single.jsonl"));
-    assert_eq!(results.len(), 3);
+    assert_eq!(results.len(), 3 + 3, "gsm8k and math");
     assert!(results
         .iter()
         .all(|r| r["error"].is_null() && r["calls"] == 1));
@@ -362,7 +385,8 @@ fn the_shipped_suites_load_and_expand() {
     assert_eq!(wildfire.environments[0].seeds.len(), 10);
     assert_eq!(wildfire.environments[15].seeds, [6309, 3821, 6117]);
     let (_, table1, units) = find("selforg-table1");
-    assert_eq!(*units, 8);
+    assert_eq!(*units, 1, "one table for the eight datasets");
+    assert_eq!(table1.datasets.len(), 8);
     assert!(table1.datasets.iter().all(|d| d.maslab));
     assert_eq!(find("swarmbench").2, 5);
     let (_, cube, _) = find("cube");

@@ -61,37 +61,40 @@ pub async fn matrix(
     for unit in units {
         let rel = unit.rel_dir().display().to_string();
         match &unit.work {
-            UnitWork::Dataset { unit: d, items } => {
-                let sample = &items[..items.len().min(SAMPLE_ITEMS)];
-                let roster = reasoning_roster(
-                    std::slice::from_ref(&sim),
-                    &suite.roles,
-                    suite.agents,
-                    sample,
-                    CallRouting::Live,
-                )?;
-                let owned = shard.map(|s| unit.owned_items(s));
-                for p in &d.policies {
-                    let policy: Arc<dyn ReasoningPolicy> =
-                        Arc::from(policy_with_embedder(p, embedder.clone())?);
-                    policy.prepare(items, suite.seed);
-                    let mut calls = 0u64;
-                    for item in sample {
-                        let r = solve_item(policy.as_ref(), item, &roster, suite.seed, &d.dataset)
-                            .await;
-                        calls += r.calls + r.failed_calls;
+            UnitWork::Datasets { entries, .. } => {
+                for (d, items) in entries {
+                    let sample = &items[..items.len().min(SAMPLE_ITEMS)];
+                    let roster = reasoning_roster(
+                        std::slice::from_ref(&sim),
+                        &suite.roles,
+                        suite.agents,
+                        sample,
+                        CallRouting::Live,
+                    )?;
+                    let owned = shard.map(|s| unit.owned_items((d, items), s));
+                    for p in &d.policies {
+                        let policy: Arc<dyn ReasoningPolicy> =
+                            Arc::from(policy_with_embedder(p, embedder.clone())?);
+                        policy.prepare(items, suite.seed);
+                        let mut calls = 0u64;
+                        for item in sample {
+                            let r =
+                                solve_item(policy.as_ref(), item, &roster, suite.seed, &d.dataset)
+                                    .await;
+                            calls += r.calls + r.failed_calls;
+                        }
+                        let mine = owned
+                            .as_ref()
+                            .and_then(|o| o.get(policy.name()))
+                            .map_or(items.len(), |ids| ids.len());
+                        rows.push(MatrixRow {
+                            unit: format!("{rel} ({})", d.dataset),
+                            policy: p.clone(),
+                            work: items.len(),
+                            mine,
+                            calls: per_share(calls, sample.len(), mine),
+                        });
                     }
-                    let mine = owned
-                        .as_ref()
-                        .and_then(|o| o.get(policy.name()))
-                        .map_or(items.len(), |ids| ids.len());
-                    rows.push(MatrixRow {
-                        unit: rel.clone(),
-                        policy: p.clone(),
-                        work: items.len(),
-                        mine,
-                        calls: per_share(calls, sample.len(), mine),
-                    });
                 }
             }
             UnitWork::Env { unit: e, configs } => {

@@ -238,9 +238,9 @@ pub async fn merge_shards(
     let suite = base.suite.clone();
     let mut asm = Assembly::default();
     for model in &base.models {
-        for d in &suite.datasets {
+        for label in dataset_groups(&suite) {
             for dir in by_index.values() {
-                scan_dataset_unit(&mut asm, dir, &model.name, &d.label)?;
+                scan_dataset_unit(&mut asm, dir, &model.name, &label)?;
             }
         }
         for e in &suite.environments {
@@ -312,7 +312,10 @@ fn scan_dataset_unit(
                     serde_json::from_str(line).map_err(|e| io(&path)(format!("line {n}: {e}")))?;
                 dest.extend_from_slice(line.as_bytes());
                 if r.error.is_none() {
-                    finished.push(format!("{model}/{label}/{}/{}", r.policy, r.id));
+                    finished.push(format!(
+                        "{model}/{label}/{}/{}/{}",
+                        r.dataset, r.policy, r.id
+                    ));
                 }
             }
             for k in finished {
@@ -459,6 +462,17 @@ fn copy_tree(src: &Path, dest: &Path) -> Result<(), MergeError> {
     Ok(())
 }
 
+/// The dataset directories' labels, in order of first appearance (as the plan groups them).
+fn dataset_groups(suite: &Suite) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for d in &suite.datasets {
+        if !out.contains(&d.label) {
+            out.push(d.label.clone());
+        }
+    }
+    out
+}
+
 /// Rebuilds every unit's report in the merged directory.
 async fn rebuild_reports(
     out: &Path,
@@ -467,16 +481,16 @@ async fn rebuild_reports(
 ) -> Result<Vec<UnitReport>, MergeError> {
     let mut units = Vec::new();
     for model in models {
-        for d in &suite.datasets {
-            let dir = out.join(unit_dir(&model.name, &d.label));
+        for label in dataset_groups(suite) {
+            let dir = out.join(unit_dir(&model.name, &label));
             std::fs::create_dir_all(&dir).map_err(|e| io(&dir)(e.to_string()))?;
             let summary = rebuild_summary(&dir)?;
             let md = write_eval_report(&dir, &summary)?;
             let errors = summary.policies.values().map(|p| p.errors).sum();
             units.push(unit_report(
-                (&model.name, &d.label),
+                (&model.name, &label),
                 &dir,
-                "dataset",
+                "datasets",
                 md,
                 errors,
             ));

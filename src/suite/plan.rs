@@ -53,12 +53,12 @@ pub enum PlanError {
 /// What a unit runs.
 #[derive(Debug, Clone)]
 pub enum UnitWork {
-    /// A dataset: its selected items.
-    Dataset {
-        /// The suite's entry.
-        unit: DatasetUnit,
-        /// Selected items, in order.
-        items: Vec<Item>,
+    /// The datasets sharing one results directory, each with its selected items.
+    Datasets {
+        /// The directory's label.
+        label: String,
+        /// The suite's entries with their selected items, in file order.
+        entries: Vec<(DatasetUnit, Vec<Item>)>,
     },
     /// An environment: its grid configurations (labels; one empty label without a grid).
     Env {
@@ -69,7 +69,7 @@ pub enum UnitWork {
     },
 }
 
-/// One (model, dataset or environment) of a suite.
+/// One results directory of a suite: a model's datasets of one label, or one environment.
 #[derive(Debug, Clone)]
 pub struct PlannedUnit {
     /// Model name (the first path component).
@@ -82,7 +82,7 @@ impl PlannedUnit {
     /// The unit's label (its directory under the model's).
     pub fn label(&self) -> &str {
         match &self.work {
-            UnitWork::Dataset { unit, .. } => &unit.label,
+            UnitWork::Datasets { label, .. } => label,
             UnitWork::Env { unit, .. } => &unit.label,
         }
     }
@@ -92,23 +92,21 @@ impl PlannedUnit {
         super::run::unit_dir(&self.model, self.label())
     }
 
-    /// Policy specs.
-    pub fn policies(&self) -> &[String] {
-        match &self.work {
-            UnitWork::Dataset { unit, .. } => &unit.policies,
-            UnitWork::Env { unit, .. } => &unit.policies,
-        }
-    }
-
-    /// Every work item's key, in plan order: `model/label/policy/item` for datasets,
+    /// Every work item's key, in plan order: `model/label/dataset/policy/item` for datasets,
     /// `model/label/configuration/policy/seed` for environments.
     pub fn keys(&self) -> Vec<String> {
         let prefix = format!("{}/{}", self.model, self.label());
         let prefix = prefix.as_str();
         match &self.work {
-            UnitWork::Dataset { unit, items } => result_names(unit)
-                .into_iter()
-                .flat_map(|p| items.iter().map(move |i| format!("{prefix}/{p}/{}", i.id)))
+            UnitWork::Datasets { entries, .. } => entries
+                .iter()
+                .flat_map(|(d, items)| {
+                    result_names(d).into_iter().flat_map(move |p| {
+                        items
+                            .iter()
+                            .map(move |i| format!("{prefix}/{}/{p}/{}", d.dataset, i.id))
+                    })
+                })
                 .collect(),
             UnitWork::Env { unit, configs } => configs
                 .iter()
@@ -123,18 +121,29 @@ impl PlannedUnit {
         }
     }
 
-    /// Per policy result name, the item ids `shard` owns (datasets).
-    pub fn owned_items(&self, shard: Shard) -> BTreeMap<String, BTreeSet<String>> {
+    /// For one dataset entry of this unit, per policy result name, the item ids `shard`
+    /// owns.
+    pub fn owned_items(
+        &self,
+        (d, items): (&DatasetUnit, &[Item]),
+        shard: Shard,
+    ) -> BTreeMap<String, BTreeSet<String>> {
         let mut out = BTreeMap::new();
-        if let UnitWork::Dataset { unit, items } = &self.work {
-            for p in result_names(unit) {
-                let ids = items
-                    .iter()
-                    .filter(|i| shard.owns(&format!("{}/{}/{p}/{}", self.model, unit.label, i.id)))
-                    .map(|i| i.id.clone())
-                    .collect();
-                out.insert(p, ids);
-            }
+        for p in result_names(d) {
+            let ids = items
+                .iter()
+                .filter(|i| {
+                    shard.owns(&format!(
+                        "{}/{}/{}/{p}/{}",
+                        self.model,
+                        self.label(),
+                        d.dataset,
+                        i.id
+                    ))
+                })
+                .map(|i| i.id.clone())
+                .collect();
+            out.insert(p, ids);
         }
         out
     }
@@ -155,14 +164,6 @@ impl PlannedUnit {
             }
         }
         out
-    }
-
-    /// Items (datasets) or episodes (environments) per policy.
-    pub fn size_per_policy(&self) -> usize {
-        match &self.work {
-            UnitWork::Dataset { items, .. } => items.len(),
-            UnitWork::Env { unit, configs } => configs.len() * unit.seeds.len(),
-        }
     }
 }
 
@@ -285,14 +286,22 @@ pub fn expand(
     for e in &suite.environments {
         configs.push(env_configs(e)?);
     }
+    // Datasets grouped by label, groups in order of first appearance.
+    let mut groups: Vec<(String, Vec<(DatasetUnit, Vec<Item>)>)> = Vec::new();
+    for (d, its) in suite.datasets.iter().zip(items) {
+        match groups.iter_mut().find(|(l, _)| *l == d.label) {
+            Some((_, entries)) => entries.push((d.clone(), its)),
+            None => groups.push((d.label.clone(), vec![(d.clone(), its)])),
+        }
+    }
     let mut units = Vec::new();
     for m in models {
-        for (d, its) in suite.datasets.iter().zip(&items) {
+        for (label, entries) in &groups {
             units.push(PlannedUnit {
                 model: m.clone(),
-                work: UnitWork::Dataset {
-                    unit: d.clone(),
-                    items: its.clone(),
+                work: UnitWork::Datasets {
+                    label: label.clone(),
+                    entries: entries.clone(),
                 },
             });
         }

@@ -203,49 +203,47 @@ pub async fn run_suite(
         (hooks.unit_started)(&rel);
         let out = dir.join(&rel);
         let report = match &unit.work {
-            UnitWork::Dataset { unit: d, items } => {
-                let roster = reasoning_roster(
-                    std::slice::from_ref(&spec),
-                    &suite.roles,
-                    suite.agents,
-                    items,
-                    opts.calls,
-                )?;
-                let policies: Vec<Arc<dyn ReasoningPolicy>> = d
-                    .policies
-                    .iter()
-                    .map(|p| policy_with_embedder(p, embedder.clone()).map(Arc::from))
-                    .collect::<Result<_, _>>()?;
-                let outcome = run_dataset(
-                    DatasetRun {
-                        dataset: d.dataset.clone(),
-                        items: items.clone(),
-                        policies,
-                        roster,
-                        items_in_flight: suite.items_in_flight,
-                        run_seed: suite.seed,
-                        out: out.clone(),
-                        only: opts.shard.map(|s| unit.owned_items(s)),
-                    },
-                    hooks.dataset,
-                )
-                .await
-                .map_err(|source| SuiteRunError::Dataset {
-                    unit: rel.display().to_string(),
-                    source,
-                })?;
-                if let Some((_, why)) = outcome.stopped {
-                    return Err(SuiteRunError::Stopped {
-                        unit: rel.display().to_string(),
-                        why,
-                    });
+            UnitWork::Datasets { entries, .. } => {
+                let mut last = None;
+                for (d, items) in entries {
+                    let outcome = run_dataset_entry(
+                        suite,
+                        &opts,
+                        &spec,
+                        &embedder,
+                        unit,
+                        (d, items),
+                        &out,
+                        hooks.dataset,
+                    )
+                    .await
+                    .map_err(|source| match source {
+                        EntryError::Run(source) => SuiteRunError::Dataset {
+                            unit: rel.display().to_string(),
+                            source,
+                        },
+                        EntryError::Setup(e) => e,
+                    })?;
+                    if let Some((_, why)) = outcome.stopped {
+                        return Err(SuiteRunError::Stopped {
+                            unit: rel.display().to_string(),
+                            why,
+                        });
+                    }
+                    last = Some(outcome);
                 }
-                let errors = outcome.summary.policies.values().map(|p| p.errors).sum();
+                // The last entry's report covers every dataset of the directory.
+                let (markdown, errors) = last.map_or((String::new(), 0), |o| {
+                    (
+                        o.markdown,
+                        o.summary.policies.values().map(|p| p.errors).sum(),
+                    )
+                });
                 unit_report(
                     (&unit.model, unit.label()),
                     &out,
-                    "dataset",
-                    outcome.markdown,
+                    "datasets",
+                    markdown,
                     errors,
                 )
             }
@@ -292,6 +290,61 @@ pub async fn run_suite(
         markdown,
         notes,
     })
+}
+
+/// Why one dataset entry did not run.
+enum EntryError {
+    /// Its roster, embedder or policies could not be built.
+    Setup(SuiteRunError),
+    /// The run failed.
+    Run(DatasetRunError),
+}
+
+impl<E: Into<SuiteRunError>> From<E> for EntryError {
+    fn from(e: E) -> Self {
+        Self::Setup(e.into())
+    }
+}
+
+/// Runs one dataset entry of a unit into the unit's directory (its shard's share).
+#[allow(clippy::too_many_arguments)]
+async fn run_dataset_entry(
+    suite: &Suite,
+    opts: &SuiteRunOptions<'_>,
+    spec: &ModelSpec,
+    embedder: &Arc<dyn crate::embed::Embedder>,
+    unit: &PlannedUnit,
+    (d, items): (&super::spec::DatasetUnit, &Vec<colony_qa::Item>),
+    out: &Path,
+    progress: &dyn DatasetProgress,
+) -> Result<crate::eval::dataset_run::DatasetOutcome, EntryError> {
+    let roster = reasoning_roster(
+        std::slice::from_ref(spec),
+        &suite.roles,
+        suite.agents,
+        items,
+        opts.calls,
+    )?;
+    let policies: Vec<Arc<dyn ReasoningPolicy>> = d
+        .policies
+        .iter()
+        .map(|p| policy_with_embedder(p, embedder.clone()).map(Arc::from))
+        .collect::<Result<_, _>>()?;
+    run_dataset(
+        DatasetRun {
+            dataset: d.dataset.clone(),
+            items: items.clone(),
+            policies,
+            roster,
+            items_in_flight: suite.items_in_flight,
+            run_seed: suite.seed,
+            out: out.to_path_buf(),
+            only: opts.shard.map(|s| unit.owned_items((d, items), s)),
+        },
+        progress,
+    )
+    .await
+    .map_err(EntryError::Run)
 }
 
 /// The `colony compare` settings of an environment unit for one model. `build_models`:

@@ -15,6 +15,9 @@
 //! - `set` and `grid` values may be TOML numbers, strings or booleans (`grid` values also
 //!   arrays); they become the `key=value` strings of `--set` / `--grid`.
 //! - `models` defaults to `["sim"]`, the offline simulated model.
+//! - A model's datasets share one results directory (`<model>/reasoning/`, or their
+//!   `label`), as several datasets in one `colony eval` directory do: the table then has a
+//!   column per dataset with AVG and AVG-R, the layout of the SelfOrg paper's Table 1.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -143,7 +146,9 @@ struct EnvTable {
 /// A dataset of a suite, resolved: what `colony eval`'s dataset flags would say.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DatasetUnit {
-    /// The unit's directory name (default: the dataset name).
+    /// The directory the dataset's results go to, shared with the suite's other datasets of
+    /// the same label (default [`DEFAULT_DATASET_GROUP`]), so one table has every dataset
+    /// as a column with AVG and AVG-R, like the SelfOrg paper's Table 1.
     pub label: String,
     /// Dataset name (as `--dataset`).
     pub dataset: String,
@@ -214,6 +219,9 @@ pub struct Suite {
     /// Environments.
     pub environments: Vec<EnvUnit>,
 }
+
+/// The results directory of datasets without a `label`: all of a model's datasets share it.
+pub const DEFAULT_DATASET_GROUP: &str = "reasoning";
 
 /// The default step cap of an environment unit (the environments end their episodes first).
 pub const DEFAULT_MAX_STEPS: usize = 10_000;
@@ -400,7 +408,7 @@ impl Suite {
                 return Err(invalid(at, &key("limit"), "must be at least 1".into()));
             }
             datasets.push(DatasetUnit {
-                label: safe_label(t.label.as_deref().unwrap_or(&name)),
+                label: safe_label(t.label.as_deref().unwrap_or(DEFAULT_DATASET_GROUP)),
                 dataset: name,
                 data: resolve(t.data.get_ref()),
                 maslab,
@@ -476,16 +484,31 @@ impl Suite {
             ));
         }
         let mut seen = std::collections::BTreeSet::new();
-        for label in datasets
-            .iter()
-            .map(|d| &d.label)
-            .chain(environments.iter().map(|e| &e.label))
-        {
-            if !seen.insert(label.clone()) {
+        for d in &datasets {
+            if !seen.insert((d.label.clone(), d.dataset.clone())) {
                 return Err(invalid(
                     0,
                     "label",
-                    format!("two units are both called {label:?}; give one a `label`"),
+                    format!(
+                        "dataset {} appears twice in {:?}; give one entry another `label` (its \
+                         own results directory)",
+                        d.dataset, d.label
+                    ),
+                ));
+            }
+        }
+        let groups: std::collections::BTreeSet<&String> =
+            datasets.iter().map(|d| &d.label).collect();
+        let mut envs = std::collections::BTreeSet::new();
+        for e in &environments {
+            if groups.contains(&e.label) || !envs.insert(e.label.clone()) {
+                return Err(invalid(
+                    0,
+                    "label",
+                    format!(
+                        "two units are both called {:?}; give one a `label`",
+                        e.label
+                    ),
                 ));
             }
         }
