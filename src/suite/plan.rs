@@ -50,6 +50,9 @@ pub enum PlanError {
     },
 }
 
+/// A dataset entry of a suite with its selected items.
+pub type DatasetEntry = (DatasetUnit, Vec<Item>);
+
 /// What a unit runs.
 #[derive(Debug, Clone)]
 pub enum UnitWork {
@@ -58,7 +61,7 @@ pub enum UnitWork {
         /// The directory's label.
         label: String,
         /// The suite's entries with their selected items, in file order.
-        entries: Vec<(DatasetUnit, Vec<Item>)>,
+        entries: Vec<DatasetEntry>,
     },
     /// An environment: its grid configurations (labels; one empty label without a grid).
     Env {
@@ -287,7 +290,7 @@ pub fn expand(
         configs.push(env_configs(e)?);
     }
     // Datasets grouped by label, groups in order of first appearance.
-    let mut groups: Vec<(String, Vec<(DatasetUnit, Vec<Item>)>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<DatasetEntry>)> = Vec::new();
     for (d, its) in suite.datasets.iter().zip(items) {
         match groups.iter_mut().find(|(l, _)| *l == d.label) {
             Some((_, entries)) => entries.push((d.clone(), its)),
