@@ -31,7 +31,7 @@ async fn start() -> MockServer {
 }
 
 fn client() -> reqwest::Client {
-    reqwest::Client::builder()
+    colony::llm::http::client_builder()
         .timeout(Duration::from_secs(20))
         .build()
         .unwrap()

@@ -452,7 +452,8 @@ async fn mock(edit: impl FnOnce(&mut MockServerConfig)) -> MockServer {
 }
 
 async fn post(url: &str, body: Vec<u8>) -> (u16, Value, usize) {
-    let resp = reqwest::Client::new()
+    let resp = colony::llm::http::client()
+        .unwrap()
         .post(url)
         .header("content-type", "application/json")
         .body(body)

@@ -93,7 +93,7 @@ pub async fn run(a: SwarmsysBench) -> anyhow::Result<()> {
         vec![endpoint],
     )?);
     let embedder: Arc<dyn Embedder> = Arc::new(HashingEmbedder::new(HashingEmbedder::DEFAULT_DIM));
-    let http = reqwest::Client::new();
+    let http = colony::llm::http::client()?;
     let mut rows = Vec::new();
     for &agents in &a.agents {
         mock_call(&http, &format!("{url}/mock/reset"), true).await?;

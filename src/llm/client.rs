@@ -103,7 +103,7 @@ impl OpenAiClient {
             }
         }
         let max_conc: usize = endpoints.iter().map(|e| e.max_concurrency).sum();
-        let http = reqwest::Client::builder()
+        let http = super::http::client_builder()
             .pool_max_idle_per_host(max_conc.max(1))
             .tcp_nodelay(true)
             .user_agent(concat!("colony/", env!("CARGO_PKG_VERSION")))

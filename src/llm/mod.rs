@@ -17,6 +17,7 @@ mod config;
 mod endpoint;
 mod error;
 mod fatal;
+pub mod http;
 mod model;
 mod replay;
 mod retry;
