@@ -19,6 +19,7 @@ pub mod embed;
 pub mod env;
 pub mod eval;
 pub mod llm;
+#[cfg(feature = "serve-mock")]
 pub mod mock_server;
 pub mod policy;
 pub mod runtime;

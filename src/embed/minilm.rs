@@ -21,8 +21,7 @@ use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use super::{EmbedError, Embedder};
 
-/// Environment variable naming the model directory when `--embedder minilm` has no `:DIR`.
-pub const MINILM_DIR_ENV: &str = "COLONY_MINILM_DIR";
+pub use super::MINILM_DIR_ENV;
 
 /// Files a sentence-transformers directory must have for this backend.
 const REQUIRED: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];

@@ -5,8 +5,9 @@
 //! homogeneity, and `colony serve-mock` answers `/v1/embeddings`. Backends:
 //!
 //! - [`HashingEmbedder`] (`hash`, the default): deterministic feature hashing, no files.
-//! - [`MiniLmEmbedder`] (`minilm:DIR`): the real all-MiniLM-L6-v2 in pure Rust (candle),
-//!   from a local sentence-transformers directory (`colony embed fetch-minilm`).
+//! - `MiniLmEmbedder` (`minilm:DIR`, cargo feature `minilm`, on by default): the real
+//!   all-MiniLM-L6-v2 in pure Rust (candle), from a local sentence-transformers directory
+//!   (`colony embed fetch-minilm`).
 //! - [`RemoteEmbedder`] (`remote:URL#MODEL`): `/v1/embeddings` of an OpenAI-compatible server.
 //! - `FastEmbedder` (`fastembed:NAME`, cargo feature `fastembed`): ONNX models via fastembed.
 //!
@@ -16,6 +17,7 @@
 #[cfg(feature = "fastembed")]
 mod fastembed;
 mod hashing;
+#[cfg(feature = "minilm")]
 mod minilm;
 mod remote;
 mod spec;
@@ -23,7 +25,11 @@ mod spec;
 #[cfg(feature = "fastembed")]
 pub use fastembed::FastEmbedder;
 pub use hashing::HashingEmbedder;
-pub use minilm::{MiniLmEmbedder, MINILM_DIR_ENV};
+#[cfg(feature = "minilm")]
+pub use minilm::MiniLmEmbedder;
+
+/// Environment variable naming the model directory when `--embedder minilm` has no `:DIR`.
+pub const MINILM_DIR_ENV: &str = "COLONY_MINILM_DIR";
 pub use remote::RemoteEmbedder;
 pub use spec::{cosine_matrix, EmbedderSpec};
 

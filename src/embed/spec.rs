@@ -10,7 +10,9 @@ use std::sync::Arc;
 use colony_env_api::clip;
 use ndarray::Array2;
 
-use super::{EmbedError, Embedder, HashingEmbedder, MiniLmEmbedder, RemoteEmbedder};
+#[cfg(feature = "minilm")]
+use super::MiniLmEmbedder;
+use super::{EmbedError, Embedder, HashingEmbedder, RemoteEmbedder};
 use crate::llm::ApiKey;
 
 /// A parsed `--embedder` value.
@@ -83,8 +85,16 @@ impl EmbedderSpec {
     pub async fn build(&self, api_key: Option<ApiKey>) -> Result<Arc<dyn Embedder>, EmbedError> {
         Ok(match self {
             Self::Hash(dim) => Arc::new(HashingEmbedder::new(*dim)),
+            #[cfg(feature = "minilm")]
             Self::MiniLm(Some(dir)) => Arc::new(MiniLmEmbedder::load(dir)?),
+            #[cfg(feature = "minilm")]
             Self::MiniLm(None) => Arc::new(MiniLmEmbedder::from_env()?),
+            #[cfg(not(feature = "minilm"))]
+            Self::MiniLm(_) => {
+                return Err(EmbedError::Config(
+                    "minilm: colony was built without its `minilm` cargo feature".into(),
+                ))
+            }
             Self::Remote { base_url, model } => {
                 Arc::new(RemoteEmbedder::connect(base_url, model, api_key).await?)
             }

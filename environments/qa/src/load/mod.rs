@@ -12,6 +12,7 @@ mod fields;
 mod jsonl;
 mod mapped;
 mod numeric;
+#[cfg(feature = "parquet")]
 mod parquet_file;
 
 pub use choice::gpqa_order;
@@ -213,7 +214,13 @@ fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 fn read_file(path: &Path, format: Format, header: CsvHeader) -> Result<Vec<RowResult>, LoadError> {
     let file: Rc<Path> = Rc::from(path);
     match format {
+        #[cfg(feature = "parquet")]
         Format::Parquet => parquet_file::read(&file),
+        #[cfg(not(feature = "parquet"))]
+        Format::Parquet => Err(LoadError::Format {
+            path: path.to_path_buf(),
+            message: "colony-qa was built without its `parquet` cargo feature".into(),
+        }),
         Format::Jsonl => Ok(jsonl::read_lines(&file, &read_text(path)?)),
         Format::Json => Ok(jsonl::read_document(&file, &read_text(path)?)),
         Format::Csv => Ok(csv_file::read(&file, &read_text(path)?, header)),
