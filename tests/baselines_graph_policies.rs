@@ -1,4 +1,4 @@
-//! MacNet and AgentVerse in detail (spec `reasoning.md` §3.6–§3.7): topology determinism,
+//! MacNet and AgentVerse in detail (docs/design/baselines.md §3.6–§3.7): topology determinism,
 //! depths and temperatures, calls following the graph, personas; recruitment and evaluation
 //! parsing, turns, criticising rounds, advice and counted fallbacks.
 

@@ -1,4 +1,4 @@
-//! The compact DyLAN, MacNet and AgentVerse baselines (spec `reasoning.md` §3.5–§3.7), what
+//! The compact DyLAN, MacNet and AgentVerse baselines (docs/design/baselines.md §3.5–§3.7), what
 //! they share (completion-order independence, end-to-end runs on the simulated model,
 //! failures, options) and DyLAN in detail: calls per round, ratings and ranking parsing,
 //! counted fallbacks, consensus, importance scores. MacNet and AgentVerse in detail:

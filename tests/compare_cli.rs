@@ -352,7 +352,7 @@ fn scripted_replies_fallbacks_are_counted_and_a_missing_line_is_an_episode_error
         first[1]["action"].as_str().unwrap(),
         format!("ACTION: LEFT\nMSG: {}...", &long[..120])
     );
-    // The next prompt shows the unparsed reply as NONE (spec §10.4).
+    // The next prompt shows the unparsed reply as NONE (docs/design/swarmbench.md §10.4).
     let second = calls
         .iter()
         .find(|c| c["step"] == 1 && c["agent"] == "Agent_0")

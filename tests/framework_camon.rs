@@ -1,4 +1,4 @@
-//! `camon` end to end (spec `wildfire.md` §14.2): the exact call pattern on Wildfire level 1
+//! `camon` end to end (docs/design/frameworks.md §14.2): the exact call pattern on Wildfire level 1
 //! with scripted replies (the leader plans, every other idle agent proposes and the leader
 //! reviews, leadership moves to the last proposer, an override pair interrupts a busy agent,
 //! missing tags fall back as documented), then every environment with the in-process

@@ -1,4 +1,4 @@
-//! `coela` end to end (spec `wildfire.md` §14.3): the exact call pattern on Wildfire level 1
+//! `coela` end to end (docs/design/frameworks.md §14.3): the exact call pattern on Wildfire level 1
 //! with scripted replies (message then action per idle agent in id order, sending a message
 //! in any case costs the step, a missing `<action>` is "do nothing" and counted), then every
 //! environment with the in-process simulated model, and once against `serve-mock` over HTTP.

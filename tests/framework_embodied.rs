@@ -1,5 +1,5 @@
-//! `embodied` end to end (spec `wildfire.md` §14.4): the exact call pattern on Wildfire level
-//! 1 with scripted replies (per step: perceptions, 2 rounds × live agents of
+//! `embodied` end to end (docs/design/frameworks.md §14.4): the exact call pattern on Wildfire
+//! level 1 with scripted replies (per step: perceptions, 2 rounds × live agents of
 //! `embodied.messages`, live agents × `embodied.action`, live agents × `execution`, busy
 //! agents included), private messages in both chats, GLOBAL in everyone's, unknown agents
 //! ignored, messages purged at `t0 + 3`; then every environment with the in-process simulated

@@ -1,4 +1,4 @@
-//! `hmas2` end to end (spec `wildfire.md` §14.5): the exact call pattern on Wildfire level 1
+//! `hmas2` end to end (docs/design/frameworks.md §14.5): the exact call pattern on Wildfire level 1
 //! with scripted replies (perceptions, a plan, feedback from every live agent, re-plan and
 //! feedback again while someone does not accept, at most 3 re-plans, then one execution per
 //! live agent), then every environment with the in-process simulated model, and once against

@@ -1,4 +1,4 @@
-//! Baseline reasoning policies (spec §3.1–§3.4) against the simulated model.
+//! Baseline reasoning policies (docs/design/baselines.md §3.1–§3.4) against the simulated model.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
@@ -364,7 +364,7 @@ fn selforg_role_pool_is_complete_and_ordered() {
     );
 }
 
-/// Spec §3.1–3.4: baselines send no system prompt even when the roster has role cards;
+/// Design §3.1–3.4: baselines send no system prompt even when the roster has role cards;
 /// SelfOrg (§1.3) gives each agent its role card's system prompt.
 #[tokio::test]
 async fn baselines_send_no_system_prompt_and_selforg_sends_the_role_cards() {

@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! SelfOrg pure-math core: spec `reasoning.md` §1.7–§1.9, §1.11, §1.14 test vectors, §1.15 edge
-//! cases. Agents are 0-indexed here; the spec's §1.14 numbers agents from 1.
+//! SelfOrg pure-math core: docs/design/selforg.md §1.7–§1.9, §1.11, §1.14 test vectors, §1.15 edge
+//! cases. Agents are 0-indexed here; the design note's §1.14 numbers agents from 1.
 
 use colony::policy::reasoning::selforg::{
     aggregate, build_graph, build_graph_from, contributions, early_stop, s_min, similarity, Graph,

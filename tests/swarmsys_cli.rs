@@ -1,6 +1,6 @@
-//! SwarmSys from the command line: `colony swarmsys match` (spec §2.6) and `colony eval
-//! --policy swarmsys…` over HTTP against `serve-mock`: totals equal the server's counts,
-//! resume after a kill, replay identical.
+//! SwarmSys from the command line: `colony swarmsys match` (docs/design/swarmsys.md §2.6) and
+//! `colony eval --policy swarmsys…` over HTTP against `serve-mock`: totals equal the server's
+//! counts, resume after a kill, replay identical.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -1,4 +1,4 @@
-//! The SwarmSys policy (spec `reasoning.md` §2) on the simulated model and on scripted
+//! The SwarmSys policy (docs/design/swarmsys.md §2) on the simulated model and on scripted
 //! models: end to end, trace keys, completion-order independence, modes A/B/C, limits,
 //! fallbacks, ablations, failures.
 

@@ -22,7 +22,7 @@ fn tmp(name: &str) -> std::path::PathBuf {
     dir.join(name)
 }
 
-/// Paper Table 3 means (spec §13.4), configurations by number and by level id.
+/// Paper Table 3 means (docs/design/wildfire.md §13.4), configurations by number and by level id.
 const TABLE3: &str = r#"{
  "CAMON": {"1": 18, "2": 72, "3": 30, "4": 94.33, "5": 1.6, "6": 0, "7": 6, "8": 10, "9": 3,
    "10": 4, "11": 0, "12": 0, "13": -593.33, "14": -736.67, "15": -1062.67, "16": -729.67,

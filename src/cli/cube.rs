@@ -1,5 +1,5 @@
 //! `colony cube …`: CUBE tools beyond the environment contract. `symbolic-bench` measures the
-//! per-call cost of each symbolic action (the paper's Fig. 4, spec §13).
+//! per-call cost of each symbolic action (the paper's Fig. 4, docs/design/cube.md §13).
 
 use anyhow::Result;
 use clap::{Args, Subcommand};

@@ -1,4 +1,4 @@
-//! `colony selforg graph`: run SelfOrg's `build_graph` (spec `reasoning.md` §1.7–§1.9) on
+//! `colony selforg graph`: run SelfOrg's `build_graph` (docs/design/selforg.md §1.7–§1.9) on
 //! embedding vectors read from a JSON file and print ψ, edges, order, leader and removed edges.
 //!
 //! Input limits: at most [`MAX_GRAPH_AGENTS`] vectors, a file of at most
@@ -28,7 +28,7 @@ pub enum SelforgAction {
     Graph(GraphArgs),
 }
 
-/// Candidate-parent rule (spec §1.9.1).
+/// Candidate-parent rule (design §1.9.1).
 #[derive(ValueEnum, Clone, Copy, Debug)]
 pub enum RuleArg {
     /// The paper's Algorithm 2 (top-k over S ≥ tau, then cycle removal).

@@ -1,6 +1,7 @@
 //! `colony swarmbench physics`: one SwarmBench physics step per scenario read as JSON on
 //! stdin (a scenario or a list of them); prints one line per scenario with sorted keys:
-//! `{"grid": [rows], "on_grid": {id: bool}, "positions": {id: [i, j]}}` (swarmbench spec §4).
+//! `{"grid": [rows], "on_grid": {id: bool}, "positions": {id: [i, j]}}`
+//! (docs/design/swarmbench.md §4).
 
 use std::io::Read;
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! `colony swarmsys match`: the matching distribution of SwarmSys (spec `reasoning.md` §2.6)
+//! `colony swarmsys match`: the matching distribution of SwarmSys (docs/design/swarmsys.md §2.6)
 //! for given compatibilities, so others can check it: reads
 //! `{"compat": [[s_ij …] per agent], "outcomes": [[0|1 …] per agent]}` and prints
 //! `{"epsilon": [ε_i …], "p": [[P(j|i) …] per agent]}`.

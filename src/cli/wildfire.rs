@@ -1,5 +1,5 @@
 //! `colony wildfire …`: CREW-Wildfire tools outside the generic `colony env` contract —
-//! `bcs` (normalized scores and Behavior Competency Scores, wildfire spec §13), `levels`
+//! `bcs` (normalized scores and Behavior Competency Scores, docs/design/wildfire.md §13), `levels`
 //! (the 17 configurations of §12.1) and `snapshot` (an SVG picture of a saved state).
 
 use std::collections::BTreeMap;
@@ -29,7 +29,7 @@ pub enum WildfireAction {
     Levels(LevelsArgs),
     /// Write an SVG snapshot (terrain, fire, agents, civilians) of a state JSON.
     Snapshot(SnapshotArgs),
-    /// Measure the Do-Nothing baseline (spec §13.1) on the open-ended levels over their
+    /// Measure the Do-Nothing baseline (design §13.1) on the open-ended levels over their
     /// evaluation seeds; prints `{"<configuration>": mean}` for `bcs --do-nothing`.
     DoNothing(DoNothingArgs),
     /// Time map generation and level setup for the given map sides (one JSON line each).

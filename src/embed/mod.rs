@@ -79,7 +79,7 @@ pub trait Embedder: Send + Sync {
     fn id(&self) -> &str;
     /// The longest input the encoder reads, in tokens, when it is known (text beyond it is
     /// truncated); `None` for encoders without a limit or that do not report one. SwarmSys
-    /// picks its competence instruction by it (spec `reasoning.md` §2.4).
+    /// picks its competence instruction by it (docs/design/swarmsys.md §2.4).
     fn max_input_tokens(&self) -> Option<usize> {
         None
     }

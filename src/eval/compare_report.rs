@@ -5,8 +5,8 @@
 //! Per policy: mean ± std of the environment's score over the episodes that finished without
 //! an error (errored episodes are counted apart, never scored), the paper's metrics
 //! (SwarmBench: the score; CUBE: delivered weight and steps; Wildfire: the normalized score
-//! against Do-Nothing measured in the same run on the same seeds, spec §13.2), calls,
-//! tokens, fallbacks and failed calls. A simulated run says SIMULATION in every table and
+//! against Do-Nothing measured in the same run on the same seeds, docs/design/wildfire.md §13.2),
+//! calls, tokens, fallbacks and failed calls. A simulated run says SIMULATION in every table and
 //! plot title.
 
 use std::collections::BTreeMap;
@@ -66,7 +66,7 @@ pub struct PolicyStats {
     pub fallbacks: u64,
     /// The environment's paper metrics, mean ± std over scored episodes.
     pub metrics: BTreeMap<String, MeanStd>,
-    /// Wildfire: normalized score of the mean against Do-Nothing (spec §13.2).
+    /// Wildfire: normalized score of the mean against Do-Nothing (design §13.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub normalized_score: Option<f64>,
 }
@@ -114,7 +114,7 @@ pub fn paper_metrics(env: &dyn DynEnvironment) -> BTreeMap<String, f64> {
     m
 }
 
-/// Wildfire's Do-Nothing score per seed (spec §13.1), taken from `scripted:noop` episodes of
+/// Wildfire's Do-Nothing score per seed (design §13.1), taken from `scripted:noop` episodes of
 /// this run when present, else measured now; `None` for other environments.
 pub async fn do_nothing_scores(
     config: &CompareConfig,

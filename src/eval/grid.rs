@@ -1,7 +1,7 @@
 //! Parameter grids of `colony compare --grid key=values`: every configuration × policy ×
 //! seed, and the grid's report (a table per configuration and, on Wildfire's `level` grid,
 //! the normalized score per configuration and the Behavior Competency Score per policy,
-//! spec `wildfire.md` §13, next to the paper's Table 3/4 values).
+//! docs/design/wildfire.md §13, next to the paper's Table 3/4 values).
 //!
 //! Values: `a..b` (b exclusive) or `a..=b` (integers), a comma list, or `all` for Wildfire's
 //! `level` (configurations 1–17). Several `--grid` flags multiply.
@@ -332,7 +332,7 @@ mod tests {
             bcs: None,
         };
         let paper = g.paper_bcs().unwrap();
-        // Spec §13.4 (Table 4): CAMON TD 0.454, RC 0.430.
+        // Design §13.4 (Table 4): CAMON TD 0.454, RC 0.430.
         let camon = &paper.bcs["camon (paper)"];
         assert!((camon["TD"] - 0.454).abs() < 5e-4, "{camon:?}");
         assert!((camon["RC"] - 0.430).abs() < 5e-4, "{camon:?}");

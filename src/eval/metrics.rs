@@ -1,5 +1,5 @@
 //! Policy metrics in the eval summary: what a policy measures about its own run (SwarmSys's
-//! contribution-balance entropy, drift and clustering, spec `reasoning.md` §2.10), averaged
+//! contribution-balance entropy, drift and clustering, docs/design/swarmsys.md §2.10), averaged
 //! per policy.
 //!
 //! **Decision (the contract).** A policy contributes named metrics by writing a `metrics`

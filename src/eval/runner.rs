@@ -25,7 +25,7 @@ use crate::runtime::RuntimeError;
 pub struct EvalConfig {
     /// Items solved at once.
     pub concurrency: usize,
-    /// Run seed (spec §0.3).
+    /// Run seed (docs/design/reasoning.md §0.3).
     pub run_seed: u64,
     /// Dataset name, recorded on every result; resuming matches (dataset, item id), so
     /// several datasets can share one output directory.

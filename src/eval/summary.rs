@@ -1,5 +1,6 @@
 //! Run summaries: per-policy totals (`summary.json`) and the results table of the paper's
-//! Table 1 (accuracy per dataset, AVG, AVG-R, tokens) as Markdown and CSV (spec §5.3).
+//! Table 1 (accuracy per dataset, AVG, AVG-R, tokens) as Markdown and CSV
+//! (docs/design/grading.md §5.3).
 //!
 //! Several `colony eval` runs into the same output directory, one per dataset, accumulate:
 //! `summary.json` keeps every dataset's per-policy totals and the table spans them all.
@@ -149,7 +150,7 @@ impl PolicySummary {
     }
 }
 
-/// Accuracy in percent rounded to 2 decimals, the precision ranks use (spec §5.3).
+/// Accuracy in percent rounded to 2 decimals, the precision ranks use (design §5.3).
 fn percent2(accuracy: f64) -> f64 {
     (accuracy * 10_000.0).round() / 100.0
 }
@@ -194,7 +195,7 @@ impl Summary {
     }
 
     /// The table: one row per policy in the SelfOrg paper's row order (see
-    /// [`super::table_order`]), AVG and AVG-R by the dense-rank rule of spec §5.3.
+    /// [`super::table_order`]), AVG and AVG-R by the dense-rank rule of design §5.3.
     pub fn rows(&self) -> Vec<TableRow> {
         let names = self.dataset_names();
         // Dense rank per dataset: distinct 2-decimal accuracies, best first.

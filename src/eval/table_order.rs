@@ -1,5 +1,5 @@
-//! The order of the results table's columns and rows (spec §5.3): the SelfOrg paper's
-//! Table 1 order, so a colony table reads like the paper's.
+//! The order of the results table's columns and rows (docs/design/grading.md §5.3): the SelfOrg
+//! paper's Table 1 order, so a colony table reads like the paper's.
 //!
 //! * **Datasets** (columns): MATH, GSM8K, AQUA-RAT, GSM-Hard, MMLU, MMLU-Pro, then GPQA (which
 //!   the paper's large-model table puts between MMLU-Pro and AIME), then AIME; any other

@@ -1,6 +1,6 @@
 //! `SimulatedModel`: a seeded, offline stand-in for an LLM.
 //!
-//! It implements the probabilistic model of SelfOrg §2.6 (spec `reasoning.md` §1.16): on a QA
+//! It implements the probabilistic model of SelfOrg §2.6 (docs/design/selforg.md §1.16): on a QA
 //! prompt whose question is in the [`AnswerKey`], an agent is correct with probability
 //! `accuracy`, otherwise it picks one of `wrong_answers` wrong candidates (equally likely by
 //! default, Zipf-skewed with `wrong_skew > 0`). The candidates depend only on the question, so

@@ -1,8 +1,8 @@
 //! Role cards: an agent's name, system prompt and default sampling, kept as data in TOML.
 //!
-//! Role prompts are data (spec `reasoning.md`), so they live in `roles/*.toml` where their
-//! hash can go into a run manifest, not in code. Unknown keys are rejected so a typo in a card
-//! is an error naming the file instead of a silently ignored setting. The format is described
+//! Role prompts are data (docs/design/reasoning.md §0.1), so they live in `roles/*.toml` where
+//! their hash can go into a run manifest, not in code. Unknown keys are rejected so a typo in a
+//! card is an error naming the file instead of a silently ignored setting. The format is described
 //! in `roles/README.md`.
 
 use std::collections::BTreeMap;

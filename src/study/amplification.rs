@@ -1,11 +1,11 @@
-//! The SelfOrg amplification study (SelfOrg §2.6; spec §1.16), run on colony's simulated
-//! model so it needs no LLM:
+//! The SelfOrg amplification study (SelfOrg §2.6; docs/design/selforg.md §1.16), run on colony's
+//! simulated model so it needs no LLM:
 //!
 //! (a) P(at least two of N agents correct): the closed form `1 − (1−p)^N − N·p·(1−p)^(N−1)`
 //!     next to a Monte-Carlo estimate, N = 1..10, p ∈ {0.2, 0.4, 0.6};
 //! (b) accuracy of single, self-consistency, debate and SelfOrg on a simulated GSM8K-format set
 //!     for p ∈ {0.2 … 0.8}, wrong answers dispersed over K = 10 values (the end-to-end variant
-//!     of spec §1.16: the real policies, prompts, DAG scheduling, embeddings and grading);
+//!     of design §1.16: the real policies, prompts, DAG scheduling, embeddings and grading);
 //! (c) SelfOrg with and without early stopping (γ = 0.9): accuracy and tokens;
 //! (d) which variant closes SelfOrg's gap to self-consistency, and at what token cost: SelfOrg
 //!     with the embedding windows `full`, `tail` and `answer`, and SwarmSys, with short and
@@ -318,7 +318,7 @@ mod tests {
 
     #[test]
     fn closed_form_matches_the_spec_reference_values() {
-        // Spec §1.16 reference values (N rows; p = 0.1 / 0.3 / 0.5 / 0.7).
+        // Design §1.16 reference values (N rows; p = 0.1 / 0.3 / 0.5 / 0.7).
         let cases = [
             (2, [0.0100, 0.0900, 0.2500, 0.4900]),
             (4, [0.0523, 0.3483, 0.6875, 0.9163]),

@@ -4,7 +4,7 @@
 //!
 //! In mode A every global round is one event round: the explorer, then all workers at once,
 //! then the validator — three sequential model latencies whatever A is, since the workers run
-//! in parallel (spec `reasoning.md` §2.8, §2.11). So wall time per item should follow the
+//! in parallel (docs/design/swarmsys.md §2.8, §2.11). So wall time per item should follow the
 //! rounds run (`rounds × 3 × latency`, [`ScalingRow::latency_floor_s`]), not A, while calls
 //! per item grow with the workers. Items run one at a time so an item's wall time is its own.
 

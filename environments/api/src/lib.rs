@@ -195,7 +195,7 @@ pub trait Environment {
     }
 
     /// The prompt of a PERCEPTION call that turns the observation into the text the agent
-    /// acts on, for benchmarks whose protocol has one (CREW-Wildfire §11.1). `None` (the
+    /// acts on, for benchmarks whose protocol has one (docs/design/wildfire.md §11.1). `None` (the
     /// default): [`Environment::observe_text`] is what the agent acts on.
     fn perception_prompt(&self, agent: &str) -> Option<String> {
         let _ = agent;
@@ -210,8 +210,8 @@ pub trait Environment {
     }
 
     /// The EXECUTION prompt builder for `agent`, for benchmarks whose protocol translates a
-    /// free-text action with another model call (CREW-Wildfire §11.2); the translated reply
-    /// then goes to [`Environment::parse_reply`]. `None` (the default): replies are parsed
+    /// free-text action with another model call (docs/design/wildfire.md §11.2); the translated
+    /// reply then goes to [`Environment::parse_reply`]. `None` (the default): replies are parsed
     /// directly.
     fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter> {
         let _ = agent;

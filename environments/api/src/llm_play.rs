@@ -64,6 +64,6 @@ pub struct ReplyOutcome {
 }
 
 /// Builds the EXECUTION prompt that turns an agent's free-text action into the environment's
-/// structured action (CREW-Wildfire §11.2). An owned, pure function, so a policy can use it
-/// across `.await`s without touching the environment.
+/// structured action (docs/design/wildfire.md §11.2). An owned, pure function, so a policy can use
+/// it across `.await`s without touching the environment.
 pub type ExecutionPrompter = Arc<dyn Fn(&str) -> String + Send + Sync>;

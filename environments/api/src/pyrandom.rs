@@ -1,6 +1,6 @@
 //! A CPython-compatible random generator: MT19937 seeded like Python's `random.seed(int)`,
 //! with `getrandbits`, `randbelow`, `randint`, `choice`, `shuffle` and `random` drawing
-//! exactly what `random.Random` draws (spec `reasoning.md` §4.1, `swarmbench.md` §5).
+//! exactly what `random.Random` draws (docs/design/grading.md §4.1, docs/design/swarmbench.md §5).
 //!
 //! Used only where parity with a Python reference requires it (the MASLab evaluation subsets,
 //! the GPQA option order, SwarmBench layouts); everything else uses explicitly named ChaCha

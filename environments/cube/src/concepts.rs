@@ -1,5 +1,6 @@
-//! The symbolic concepts of the paper's Table 2 and their helpers (spec §10): pure, read-only
-//! queries on the world that users combine into feedback, and that the symbolic actions use.
+//! The symbolic concepts of the paper's Table 2 and their helpers (docs/design/cube.md §10): pure,
+//! read-only queries on the world that users combine into feedback, and that the symbolic actions
+//! use.
 
 use std::collections::VecDeque;
 
@@ -9,7 +10,7 @@ use thiserror::Error;
 use crate::geometry::{add, Cell, Face, Prim};
 use crate::world::{Block, Occupant, World};
 
-/// Invalid arguments of a concept query (spec §10).
+/// Invalid arguments of a concept query (design §10).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ConceptError {
     /// No agent with that index.
@@ -26,7 +27,7 @@ pub enum ConceptError {
     CellOutside(Cell),
 }
 
-/// Something `get_distance` measures between (spec §10).
+/// Something `get_distance` measures between (design §10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Entity {
@@ -107,7 +108,7 @@ impl World {
         false
     }
 
-    /// `is_aligned_with_block(agent, block, face)` (spec §10; no line-length cap).
+    /// `is_aligned_with_block(agent, block, face)` (design §10; no line-length cap).
     pub fn is_aligned_with_block(
         &self,
         agent: usize,
@@ -234,7 +235,7 @@ impl World {
         Ok(self.chain_weight(&chain))
     }
 
-    /// `shortest_path(from, goals, agents_block)`: deterministic BFS (spec §9.2) over in-bounds
+    /// `shortest_path(from, goals, agents_block)`: deterministic BFS (design §9.2) over in-bounds
     /// non-block cells, neighbours UP, DOWN, LEFT, RIGHT; other agents are obstacles when
     /// `agents_block`. Returns the cells after `from` up to a goal (empty if `from` is one).
     pub fn shortest_path(

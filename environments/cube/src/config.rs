@@ -1,5 +1,5 @@
-//! Configuration from the curriculum parameter `n`, overrides and explicit layouts (spec §2),
-//! and the block distribution of spec §4.2.
+//! Configuration from the curriculum parameter `n`, overrides and explicit layouts
+//! (docs/design/cube.md §2), and the block distribution of design §4.2.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +19,7 @@ pub const MAX_BLOCKS: u64 = 256;
 /// Largest `max_steps` (keeps the step counter far from overflow).
 pub const MAX_STEPS: u32 = 1_000_000_000;
 
-/// A fully explicit scenario (spec §2.1): grid side, blocks and agent positions.
+/// A fully explicit scenario (design §2.1): grid side, blocks and agent positions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Layout {
     /// Grid side `K`.
@@ -30,7 +30,7 @@ pub struct Layout {
     pub agents: Vec<Cell>,
 }
 
-/// Environment configuration (spec §2).
+/// Environment configuration (design §2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CubeConfig {
     /// The curriculum parameter.
@@ -102,7 +102,7 @@ impl CubeConfig {
             .unwrap_or_else(|| block_specs_for(self.n))
     }
 
-    /// Rejects invalid configurations (spec §2: `n = 0`, `num_agents = 0`, weight < 1,
+    /// Rejects invalid configurations (design §2: `n = 0`, `num_agents = 0`, weight < 1,
     /// `num_agents > K`) and those past the documented bounds: `K ≤` [`MAX_GRID_SIZE`] (so
     /// `n ≤ 2000` too), at most [`MAX_BLOCKS`] blocks whose weights leave room on the grid,
     /// `max_steps ≤` [`MAX_STEPS`], finite rewards. Checked before anything is allocated;
@@ -178,7 +178,7 @@ impl CubeConfig {
                 &format!("a block of weight {w} has no valid position on a {k}×{k} grid"),
             ));
         }
-        // Each block needs its square plus a one-cell moat inside the border (spec §4.3).
+        // Each block needs its square plus a one-cell moat inside the border (design §4.3).
         let area: u64 = specs
             .iter()
             .map(|&(w, c)| (u64::from(w) + 1).pow(2) * u64::from(c))
@@ -193,7 +193,7 @@ impl CubeConfig {
     }
 }
 
-/// The block tiers for `n` (spec §4.2): `v = ⌊n/2⌋ + 1`, `k = 1`; while `v ≥ 1` emit `k`
+/// The block tiers for `n` (design §4.2): `v = ⌊n/2⌋ + 1`, `k = 1`; while `v ≥ 1` emit `k`
 /// blocks of weight `⌊v⌋`, then `k += 1`, `v /= 2`.
 pub fn block_specs_for(n: u32) -> Vec<(u32, u32)> {
     let mut v = f64::from(n / 2 + 1);

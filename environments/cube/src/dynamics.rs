@@ -1,12 +1,12 @@
 //! One primitive step of the world: push phase with agent lines and block chains, delivery,
-//! movement phase with the occupancy snapshot and cell races (spec §5–7).
+//! movement phase with the occupancy snapshot and cell races (docs/design/cube.md §5–7).
 
 use serde::{Deserialize, Serialize};
 
 use crate::geometry::{add, sub, Cell, Prim};
 use crate::world::{Block, DeliveredBlock, Occupant, World};
 
-/// Why a push failed (spec §5.2).
+/// Why a push failed (design §5.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PushFailure {
@@ -18,7 +18,7 @@ pub enum PushFailure {
     InsufficientForceForChain,
 }
 
-/// Why an agent's own move failed in the movement phase (spec §5.2 step 3).
+/// Why an agent's own move failed in the movement phase (design §5.2 step 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MoveFailure {
@@ -32,7 +32,7 @@ pub enum MoveFailure {
     LostRace,
 }
 
-/// Something that happened in a step (spec §5.3); informational only.
+/// Something that happened in a step (design §5.3); informational only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CubeEvent {
@@ -119,7 +119,7 @@ impl CubeEvent {
     }
 }
 
-/// Per-step reward parameters (spec §6).
+/// Per-step reward parameters (design §6).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RewardParams {
     /// `r_s`.
@@ -149,7 +149,7 @@ pub struct Scratch {
 
 impl World {
     /// Cells just outside the incoming face of `b` for push direction `d`, in bounds, ordered
-    /// by row (horizontal) or column (vertical) (spec §5.1).
+    /// by row (horizontal) or column (vertical) (design §5.1).
     pub fn contact_cells(&self, b: &Block, d: Prim) -> Vec<Cell> {
         let w = b.side();
         let (r, c) = (b.row, b.col);
@@ -166,7 +166,7 @@ impl World {
             .collect()
     }
 
-    /// The agent line at contact cell `x` for direction `d` (spec §5.1), front first.
+    /// The agent line at contact cell `x` for direction `d` (design §5.1), front first.
     pub fn line_at(&self, x: Cell, d: Prim, actions: &[Prim], out: &mut Vec<usize>) {
         let delta = d.delta();
         let mut cell = x;
@@ -179,7 +179,7 @@ impl World {
         }
     }
 
-    /// The block chain of `root` pushed in `d` (spec §5.1), ascending ids, and whether it can
+    /// The block chain of `root` pushed in `d` (design §5.1), ascending ids, and whether it can
     /// move (every destination cell in bounds and free of agents).
     pub fn chain(&self, root: u32, d: Prim) -> (Vec<u32>, bool) {
         let delta = d.delta();

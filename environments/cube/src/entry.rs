@@ -31,7 +31,7 @@ fn params() -> Vec<ParamSpec> {
         ParamSpec::new(
             "n",
             &DEFAULT_N.to_string(),
-            "curriculum parameter, 1..=2000: agents, grid max(20,n), blocks (spec §4.2)",
+            "curriculum parameter, 1..=2000: agents, grid max(20,n), blocks (docs/design/cube.md §4.2)",
         ),
         ParamSpec::new("grid_size", "max(20,n)", "grid side K, at most 2000"),
         ParamSpec::new("num_agents", "n", "number of agents (≤ K)"),
@@ -124,8 +124,9 @@ impl EnvEntry for CubeEntry {
         Ok(boxed(CubeEnv::new(config).map_err(to_env_error)?))
     }
 
-    /// The simulated naive language agent (spec §12.2, [`crate::sim_agent::simulated_reply`]):
-    /// `None` for prompts that are not CUBE naive-agent prompts.
+    /// The simulated naive language agent (docs/design/cube.md §12.2,
+    /// [`crate::sim_agent::simulated_reply`]): `None` for prompts that are not CUBE naive-agent
+    /// prompts.
     fn simulated_reply(
         &self,
         system: &str,

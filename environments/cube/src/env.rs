@@ -1,5 +1,5 @@
 //! `CubeEnv`: the world, the plan executor and the episode flags behind the shared
-//! `Environment` trait (spec §5–9, §14), with a self-contained JSON state.
+//! `Environment` trait (docs/design/cube.md §5–9, §14), with a self-contained JSON state.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -56,7 +56,7 @@ pub struct Frame {
     pub team_score: f64,
 }
 
-/// The whole serializable state (spec §14): configuration, world, flags, executor, history.
+/// The whole serializable state (design §14): configuration, world, flags, executor, history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CubeState {
     /// Grid side `K`.
@@ -146,7 +146,7 @@ impl CubeEnv {
         Ok(())
     }
 
-    /// Installs the per-step feedback hook (spec §10); it runs after every step and its
+    /// Installs the per-step feedback hook (design §10); it runs after every step and its
     /// messages appear in [`CubeEnv::last_feedback`] and as `feedback` events.
     pub fn set_feedback_hook(&mut self, hook: Option<FeedbackHook>) {
         self.feedback_hook = hook;
@@ -178,12 +178,12 @@ impl CubeEnv {
         self.terminated || self.truncated
     }
 
-    /// Submits a plan for `agent` (spec §9.3); an unknown agent is an error.
+    /// Submits a plan for `agent` (design §9.3); an unknown agent is an error.
     pub fn submit_plan(&mut self, agent: usize, plan: Vec<SymbolicCall>) -> Result<(), CubeError> {
         self.submit_plan_with(agent, plan, false)
     }
 
-    /// [`CubeEnv::submit_plan`] with the `abort_on_failure` flag of spec §9.3 (stop the plan
+    /// [`CubeEnv::submit_plan`] with the `abort_on_failure` flag of design §9.3 (stop the plan
     /// at the first failed action).
     pub fn submit_plan_with(
         &mut self,
@@ -199,7 +199,7 @@ impl CubeEnv {
     }
 
     /// One step with primitives indexed by agent (shorter lists are padded with `STAY`, a
-    /// longer one or a step after the end is an error and changes nothing; spec §5, §7).
+    /// longer one or a step after the end is an error and changes nothing; design §5, §7).
     /// Agents with a running plan keep executing it unless given a primitive other than
     /// [`None`]: `actions[i] = Some(p)` takes manual control.
     pub fn step_primitives(&mut self, actions: &[Prim]) -> Result<CubeStepInfo, CubeError> {
@@ -215,7 +215,7 @@ impl CubeEnv {
         self.advance(&manual)
     }
 
-    /// One step where every agent follows its plan (the executor, spec §9.4).
+    /// One step where every agent follows its plan (the executor, design §9.4).
     pub fn step_plans(&mut self) -> Result<CubeStepInfo, CubeError> {
         let manual = vec![None; self.world.agents.len()];
         self.advance(&manual)
@@ -254,7 +254,7 @@ impl CubeEnv {
             None => Vec::new(),
         };
         self.terminated = out.terminated;
-        // The shared conformance test forbids both flags at once; success wins (spec §7 lets
+        // The shared conformance test forbids both flags at once; success wins (design §7 lets
         // consumers check termination first anyway).
         self.truncated = !out.terminated && self.world.t >= self.config.max_steps;
         Ok(CubeStepInfo {
@@ -266,7 +266,7 @@ impl CubeEnv {
         })
     }
 
-    /// The symbolic observation of `agent` (spec §8.1) with the whole history.
+    /// The symbolic observation of `agent` (design §8.1) with the whole history.
     pub fn symbolic_observation(&self, agent: usize) -> Result<SymbolicObservation, CubeError> {
         self.symbolic_observation_window(agent, HistoryWindow::All)
     }
@@ -289,7 +289,7 @@ impl CubeEnv {
         ))
     }
 
-    /// The 5-channel grid observation, flat `(row, col, channel)` (spec §8.2).
+    /// The 5-channel grid observation, flat `(row, col, channel)` (design §8.2).
     pub fn grid_observation(&self) -> Vec<f32> {
         crate::observation::grid_observation(&self.world)
     }
@@ -299,7 +299,7 @@ impl CubeEnv {
         crate::observation::grid_array(&self.world)
     }
 
-    /// Upper bound of the grid observation values (spec §8.2).
+    /// Upper bound of the grid observation values (design §8.2).
     pub fn grid_bound(&self) -> f32 {
         let w_max = self.config.block_specs().first().map_or(1, |s| s.0);
         crate::observation::grid_bound(w_max, self.world.agents.len(), self.blocks_at_reset)
@@ -442,7 +442,7 @@ impl Environment for CubeEnv {
         CubeAction::Prim(Prim::ALL[(draw % 5) as usize])
     }
     /// The same random primitives as the default (one draw per agent in index order), on the
-    /// typed path: no per-agent maps, so `env bench` times the physics (spec §13).
+    /// typed path: no per-agent maps, so `env bench` times the physics (design §13).
     fn step_random(&mut self, rng: &mut u64) -> bool {
         let actions: Vec<Prim> = (0..self.world.agents.len())
             .map(|_| Prim::ALL[(colony_env_api::policy::splitmix64(rng) % 5) as usize])
@@ -488,7 +488,7 @@ impl Environment for CubeEnv {
             CubeAction::Continue => "continue".into(),
         }
     }
-    /// The compact text of spec §8.1 with the agent's own history of the last 10 steps
+    /// The compact text of design §8.1 with the agent's own history of the last 10 steps
     /// (§12.2), the outcomes of its previous plan
     /// ([`previous_plan_outcomes`](crate::llm_play::previous_plan_outcomes)) and the map.
     fn observe_text(&self, agent: &str) -> Result<String, EnvError> {
@@ -587,13 +587,13 @@ impl Environment for CubeEnv {
         crate::layout::render(&self.world)
     }
 
-    /// The naive language agent's system prompt (spec §12.2,
+    /// The naive language agent's system prompt (design §12.2,
     /// [`naive_agent_instructions`](crate::llm_play::naive_agent_instructions)).
     fn instructions(&self, agent: &str) -> String {
         crate::llm_play::naive_agent_instructions(agent)
     }
 
-    /// The agents whose plan is exhausted, in index order (spec §12.2 "Trigger"): all of them
+    /// The agents whose plan is exhausted, in index order (design §12.2 "Trigger"): all of them
     /// at the start, later those whose last action ended. Empty once the episode is over.
     fn deciding_agents(&self) -> Vec<AgentId> {
         if self.is_done() {
@@ -608,7 +608,7 @@ impl Environment for CubeEnv {
             .collect()
     }
 
-    /// The lenient plan parser of spec §12.2
+    /// The lenient plan parser of design §12.2
     /// ([`parse_plan_reply`](crate::llm_play::parse_plan_reply)): at most three actions,
     /// invalid ones dropped and named in the feedback, an empty plan becomes `[idle(1)]`.
     fn parse_reply(&self, _agent: &str, text: &str) -> ParsedReply<CubeAction> {

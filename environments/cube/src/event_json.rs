@@ -1,4 +1,5 @@
-//! Typed step events (spec §5.3) converted to the shared `Event` shape of the environment API.
+//! Typed step events (docs/design/cube.md §5.3) converted to the shared `Event` shape of the
+//! environment API.
 
 use colony_env_api::Event;
 

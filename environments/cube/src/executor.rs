@@ -1,5 +1,5 @@
-//! The per-agent plan executor (spec §9.3–9.4): polls symbolic actions into primitives,
-//! handles rendezvous / wait barriers with same-step release, and records the history.
+//! The per-agent plan executor (docs/design/cube.md §9.3–9.4): polls symbolic actions into
+//! primitives, handles rendezvous / wait barriers with same-step release, and records the history.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -9,7 +9,7 @@ use crate::geometry::{sub, Cell, Face, Prim};
 use crate::symbolic::{validate, SymbolicAction, SymbolicCall};
 use crate::world::World;
 
-/// An agent's barrier state, as shown in observations (spec §8.1).
+/// An agent's barrier state, as shown in observations (design §8.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentMode {
@@ -22,7 +22,7 @@ pub enum AgentMode {
     Wait,
 }
 
-/// A barrier key (spec §9.4 Pass B).
+/// A barrier key (design §9.4 Pass B).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Barrier {
     Rendezvous(u32, Face),
@@ -54,7 +54,7 @@ pub struct Running {
     /// Position at the previous poll (move, yield_block), to count moves that displaced.
     #[serde(default)]
     pub last_pos: Option<Cell>,
-    /// Emitted moves that actually displaced the agent (informational, spec §9.2 item 1).
+    /// Emitted moves that actually displaced the agent (informational, design §9.2 item 1).
     #[serde(default)]
     pub moved_cells: i64,
 }
@@ -81,7 +81,7 @@ impl AgentPlan {
     }
 }
 
-/// One history entry (spec §8.1, §9.4 step 4).
+/// One history entry (design §8.1, §9.4 step 4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HistoryEntry {
     /// Step.
@@ -123,7 +123,7 @@ enum Poll {
     Block(Barrier),
 }
 
-/// Per-agent plans and the history (spec §9.3–9.4).
+/// Per-agent plans and the history (design §9.3–9.4).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Executor {
     /// Plans by agent index.
@@ -141,7 +141,7 @@ impl Executor {
         }
     }
 
-    /// Replaces agent `agent`'s plan (the running action is preempted, spec §9.3).
+    /// Replaces agent `agent`'s plan (the running action is preempted, design §9.3).
     pub fn submit(&mut self, agent: usize, plan: Vec<SymbolicCall>, abort_on_failure: bool) {
         let Some(a) = self.agents.get_mut(agent) else {
             return;
@@ -166,7 +166,7 @@ impl Executor {
             .any(|a| !a.is_exhausted() || a.preempted.is_some())
     }
 
-    /// Passes A and B (spec §9.4): the primitive of every agent without a manual action,
+    /// Passes A and B (design §9.4): the primitive of every agent without a manual action,
     /// and the records of this step. `manual[i]` is `Some` for agents under direct control.
     pub fn poll_all(&mut self, world: &World, manual: &[Option<Prim>]) -> (Vec<Prim>, Vec<Record>) {
         let n = self.agents.len();
@@ -314,7 +314,7 @@ impl Executor {
         }
     }
 
-    /// Turns this step's records into history entries (spec §9.4 step 4).
+    /// Turns this step's records into history entries (design §9.4 step 4).
     pub fn record(&mut self, step: u32, records: Vec<Record>) {
         self.history.extend(records.into_iter().map(|r| {
             HistoryEntry {
@@ -343,7 +343,7 @@ fn block_id(block: i64) -> Option<u32> {
     u32::try_from(block).ok()
 }
 
-/// One poll of a running action (spec §9.2).
+/// One poll of a running action (design §9.2).
 fn poll(cur: &mut Running, agent: usize, world: &World) -> Poll {
     let first = cur.action.is_none();
     if first {
@@ -434,7 +434,7 @@ fn poll(cur: &mut Running, agent: usize, world: &World) -> Poll {
             timeout,
         } => {
             let Some(b) = live(block) else {
-                // Delivery ends every push on the block (spec §9.2 item 4).
+                // Delivery ends every push on the block (design §9.2 item 4).
                 return if first {
                     gone()
                 } else {
@@ -499,7 +499,7 @@ fn emit_n(cur: &mut Running, d: Prim, steps: i64) -> Poll {
 }
 
 /// First move toward a free face cell, else toward a queue cell behind the agents on the face
-/// (spec §9.2 item 2); agents are obstacles first, passable in the fallback search.
+/// (design §9.2 item 2); agents are obstacles first, passable in the fallback search.
 fn path_step(world: &World, pos: Cell, faces: &[Cell], face: Face) -> Prim {
     let mut goals: Vec<Cell> = faces
         .iter()

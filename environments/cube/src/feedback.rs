@@ -1,5 +1,5 @@
-//! The optional per-step feedback hook (spec §10, Decision): a user function that reads the
-//! state and the step's events (typically through the concepts) and returns messages for
+//! The optional per-step feedback hook (docs/design/cube.md §10, Decision): a user function that
+//! reads the state and the step's events (typically through the concepts) and returns messages for
 //! agents. The environment calls it after every step; it never changes the dynamics.
 
 use std::fmt;

@@ -1,5 +1,6 @@
-//! Procedural generation from `(n, seed)` (spec §4): block placement heaviest first with
-//! edge bias, centre avoidance, a one-cell moat and whole-placement retries; agents on column 0.
+//! Procedural generation from `(n, seed)` (docs/design/cube.md §4): block placement heaviest first
+//! with edge bias, centre avoidance, a one-cell moat and whole-placement retries; agents on column
+//! 0.
 
 use rand::Rng;
 use rand::SeedableRng;
@@ -10,10 +11,10 @@ use crate::geometry::Cell;
 use crate::world::{Block, World};
 use crate::CubeError;
 
-/// Whole-placement attempts before giving up (spec §4.3, retries).
+/// Whole-placement attempts before giving up (design §4.3, retries).
 pub const MAX_ATTEMPTS: usize = 64;
 
-/// Fisher–Yates from the last index down (spec §4.1).
+/// Fisher–Yates from the last index down (design §4.1).
 fn shuffle<T>(items: &mut [T], rng: &mut ChaCha8Rng) {
     for i in (1..items.len()).rev() {
         let j = rng.random_range(0..=i);
@@ -21,7 +22,7 @@ fn shuffle<T>(items: &mut [T], rng: &mut ChaCha8Rng) {
     }
 }
 
-/// Generates the world of `config` for `seed` (spec §4), or builds its explicit layout.
+/// Generates the world of `config` for `seed` (design §4), or builds its explicit layout.
 pub fn generate(config: &CubeConfig, seed: u64) -> Result<World, CubeError> {
     config.validate()?;
     if let Some(layout) = &config.layout {
@@ -57,7 +58,7 @@ pub fn generate(config: &CubeConfig, seed: u64) -> Result<World, CubeError> {
     let blocks = blocks.ok_or_else(|| {
         CubeError::invalid(
             "seed",
-            &format!("block placement failed {MAX_ATTEMPTS} times (spec §4.3)"),
+            &format!("block placement failed {MAX_ATTEMPTS} times (docs/design/cube.md §4.3)"),
         )
     })?;
     let mut rows: Vec<i32> = (0..k).collect();
@@ -68,7 +69,7 @@ pub fn generate(config: &CubeConfig, seed: u64) -> Result<World, CubeError> {
     World::new(k, agents, blocks)
 }
 
-/// One placement attempt (spec §4.3); `None` when some block has no fitting candidate.
+/// One placement attempt (design §4.3); `None` when some block has no fitting candidate.
 fn place_blocks(k: i32, weights: &[i32], rng: &mut ChaCha8Rng) -> Option<Vec<Block>> {
     let mut occupied = vec![false; (k * k) as usize];
     let idx = |r: i32, c: i32| (r * k + c) as usize;

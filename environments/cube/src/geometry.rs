@@ -1,4 +1,4 @@
-//! Cells, primitive actions, directions and block faces (spec §1, §9.1).
+//! Cells, primitive actions, directions and block faces (docs/design/cube.md §1, §9.1).
 
 use std::fmt;
 use std::str::FromStr;
@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// A grid cell `(row, col)`; signed so that neighbours of border cells can be represented.
 pub type Cell = (i32, i32);
 
-/// A primitive action (spec §9.1): `STAY=0, UP=1, DOWN=2, LEFT=3, RIGHT=4`.
+/// A primitive action (design §9.1): `STAY=0, UP=1, DOWN=2, LEFT=3, RIGHT=4`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Prim {
@@ -27,10 +27,10 @@ pub enum Prim {
 impl Prim {
     /// All five, in code order.
     pub const ALL: [Prim; 5] = [Prim::Stay, Prim::Up, Prim::Down, Prim::Left, Prim::Right];
-    /// The push directions in the resolution order of spec §5.2.
+    /// The push directions in the resolution order of design §5.2.
     pub const MOVES: [Prim; 4] = [Prim::Up, Prim::Down, Prim::Left, Prim::Right];
 
-    /// The action of integer code `code`; values outside `0..=4` are `STAY` (spec §5).
+    /// The action of integer code `code`; values outside `0..=4` are `STAY` (design §5).
     pub fn from_code(code: i64) -> Prim {
         match code {
             1 => Prim::Up,
@@ -103,7 +103,7 @@ impl FromStr for Prim {
     }
 }
 
-/// A face (side) of a block (spec §1).
+/// A face (side) of a block (design §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Face {
@@ -118,7 +118,7 @@ pub enum Face {
 }
 
 impl Face {
-    /// All faces in the inference order of spec §9.2 (`left, right, top, bottom`).
+    /// All faces in the inference order of design §9.2 (`left, right, top, bottom`).
     pub const ALL: [Face; 4] = [Face::Left, Face::Right, Face::Top, Face::Bottom];
 
     /// Direction a push from this face moves the block (`left → RIGHT`, …).

@@ -1,5 +1,6 @@
-//! The greedy heuristic baseline (spec §12.1): every agent works on the remaining block closest
-//! to the goal with `[move_to_block(B, left), rendezvous(B, left, w, 2K), push_block(B, d)]`.
+//! The greedy heuristic baseline (docs/design/cube.md §12.1): every agent works on the remaining
+//! block closest to the goal with `[move_to_block(B, left), rendezvous(B, left, w, 2K),
+//! push_block(B, d)]`.
 
 use std::collections::BTreeMap;
 
@@ -82,7 +83,7 @@ impl Policy<CubeEnv> for HeuristicPolicy {
 }
 
 /// Whether the agent is in a `push_block` whose block has not moved since it started pushing
-/// (a documented addition to spec §12.1): the push lacked force, so the agent goes back to
+/// (a documented addition to design §12.1): the push lacked force, so the agent goes back to
 /// the rendezvous instead of pushing alone until the push times out. Without it, agents whose
 /// rendezvous timed out push out of phase with those still waiting and the quorum never
 /// meets again.
@@ -105,7 +106,7 @@ fn stalled_push(env: &CubeEnv, agent: usize) -> bool {
     matches!((block, cur.start), (Some(b), Some(start)) if (b.row, b.col) == start)
 }
 
-/// Path clearing (a documented addition to spec §12.1): once the quorum is aligned on the
+/// Path clearing (a documented addition to design §12.1): once the quorum is aligned on the
 /// target's left face, a surplus agent standing right in front of the block (where
 /// `move_to_block` finds no free face or queue cell and so stays) steps out of the block's
 /// rows; otherwise it blocks the push for good (`blocked_destination`).
@@ -148,7 +149,7 @@ fn clear_path_step(env: &CubeEnv, agent: usize, block: u32) -> Option<SymbolicCa
     ))
 }
 
-/// Face compaction (a documented addition to spec §12.1): an agent waiting in the rendezvous
+/// Face compaction (a documented addition to design §12.1): an agent waiting in the rendezvous
 /// on a face cell of the target's left face steps one cell toward the middle of the face when
 /// that cell is free. Without it, agents that reach the corner face cells first can seal the
 /// only access to the free face cells (a block next to the wall leaves a one-cell corridor)

@@ -1,4 +1,4 @@
-//! The ASCII notation of spec §11 (render and parse) and JSON layout files.
+//! The ASCII notation of docs/design/cube.md §11 (render and parse) and JSON layout files.
 //!
 //! `.` floor, `G` goal-column floor, digits agents, lowercase letters blocks (`a` = block 0);
 //! an optional first-line column ruler and optional row labels (undrawn rows are empty).
@@ -55,7 +55,7 @@ pub fn parse_layout(text: &str) -> Result<Layout, CubeError> {
     parse_ascii(text)
 }
 
-/// Parses the ASCII notation of spec §11.
+/// Parses the ASCII notation of design §11.
 pub fn parse_ascii(text: &str) -> Result<Layout, CubeError> {
     let mut lines: Vec<(usize, &str)> = text
         .lines()

@@ -1,8 +1,8 @@
 //! CUBE (`cube-v0`): cooperative block pushing with the n-curriculum, symbolic actions,
-//! symbolic concepts and the greedy heuristic (spec `cube.md`).
+//! symbolic concepts and the greedy heuristic (design note `docs/design/cube.md`).
 //!
 //! Synchronous and deterministic, no LLM: the crate provides the world and its dynamics
-//! ([`World`], spec §3–7), procedural generation ([`generate()`], §4), observations
+//! ([`World`], docs/design/cube.md §3–7), procedural generation ([`generate()`], §4), observations
 //! ([`observation`], §8), symbolic actions, plans and the executor ([`symbolic`],
 //! [`executor`], §9), the plan parser for LLM output ([`plan_parser`], §12.2), the concepts of
 //! the paper's Table 2 ([`concepts`], §10), the heuristic baseline ([`heuristic`], §12.1), the
@@ -64,7 +64,7 @@ pub enum CubeError {
         /// Agents.
         agents: usize,
     },
-    /// A step after termination or truncation (spec §7).
+    /// A step after termination or truncation (design §7).
     #[error("the episode is over; reset first")]
     EpisodeOver,
 }

@@ -1,6 +1,6 @@
 //! CUBE's side of the opt-in "LLM play" methods of `Environment` for the paper's naive
-//! language agent (spec §12.2): the instructions (system prompt), the lenient reply parser
-//! with per-action feedback, and the outcomes of an agent's previous plan for its next
+//! language agent (docs/design/cube.md §12.2): the instructions (system prompt), the lenient reply
+//! parser with per-action feedback, and the outcomes of an agent's previous plan for its next
 //! observation.
 //!
 //! The episode loop of the library asks every agent whose plan is exhausted
@@ -17,13 +17,13 @@ use crate::executor::{Executor, HistoryEntry};
 use crate::plan_parser::{limit_llm_plan, parse_plan, MAX_LLM_PLAN};
 use crate::symbolic::SymbolicCall;
 
-/// The naive-agent instructions template (spec §12.2 "Prompt content", in our own words):
+/// The naive-agent instructions template (design §12.2 "Prompt content", in our own words):
 /// rules, action vocabulary, strategy hint, reply format. Placeholders: `{agent}` (the
 /// agent's name, `agent_<i>`) and `{max_actions}` ([`MAX_LLM_PLAN`]).
 pub const NAIVE_AGENT_TEMPLATE: &str = include_str!("../prompts/naive_agent.txt");
 
 /// The first line of [`NAIVE_AGENT_TEMPLATE`]: it identifies a CUBE naive-agent prompt
-/// (spec §12.2; used by the simulated agent, `EnvEntry::simulated_reply`).
+/// (design §12.2; used by the simulated agent, `EnvEntry::simulated_reply`).
 pub fn naive_agent_header() -> &'static str {
     NAIVE_AGENT_TEMPLATE.lines().next().unwrap_or_default()
 }
@@ -35,7 +35,7 @@ pub fn is_naive_agent_prompt(system: &str) -> bool {
 }
 
 /// The name of an agent in prompts: `agent_<i>` for an index, the id itself otherwise
-/// (spec §1: names `agent_0 …` in text interfaces).
+/// (design §1: names `agent_0 …` in text interfaces).
 pub fn agent_name(agent: &str) -> String {
     match agent.parse::<usize>() {
         Ok(i) => format!("agent_{i}"),
@@ -43,7 +43,7 @@ pub fn agent_name(agent: &str) -> String {
     }
 }
 
-/// The system prompt of the naive language agent for `agent` (spec §12.2): the rules, the
+/// The system prompt of the naive language agent for `agent` (design §12.2): the rules, the
 /// seven symbolic actions with their arguments (§9.2), the paper's strategy hint, the agent's
 /// name and the reply format (a JSON array of at most [`MAX_LLM_PLAN`] actions, or one call
 /// per line).
@@ -53,7 +53,7 @@ pub fn naive_agent_instructions(agent: &str) -> String {
         .replace("{max_actions}", &MAX_LLM_PLAN.to_string())
 }
 
-/// The lenient reply parser of the naive agent (spec §12.2, `parse_llm_plan` semantics) for a
+/// The lenient reply parser of the naive agent (design §12.2, `parse_llm_plan` semantics) for a
 /// `k × k` grid. The plan is the first JSON array of action objects or strings in the reply;
 /// without one, the lines that look like calls (`name(…)`, possibly numbered or bulleted).
 /// **Decision:** other lines (reasoning, prose, code fences) are ignored rather than reported
@@ -146,7 +146,7 @@ fn looks_like_call(line: &str) -> bool {
 
 /// The outcomes of the actions of `agent`'s most recent plan that have ended, as a prompt
 /// section (`your previous plan:` then one line per action), or `None` before its first
-/// ended action. **Decision** (spec §12.2 "reported in the next prompt"): the observation's
+/// ended action. **Decision** (design §12.2 "reported in the next prompt"): the observation's
 /// history window covers only the last 10 steps, so outcomes of a long plan's first actions
 /// would be lost; this section keeps them all.
 pub fn previous_plan_outcomes(exec: &Executor, agent: usize) -> Option<String> {

@@ -1,5 +1,5 @@
-//! Observations (spec §8): the symbolic observation with its text rendering for prompts, and
-//! the 5-channel grid as a flat `Vec<f32>` and as an `ndarray` array.
+//! Observations (docs/design/cube.md §8): the symbolic observation with its text rendering for
+//! prompts, and the 5-channel grid as a flat `Vec<f32>` and as an `ndarray` array.
 
 use ndarray::Array3;
 use serde::{Deserialize, Serialize};
@@ -34,7 +34,7 @@ pub struct BlockInfo {
     pub distance_to_goal: i32,
 }
 
-/// The symbolic observation of one agent (spec §8.1).
+/// The symbolic observation of one agent (design §8.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SymbolicObservation {
     /// Steps taken.
@@ -64,7 +64,7 @@ pub struct SymbolicObservation {
 /// Which history entries an observation carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HistoryWindow {
-    /// Every entry of every agent (spec §8.1).
+    /// Every entry of every agent (design §8.1).
     All,
     /// The observing agent's own entries of the last `steps` steps (the LLM prompt, §12.2).
     OwnRecent(u32),
@@ -122,7 +122,7 @@ pub fn symbolic_observation(
 }
 
 impl SymbolicObservation {
-    /// The compact line format for prompts (spec §8.1), with an optional ASCII map.
+    /// The compact line format for prompts (design §8.1), with an optional ASCII map.
     pub fn to_text(&self, map: Option<&str>) -> String {
         let mut s = format!(
             "step {}/{}; grid {}x{}; goal zone = column {}; {} agents; you are agent_{}; team score {}\n",
@@ -202,7 +202,7 @@ impl SymbolicObservation {
 /// Number of channels of the grid observation.
 pub const CHANNELS: usize = 5;
 
-/// The `K × K × 5` grid observation, row-major `(row, col, channel)` (spec §8.2).
+/// The `K × K × 5` grid observation, row-major `(row, col, channel)` (design §8.2).
 pub fn grid_observation(world: &World) -> Vec<f32> {
     let k = world.k as usize;
     let mut v = vec![0.0f32; k * k * CHANNELS];
@@ -230,7 +230,7 @@ pub fn grid_array(world: &World) -> Array3<f32> {
         .unwrap_or_else(|_| Array3::zeros((k, k, CHANNELS)))
 }
 
-/// Upper bound of the grid observation space: `max(10, w_max + 1, |A|, #blocks)` (spec §8.2).
+/// Upper bound of the grid observation space: `max(10, w_max + 1, |A|, #blocks)` (design §8.2).
 pub fn grid_bound(w_max: u32, agents: usize, blocks_at_reset: usize) -> f32 {
     [
         10.0,

@@ -1,5 +1,5 @@
-//! Per-call cost of each symbolic action (the paper's Fig. 4, spec §13): every agent runs one
-//! action through the executor and the step time is split per agent call. Timing only; the
+//! Per-call cost of each symbolic action (the paper's Fig. 4, docs/design/cube.md §13): every agent
+//! runs one action through the executor and the step time is split per agent call. Timing only; the
 //! dynamics stay deterministic.
 
 use std::time::Instant;

@@ -1,4 +1,4 @@
-//! The plan parser for LLM output (spec §12.2): a JSON array of
+//! The plan parser for LLM output (docs/design/cube.md §12.2): a JSON array of
 //! `{"action": …, "args": {…}}` objects, or one call per line (`move_to_block(block=2,
 //! face="left")`), with per-action errors.
 
@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::symbolic::{param_names, validate, SymbolicCall};
 
-/// Maximum actions taken from an LLM plan (spec §12.2).
+/// Maximum actions taken from an LLM plan (design §12.2).
 pub const MAX_LLM_PLAN: usize = 3;
 
 /// One action of a plan text that was dropped, and why.
@@ -80,7 +80,7 @@ pub fn parse_plan(text: &str, k: u32) -> ParsedPlan {
     out
 }
 
-/// [`parse_plan`] with the LLM rules of spec §12.2: at most three actions (the rest are
+/// [`parse_plan`] with the LLM rules of design §12.2: at most three actions (the rest are
 /// ignored), an empty plan becomes `[idle(1)]`.
 pub fn parse_llm_plan(text: &str, k: u32) -> ParsedPlan {
     let mut p = parse_plan(text, k);
@@ -88,7 +88,7 @@ pub fn parse_llm_plan(text: &str, k: u32) -> ParsedPlan {
     p
 }
 
-/// The LLM rules of spec §12.2 applied to a parsed plan: keeps the first
+/// The LLM rules of design §12.2 applied to a parsed plan: keeps the first
 /// [`MAX_LLM_PLAN`] valid calls and turns an empty plan into `[idle(1)]`. Returns how many
 /// valid calls were ignored beyond the cap (the lenient reply parser reports them).
 pub fn limit_llm_plan(p: &mut ParsedPlan) -> usize {

@@ -1,9 +1,9 @@
-//! The simulated naive language agent (spec §12.2) behind `EnvEntry::simulated_reply`: an
-//! offline stand-in for an LLM that reads only the prompt text, like a model would, and
-//! answers in the requested format.
+//! The simulated naive language agent (docs/design/cube.md §12.2) behind
+//! `EnvEntry::simulated_reply`: an offline stand-in for an LLM that reads only the prompt text,
+//! like a model would, and answers in the requested format.
 //!
 //! With probability `accuracy` it answers with the plan an expert would choose, the greedy
-//! heuristic's strategy (spec §12.1): the remaining block closest to the goal,
+//! heuristic's strategy (design §12.1): the remaining block closest to the goal,
 //! `move_to_block` to its left face (the face away from the goal), `rendezvous` with
 //! `count` = the block's weight, `push_block` by its distance to the goal. Otherwise it
 //! answers with one random valid action (a `move`, an `idle`, or an action on a random block
@@ -31,7 +31,7 @@ pub struct SeenBlock {
     pub distance: i32,
 }
 
-/// What the simulated agent reads from the observation text of spec §8.1 (the compact line
+/// What the simulated agent reads from the observation text of design §8.1 (the compact line
 /// format of `SymbolicObservation::to_text`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PromptView {
@@ -126,7 +126,7 @@ fn read_block(rest: &str) -> Option<SeenBlock> {
 }
 
 /// Whether the left face of `b` has a cell that is inside the grid and not a block cell
-/// (spec §10 `face_cells`), i.e. `move_to_block(b, left)` can succeed.
+/// (design §10 `face_cells`), i.e. `move_to_block(b, left)` can succeed.
 fn left_face_open(view: &PromptView, b: &SeenBlock) -> bool {
     let c = b.col - 1;
     c >= 0
@@ -138,7 +138,7 @@ fn left_face_open(view: &PromptView, b: &SeenBlock) -> bool {
         })
 }
 
-/// The expert's target (spec §12.1): among the blocks the team can move (weight ≤ team size)
+/// The expert's target (design §12.1): among the blocks the team can move (weight ≤ team size)
 /// whose left face is open, the one with the smallest distance to the goal, then smaller
 /// weight, then smaller id; all blocks when none qualifies.
 pub fn expert_target(view: &PromptView) -> Option<SeenBlock> {
@@ -158,7 +158,7 @@ fn call(action: &str, args: Value) -> Value {
     json!({ "action": action, "args": args })
 }
 
-/// The expert plan for the prompt's state (spec §12.1), with its one-line reasoning.
+/// The expert plan for the prompt's state (design §12.1), with its one-line reasoning.
 pub fn expert_plan(view: &PromptView) -> (String, Vec<Value>) {
     let Some(b) = expert_target(view) else {
         return (
@@ -207,7 +207,7 @@ pub fn random_plan(view: &PromptView, rng: &mut u64) -> (String, Vec<Value>) {
     ("Let me try something.".into(), vec![action])
 }
 
-/// The reply of the simulated naive agent (spec §12.2) to a CUBE naive-agent prompt, or
+/// The reply of the simulated naive agent (design §12.2) to a CUBE naive-agent prompt, or
 /// `None` when `system` is not one ([`is_naive_agent_prompt`]). Reads only the prompt text;
 /// one draw decides between the expert plan (probability `accuracy`) and a random plan. The
 /// reply is one line of reasoning followed by the JSON array of the plan. An observation it

@@ -1,5 +1,5 @@
 //! The seven symbolic actions: raw calls as submitted, their argument validation with the
-//! spec's defaults (spec §9.2), and formatting.
+//! spec's defaults (docs/design/cube.md §9.2), and formatting.
 //!
 //! Plans keep the raw [`SymbolicCall`]s so that an invalid call still reaches the executor and
 //! ends with `failed:invalid_args` at its first poll, as the argument-error rule requires.
@@ -74,7 +74,7 @@ pub fn param_names(action: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-/// A validated symbolic action with defaults filled in (spec §9.2).
+/// A validated symbolic action with defaults filled in (design §9.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum SymbolicAction {
@@ -148,7 +148,7 @@ impl SymbolicAction {
     }
 }
 
-/// Why a symbolic call is invalid (the argument-error rule of spec §9.2); one-line messages.
+/// Why a symbolic call is invalid (the argument-error rule of design §9.2); one-line messages.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SymbolicError {
@@ -261,7 +261,7 @@ fn non_negative(v: i64, key: &str) -> Result<i64, SymbolicError> {
     }
 }
 
-/// Validates a call for a `k × k` grid: the argument-error rule of spec §9.2 (missing
+/// Validates a call for a `k × k` grid: the argument-error rule of design §9.2 (missing
 /// required arguments, unknown names, non-integers, negative count/timeout, unknown argument
 /// keys). The error says what is wrong; the executor turns it into `failed:invalid_args`.
 pub fn validate(call: &SymbolicCall, k: u32) -> Result<SymbolicAction, SymbolicError> {

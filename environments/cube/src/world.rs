@@ -1,4 +1,5 @@
-//! The physical world: grid side, agents, blocks, deliveries and the occupancy grid (spec §3).
+//! The physical world: grid side, agents, blocks, deliveries and the occupancy grid
+//! (docs/design/cube.md §3).
 //!
 //! The occupancy grid is derived data (rebuilt on load) that makes every cell query O(1),
 //! which is what keeps a step at n = 256 in the microsecond range.
@@ -8,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::geometry::Cell;
 use crate::CubeError;
 
-/// A block not yet delivered: a `weight × weight` square with top-left `(row, col)` (spec §1).
+/// A block not yet delivered: a `weight × weight` square with top-left `(row, col)` (design §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Block {
     /// Id (block 0 is the heaviest of a generated layout).
@@ -38,7 +39,7 @@ impl Block {
     }
 }
 
-/// A delivered block (spec §3).
+/// A delivered block (design §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeliveredBlock {
     /// Block id.
@@ -63,7 +64,7 @@ pub enum Occupant {
 const EMPTY: u32 = u32::MAX;
 const BLOCK_FLAG: u32 = 1 << 31;
 
-/// The physical state of one episode (spec §3) with an occupancy index.
+/// The physical state of one episode (design §3) with an occupancy index.
 #[derive(Debug, Clone, PartialEq)]
 pub struct World {
     /// Grid side `K`.
@@ -82,7 +83,7 @@ pub struct World {
 }
 
 impl World {
-    /// Builds a world and validates it (spec §2.1: in bounds, no overlaps, no block cell in the
+    /// Builds a world and validates it (design §2.1: in bounds, no overlaps, no block cell in the
     /// goal column, distinct agent cells and block ids, weights ≥ 1, at least one agent).
     pub fn new(k: i32, agents: Vec<Cell>, mut blocks: Vec<Block>) -> Result<World, CubeError> {
         if k < 1 {
@@ -226,7 +227,7 @@ impl World {
             .map(|i| &self.blocks[i])
     }
 
-    /// `(K−1) − (c + w − 1)`: the number of `RIGHT` pushes before delivery (spec §8.1).
+    /// `(K−1) − (c + w − 1)`: the number of `RIGHT` pushes before delivery (design §8.1).
     pub fn distance_to_goal(&self, b: &Block) -> i32 {
         (self.k - 1) - (b.col + b.side() - 1)
     }

@@ -1,5 +1,5 @@
-//! The naive language agent's side of CUBE (spec §12.2): who decides, the lenient reply
-//! parser, and the simulated agent driving whole episodes through prompts only.
+//! The naive language agent's side of CUBE (docs/design/cube.md §12.2): who decides, the lenient
+//! reply parser, and the simulated agent driving whole episodes through prompts only.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

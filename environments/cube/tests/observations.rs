@@ -1,4 +1,4 @@
-//! Observations (spec §8): symbolic dictionary, its text form, the 5-channel grid.
+//! Observations (docs/design/cube.md §8): symbolic dictionary, its text form, the 5-channel grid.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

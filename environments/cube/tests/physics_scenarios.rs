@@ -1,4 +1,4 @@
-//! Spec §11 C-scenarios: primitives applied directly to explicit layouts.
+//! docs/design/cube.md §11 C-scenarios: primitives applied directly to explicit layouts.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -202,7 +202,7 @@ fn c12_force() {
 
 #[test]
 fn perpendicular_pushes_in_one_step() {
-    // Spec §5.2: the UP pass brings the block in front of the RIGHT pusher.
+    // Design §5.2: the UP pass brings the block in front of the RIGHT pusher.
     let mut e = layout(8, &[(0, 1, 2, 2)], &[(3, 2), (1, 1)]);
     e.step_primitives(&[Up, Right]).unwrap();
     assert_eq!(block_at(&e, 0), Some((1, 3)));

@@ -1,5 +1,5 @@
-//! Generation properties (spec §11 C11), the shared conformance test, invariants under random
-//! actions (proptest) and the heuristic baseline (paper Fig. 9).
+//! Generation properties (docs/design/cube.md §11 C11), the shared conformance test, invariants
+//! under random actions (proptest) and the heuristic baseline (paper Fig. 9).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;

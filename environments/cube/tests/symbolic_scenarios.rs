@@ -1,4 +1,4 @@
-//! Spec §11 C6 and S-scenarios: plans run through the executor (spec §9.4).
+//! docs/design/cube.md §11 C6 and S-scenarios: plans run through the executor (design §9.4).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -1,7 +1,7 @@
 //! The supported datasets, file formats, load options and load errors, and [`load`].
 //!
 //! A dataset is chosen by name ([`Dataset::from_str`](std::str::FromStr)) and read from a local
-//! file (or a directory of files) in its published format (spec `reasoning.md` §4.1–§4.2):
+//! file (or a directory of files) in its published format (docs/design/grading.md §4.1–§4.2):
 //! JSONL, JSON, CSV or Parquet, detected from the file extension unless
 //! [`LoadOptions::format`] overrides it. Rows come out in published order, which the MASLab
 //! subset of [`crate::select`] depends on. A malformed row is reported with its file and line

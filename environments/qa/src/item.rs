@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// How an answer is extracted and compared (spec §4.4–4.7).
+/// How an answer is extracted and compared (docs/design/grading.md §4.4–4.7).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum AnswerType {
@@ -37,7 +37,7 @@ impl AnswerType {
 pub struct Item {
     /// Stable id: the dataset's own id when it has one, else the 0-based row index as text.
     pub id: String,
-    /// The question as shown to models (`question_body` of spec §4.2, options included),
+    /// The question as shown to models (`question_body` of design §4.2, options included),
     /// without the answer-format suffix.
     pub question: String,
     /// Option texts of multiple-choice items (empty otherwise), in letter order.

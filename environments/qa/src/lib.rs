@@ -1,7 +1,7 @@
 //! Reasoning and QA datasets for colony: loaders in each dataset's published format, the
 //! prompt layouts, answer extraction from free-form model output, and grading.
 //!
-//! Spec: `reasoning.md` §4. Synchronous and deterministic, no LLM: the reasoning policies in
+//! docs/design/grading.md §4. Synchronous and deterministic, no LLM: the reasoning policies in
 //! the `colony` crate call [`Item::prompt`] to ask and [`grade`] to score.
 //!
 //! - [`Dataset`]: the eight supported datasets and how each is published.

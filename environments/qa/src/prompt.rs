@@ -1,4 +1,4 @@
-//! Zero-shot prompts per dataset (spec §4.2), from the templates in the crate's
+//! Zero-shot prompts per dataset (docs/design/grading.md §4.2), from the templates in the crate's
 //! `prompts/` folder (`environments/qa/prompts/`).
 //!
 //! The templates are compiled into the crate so a prompt never depends on the working

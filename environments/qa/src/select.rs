@@ -1,5 +1,5 @@
-//! Choosing which loaded items to run: the MASLab evaluation subset (spec §4.1), a seeded
-//! sample, and an offset/limit window.
+//! Choosing which loaded items to run: the MASLab evaluation subset (docs/design/grading.md §4.1),
+//! a seeded sample, and an offset/limit window.
 //!
 //! [`select`] applies them in this order: MASLab subset, then sample, then offset, then limit.
 
@@ -44,7 +44,7 @@ pub fn select(items: Vec<Item>, sel: &Selection) -> Vec<Item> {
     }
 }
 
-/// The MASLab subset (spec §4.1): shuffle the whole list with the CPython-compatible
+/// The MASLab subset (design §4.1): shuffle the whole list with the CPython-compatible
 /// shuffle seeded with 2024, keep the first min(500, n), then drop later items whose
 /// `question` (the question body) repeats an earlier one. The result is in shuffled order,
 /// as MASLab runs it.

@@ -1,4 +1,4 @@
-//! The 80 test cases of spec `reasoning.md` §4.8 (extraction + grading of the rule judge),
+//! The 80 test cases of docs/design/grading.md §4.8 (extraction + grading of the rule judge),
 //! plus cases of our own after them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

@@ -1,6 +1,6 @@
-//! Configuration of an episode: task, sizes, view, rounds, memory, message options (spec §6),
-//! and the validation of configurations the reference crashes or loops on (spec §13, Q7,
-//! Q26, Q28, Q29).
+//! Configuration of an episode: task, sizes, view, rounds, memory, message options
+//! (docs/design/swarmbench.md §6), and the validation of configurations the reference crashes or
+//! loops on (design §13, Q7, Q26, Q28, Q29).
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -24,7 +24,7 @@ pub const MAX_MSG_CAP: usize = 100_000;
 /// commander's whole map) times `memory`. 2^25 cells is 256 MB at most.
 pub const MAX_VIEW_CELLS: u64 = 1 << 25;
 
-/// The five SwarmBench tasks (spec §8).
+/// The five SwarmBench tasks (design §8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Task {
@@ -74,7 +74,7 @@ impl std::str::FromStr for Task {
     }
 }
 
-/// Everything that fixes an episode besides the seed (spec §6 defaults, appendix L options).
+/// Everything that fixes an episode besides the seed (design §6 defaults, appendix L options).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Config {
     /// The task.

@@ -12,7 +12,7 @@ use crate::env::SwarmEnv;
 /// The registration of `swarmbench-v0`.
 pub struct SwarmEntry;
 
-/// Every `--set` parameter (spec §6 defaults of the paper's main runs).
+/// Every `--set` parameter (docs/design/swarmbench.md §6 defaults of the paper's main runs).
 pub fn params() -> Vec<ParamSpec> {
     vec![
         ParamSpec::new(

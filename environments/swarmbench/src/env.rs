@@ -1,5 +1,5 @@
 //! The SwarmBench environment: reset, the round structure, task updates and scoring
-//! (spec §3, §9), behind the shared `Environment` trait.
+//! (docs/design/swarmbench.md §3, §9), behind the shared `Environment` trait.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -17,7 +17,7 @@ use crate::state::SwarmState;
 use crate::view::{local_view, View};
 use crate::world::{Cell, World};
 
-/// Task-specific state (spec §9).
+/// Task-specific state (design §9).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "task", rename_all = "lowercase")]
 pub enum TaskState {
@@ -52,7 +52,7 @@ pub enum TaskState {
     },
 }
 
-/// A sent message waiting for delivery (spec §10.3; delays of appendix L.4).
+/// A sent message waiting for delivery (design §10.3; delays of appendix L.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingMessage {
     /// Round it was sent in.
@@ -65,7 +65,7 @@ pub struct PendingMessage {
     pub text: String,
 }
 
-/// One agent's prompt memory (spec §10.4).
+/// One agent's prompt memory (design §10.4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Memory {
     /// Views at past decisions, newest last (at most `memory`).
@@ -196,7 +196,7 @@ impl SwarmEnv {
             .ok_or_else(|| EnvError::UnknownAgent(agent.to_string()))
     }
 
-    /// Creates the layout for `seed` with a fresh task RNG (spec §3 decision: every reset of
+    /// Creates the layout for `seed` with a fresh task RNG (design §3 decision: every reset of
     /// one configuration gives the same layout).
     pub fn reset_seed(&mut self, seed: i64) {
         self.seed = seed;
@@ -273,12 +273,12 @@ impl SwarmEnv {
         }
     }
 
-    /// Whether the episode is over (spec §3 step 1).
+    /// Whether the episode is over (design §3 step 1).
     pub fn is_done(&self) -> bool {
         self.task_complete() || self.round >= self.cfg.max_round
     }
 
-    /// The view of agent `i` at the current state (spec §10.1).
+    /// The view of agent `i` at the current state (design §10.1).
     pub fn view_of(&self, i: usize, out: &mut View) {
         if self.cfg.commander && i == 0 {
             crate::view::global_view(&self.world, &self.agent_of_mesh, self.agent_pos(i), out);
@@ -310,7 +310,7 @@ impl SwarmEnv {
             .collect()
     }
 
-    /// Plays one round (spec §3 steps 2–8) with one reply per agent (missing: STAY).
+    /// Plays one round (design §3 steps 2–8) with one reply per agent (missing: STAY).
     pub fn play_round(&mut self, actions: &BTreeMap<AgentId, Reply>) -> (f64, Vec<Event>) {
         let picked: Vec<Option<&Reply>> = self.names.iter().map(|n| actions.get(n)).collect();
         self.play_replies(&picked)
@@ -473,7 +473,7 @@ impl Environment for SwarmEnv {
     }
 
     fn reset(&mut self, seed: u64) -> BTreeMap<AgentId, SwarmObs> {
-        // Seeds are integers (spec §5); u64 seeds above i64::MAX wrap.
+        // Seeds are integers (design §5); u64 seeds above i64::MAX wrap.
         self.reset_seed(seed as i64);
         self.observations()
     }
@@ -545,12 +545,12 @@ impl Environment for SwarmEnv {
         Ok(())
     }
 
-    /// The system message of spec §11.1, the same for every agent.
+    /// The system message of design §11.1, the same for every agent.
     fn instructions(&self, _agent: &str) -> String {
         crate::llm_play::SYSTEM.to_string()
     }
 
-    /// The non-escaped agents, in index order (escaped agents get no prompt, spec §10.1).
+    /// The non-escaped agents, in index order (escaped agents get no prompt, design §10.1).
     fn deciding_agents(&self) -> Vec<AgentId> {
         self.deciding_names()
     }
@@ -571,7 +571,7 @@ impl Environment for SwarmEnv {
     }
 
     /// True: messages travel inside replies (`MSG:`) and the environment delivers them
-    /// (radius, delay, corruption; spec §10.3, appendix L.4).
+    /// (radius, delay, corruption; design §10.3, appendix L.4).
     fn delivers_messages(&self) -> bool {
         true
     }

@@ -1,5 +1,5 @@
-//! The Flocking distance D (spec §9.4, Q18): the minimum over the reference's candidate
-//! translations (pair differences agent − target) of the optimal assignment cost
+//! The Flocking distance D (docs/design/swarmbench.md §9.4, Q18): the minimum over the reference's
+//! candidate translations (pair differences agent − target) of the optimal assignment cost
 //! (Hungarian method, [`crate::lap`]; cross-checked against `pathfinding::kuhn_munkres` in
 //! tests), with exact lower bounds to skip candidates.
 //!
@@ -36,7 +36,7 @@ fn assign_1d(targets: &[i32], agents: &[i32], shift: i32) -> i64 {
     dp.into_iter().min().unwrap_or(0)
 }
 
-/// D for agents `agents` and target cells `target` (spec §9.4), and the translation that
+/// D for agents `agents` and target cells `target` (design §9.4), and the translation that
 /// achieves it. Needs `agents.len() ≥ target.len()`; otherwise returns 0.
 pub fn distance(agents: &[Cell], target: &[Cell]) -> (i64, Cell) {
     distance_with_hint(agents, target, None)

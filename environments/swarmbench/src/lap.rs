@@ -3,8 +3,9 @@
 //! each row the cost of the optimal assignment of the rows so far is a lower bound on the
 //! full optimum (costs are non-negative), so a candidate that cannot beat `bound` stops early.
 //!
-//! It replaces `pathfinding::kuhn_munkres` on the Flocking hot path (spec §9.4, Q18): same
-//! optimum, no allocation per call, and most losing candidates stop before the last row.
+//! It replaces `pathfinding::kuhn_munkres` on the Flocking hot path
+//! (docs/design/swarmbench.md §9.4, Q18): same optimum, no allocation per call, and most losing
+//! candidates stop before the last row.
 
 /// Per-column solver data, kept together for locality.
 #[derive(Debug, Clone, Copy)]

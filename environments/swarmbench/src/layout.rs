@@ -1,5 +1,6 @@
-//! Seed-compatible initial layouts of the five tasks (spec §7, §9): the wall frame, the task
-//! objects and the agent spread, drawing from the task RNG in the reference's order.
+//! Seed-compatible initial layouts of the five tasks (docs/design/swarmbench.md §7, §9): the wall
+//! frame, the task objects and the agent spread, drawing from the task RNG in the reference's
+//! order.
 
 use std::collections::BTreeSet;
 
@@ -50,7 +51,7 @@ fn wall_mesh(cells: &BTreeSet<Cell>, nest: &[Cell]) -> Mesh {
     m
 }
 
-/// Places the agents one by one (spec §7 Spread): column, then row, redrawn until empty.
+/// Places the agents one by one (design §7 Spread): column, then row, redrawn until empty.
 fn spread(
     world: &mut World,
     rng: &mut TaskRng,
@@ -79,7 +80,7 @@ fn spread(
         .collect()
 }
 
-/// Transport box variants: rows, anchor, gap cells (spec §9.5 table).
+/// Transport box variants: rows, anchor, gap cells (design §9.5 table).
 fn box_variant(v: usize, h: i32, w: i32) -> (&'static [&'static str], Cell, Vec<Cell>) {
     let row_gap = |i: i32, j0: i32| (j0..j0 + 4).map(|j| (i, j)).collect::<Vec<_>>();
     let col_gap = |i0: i32, j: i32| (i0..i0 + 4).map(|i| (i, j)).collect::<Vec<_>>();
@@ -123,7 +124,7 @@ fn box_variant(v: usize, h: i32, w: i32) -> (&'static [&'static str], Cell, Vec<
     }
 }
 
-/// Builds the initial layout of `cfg` from the task RNG (spec §9). The config must be valid.
+/// Builds the initial layout of `cfg` from the task RNG (design §9). The config must be valid.
 pub fn generate(cfg: &Config, rng: &mut TaskRng) -> Layout {
     let (h, w, n) = (cfg.height, cfg.width, cfg.agents);
     let mut world = World::new(h, w);
@@ -235,7 +236,7 @@ pub fn generate(cfg: &Config, rng: &mut TaskRng) -> Layout {
 }
 
 /// The Flocking target: a `k × k` outline with `k = N/4 + 1` (solid for k ≤ 2), as cells
-/// relative to its top-left corner (spec §9.4).
+/// relative to its top-left corner (design §9.4).
 pub fn flocking_target(n: usize) -> (i32, Vec<Cell>) {
     let k = (n / 4 + 1) as i32;
     let mut cells = Vec::new();

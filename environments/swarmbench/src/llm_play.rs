@@ -1,6 +1,6 @@
 //! SwarmBench's side of the opt-in "LLM play" methods of `colony_env_api::Environment`:
-//! the fixed system message (spec §11.1), who decides (escaped agents get no prompt, §10.1),
-//! the lenient reply parser (§12.1) and who hears whom (§10.3, appendix L.3).
+//! the fixed system message (docs/design/swarmbench.md §11.1), who decides (escaped agents get no
+//! prompt, §10.1), the lenient reply parser (§12.1) and who hears whom (§10.3, appendix L.3).
 //!
 //! Decisions (colony's episode loop, DESIGN.md "LLM play"):
 //! - The user prompt is `observe_text` = the exact §11.2 prompt, so `parse_reply` never returns
@@ -17,10 +17,10 @@ use crate::config::Task;
 use crate::env::SwarmEnv;
 use crate::reply::{parse_reply, Reply};
 
-/// The system message of every SwarmBench call (spec §11.1; "a agent" is verbatim).
+/// The system message of every SwarmBench call (design §11.1; "a agent" is verbatim).
 pub const SYSTEM: &str = crate::prompt::SYSTEM;
 
-/// Parses a model reply leniently (spec §12.1 with the task's SWITCH flag and message cap):
+/// Parses a model reply leniently (design §12.1 with the task's SWITCH flag and message cap):
 /// never an error, `feedback` always `None` (the §11.2 prompt must stay byte-identical).
 /// `fallback` names what was replaced: no valid action (the action stays `None`: history
 /// `NONE`, physically STAY) and/or a message longer than `cap` characters cut to `cap` + `...`;
@@ -54,7 +54,7 @@ pub fn lenient_reply(text: &str, task: Task, cap: usize) -> ParsedReply<Reply> {
 }
 
 impl SwarmEnv {
-    /// The agents that get a prompt now: the non-escaped ones, in index order (spec §10.1).
+    /// The agents that get a prompt now: the non-escaped ones, in index order (design §10.1).
     pub fn deciding_names(&self) -> Vec<String> {
         self.names
             .iter()
@@ -64,7 +64,7 @@ impl SwarmEnv {
             .collect()
     }
 
-    /// Whether agent `listener` hears agent `speaker` at the current positions (spec §10.3,
+    /// Whether agent `listener` hears agent `speaker` at the current positions (design §10.3,
     /// Q9): Chebyshev distance ≤ k/2, self included; with a commander (appendix L.3) Agent_0
     /// hears everyone and everyone hears only Agent_0. The same test as
     /// [`SwarmEnv::received_messages`]; out-of-range indices hear nothing.

@@ -1,5 +1,5 @@
-//! The logs the analysis reads (spec §12.3): one game state per round (round 0 after reset)
-//! and one decision per agent per round, with the reference's field names.
+//! The logs the analysis reads (docs/design/swarmbench.md §12.3): one game state per round (round 0
+//! after reset) and one decision per agent per round, with the reference's field names.
 
 use serde::{Deserialize, Serialize};
 

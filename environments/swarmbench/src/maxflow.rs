@@ -1,5 +1,5 @@
 //! A small Dinic maximum flow with the residual "can reach the sink" set, for the exact
-//! resolution of a physics pass (spec §4.6).
+//! resolution of a physics pass (docs/design/swarmbench.md §4.6).
 
 /// A flow network with integer capacities.
 #[derive(Debug, Default, Clone)]

@@ -1,6 +1,6 @@
-//! Messages and the prompt of one agent: delivery and visibility (spec §10.3, Q9, Q36, Q39),
-//! the commander variant (appendix L.3), corruption (appendix L.4), the action text syntax of
-//! `colony env step`, and the assembled prompt (spec §11).
+//! Messages and the prompt of one agent: delivery and visibility (docs/design/swarmbench.md §10.3,
+//! Q9, Q36, Q39), the commander variant (appendix L.3), corruption (appendix L.4), the action text
+//! syntax of `colony env step`, and the assembled prompt (design §11).
 
 use crate::config::Task;
 use crate::env::{SwarmEnv, TaskState};
@@ -36,7 +36,7 @@ pub enum ActionTextError {
     },
 }
 
-/// Parses an action text: a reply with `ACTION:`/`MSG:` markers (spec §12.1), or a bare
+/// Parses an action text: a reply with `ACTION:`/`MSG:` markers (design §12.1), or a bare
 /// action name (`UP`, `stay`, …) for hand-written scenarios; anything else is an error.
 pub fn parse_action_text(text: &str, task: Task, cap: usize) -> Result<Reply, ActionTextError> {
     let switch = task == Task::Synchronization;
@@ -75,7 +75,7 @@ pub fn format_action(r: &Reply) -> String {
 }
 
 impl SwarmEnv {
-    /// The messages agent `i` receives now (spec §10.3): messages due this round from speakers
+    /// The messages agent `i` receives now (design §10.3): messages due this round from speakers
     /// within Chebyshev distance k/2 at their current (possibly off-map) positions, self
     /// included, in speaker order. With a commander, only Agent_0 hears everyone and everyone
     /// hears only Agent_0, regardless of distance.
@@ -99,7 +99,7 @@ impl SwarmEnv {
         due.into_iter().map(|m| m.text.clone()).collect()
     }
 
-    /// The per-agent observation lines (spec §11.2 `{observation}`).
+    /// The per-agent observation lines (design §11.2 `{observation}`).
     pub fn observation_text(&self, i: usize) -> String {
         let py = |b: bool| if b { "True" } else { "False" };
         match &self.task {
@@ -110,7 +110,7 @@ impl SwarmEnv {
         }
     }
 
-    /// The complete prompt agent `i` would get now (spec §11.2); "" for an escaped agent.
+    /// The complete prompt agent `i` would get now (design §11.2); "" for an escaped agent.
     pub fn prompt(&self, i: usize) -> String {
         if self.escaped[i] {
             return String::new();

@@ -1,6 +1,6 @@
-//! Group-dynamics metrics per logged game state (spec §12.4, Q37, Q41), computed from the
-//! logs of [`crate::logs`]. Message homogeneity needs sentence embeddings: the caller passes
-//! an [`Embedder`], so the crate stays model-free.
+//! Group-dynamics metrics per logged game state (docs/design/swarmbench.md §12.4, Q37, Q41),
+//! computed from the logs of [`crate::logs`]. Message homogeneity needs sentence embeddings: the
+//! caller passes an [`Embedder`], so the crate stays model-free.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -173,7 +173,7 @@ fn message_metrics(m: &mut RoundMetrics, msgs: &[&str], embedder: Option<&dyn Em
     }
 }
 
-/// Metrics of every logged state `0 … R` (spec §12.4).
+/// Metrics of every logged state `0 … R` (design §12.4).
 pub fn round_metrics(
     states: &[GameStateLog],
     decisions: &[DecisionLog],

@@ -1,5 +1,6 @@
 //! One round of physics: forces from actions, four directional passes, the contact graph of a
-//! pass, SCC condensation and the exact resolution by one maximum flow per pass (spec §4).
+//! pass, SCC condensation and the exact resolution by one maximum flow per pass
+//! (docs/design/swarmbench.md §4).
 //!
 //! Only objects reachable from an agent pushing along the pass direction can move (any other
 //! node would have to pay its mass with no incoming force), so each pass works on that
@@ -12,10 +13,10 @@ use serde::{Deserialize, Serialize};
 use crate::maxflow::FlowNet;
 use crate::world::{Cell, MeshKind, World};
 
-/// Push force of one agent (spec §4.1).
+/// Push force of one agent (design §4.1).
 pub const PUSH_FORCE: i64 = 2;
 
-/// A movement direction (spec §1).
+/// A movement direction (design §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Dir {
@@ -30,7 +31,7 @@ pub enum Dir {
 }
 
 impl Dir {
-    /// The pass order of spec §4.2.
+    /// The pass order of design §4.2.
     pub const PASSES: [Dir; 4] = [Dir::Up, Dir::Down, Dir::Left, Dir::Right];
 
     /// The unit vector `(di, dj)`.
@@ -78,7 +79,7 @@ pub struct Physics {
 }
 
 impl Physics {
-    /// Runs the four passes UP, DOWN, LEFT, RIGHT (spec §4.2). `actions[k]` is the direction
+    /// Runs the four passes UP, DOWN, LEFT, RIGHT (design §4.2). `actions[k]` is the direction
     /// object `k` pushes in (only agents push; others `None`).
     pub fn step(&mut self, world: &mut World, actions: &[Option<Dir>]) {
         for d in Dir::PASSES {
@@ -86,7 +87,7 @@ impl Physics {
         }
     }
 
-    /// One directional pass (spec §4.3–4.7).
+    /// One directional pass (design §4.3–4.7).
     pub fn pass(&mut self, world: &mut World, actions: &[Option<Dir>], d: Dir) {
         let n = world.meshes.len();
         self.local.clear();
@@ -114,7 +115,7 @@ impl Physics {
             let u = self.nodes[q];
             q += 1;
             if world.meshes[u].is_static {
-                continue; // edges leaving static nodes never matter (spec §4.6 step 1)
+                continue; // edges leaving static nodes never matter (design §4.6 step 1)
             }
             for ((ci, cj), _) in world.meshes[u].abs_cells() {
                 let next = (ci + di, cj + dj);
@@ -169,7 +170,7 @@ impl Physics {
         }
     }
 
-    /// SCC condensation, candidates, max flow, moving set (spec §4.4–4.6).
+    /// SCC condensation, candidates, max flow, moving set (design §4.4–4.6).
     fn resolve(&mut self, world: &World, actions: &[Option<Dir>], d: Dir) {
         let n = self.nodes.len();
         let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n, self.edges.len());
@@ -250,7 +251,7 @@ impl Physics {
     }
 }
 
-/// Lifts every moving object, then redraws each one cell further (spec §4.7).
+/// Lifts every moving object, then redraws each one cell further (design §4.7).
 fn apply_move(world: &mut World, moving: &[usize], (di, dj): Cell) {
     for &k in moving {
         world.lift(k);

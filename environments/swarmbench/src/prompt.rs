@@ -1,18 +1,18 @@
-//! The exact prompt text (spec §11): system message, user template, task descriptions, and
-//! the assembly of views, observation, messages and history, as pure functions.
+//! The exact prompt text (docs/design/swarmbench.md §11): system message, user template, task
+//! descriptions, and the assembly of views, observation, messages and history, as pure functions.
 //!
 //! The static texts live in `src/prompts/*.txt`, quoted byte for byte from the spec.
 
 use crate::config::Task;
 use crate::layout::flocking_target;
 
-/// The system message (spec §11.1; "a agent" is verbatim).
+/// The system message (design §11.1; "a agent" is verbatim).
 pub const SYSTEM: &str = include_str!("prompts/system.txt");
 
-/// The user prompt template (spec §11.2).
+/// The user prompt template (design §11.2).
 pub const TEMPLATE: &str = include_str!("prompts/template.txt");
 
-/// The task description of spec §11.3 (Flocking with its target shape filled in).
+/// The task description of design §11.3 (Flocking with its target shape filled in).
 pub fn task_description(task: Task, agents: usize) -> String {
     match task {
         Task::Pursuit => include_str!("prompts/pursuit.txt").to_string(),
@@ -34,7 +34,7 @@ pub fn task_description(task: Task, agents: usize) -> String {
     }
 }
 
-/// One history entry (spec §10.4): the 1-based decision count, the action name or `NONE`,
+/// One history entry (design §10.4): the 1-based decision count, the action name or `NONE`,
 /// and the message ("" when none).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HistoryEntry {
@@ -67,7 +67,7 @@ pub struct PromptParts<'a> {
     pub history: &'a [HistoryEntry],
 }
 
-/// Renders the user prompt (spec §11.2), substituting each placeholder once, in one pass.
+/// Renders the user prompt (design §11.2), substituting each placeholder once, in one pass.
 pub fn render_prompt(p: &PromptParts<'_>) -> String {
     let views: Vec<String> = p
         .views

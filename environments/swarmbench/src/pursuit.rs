@@ -1,5 +1,5 @@
-//! Pursuit prey rules: danger, capture with respawn, and the two-step escape (spec §9.1,
-//! quirks Q2–Q6, Q26, Q27).
+//! Pursuit prey rules: danger, capture with respawn, and the two-step escape
+//! (docs/design/swarmbench.md §9.1, quirks Q2–Q6, Q26, Q27).
 
 use crate::rng::TaskRng;
 use crate::world::{Cell, World};
@@ -34,7 +34,7 @@ pub enum PreyOutcome {
     Stayed,
 }
 
-/// Runs the prey update for the prey object `prey` (spec §9.1 task update).
+/// Runs the prey update for the prey object `prey` (design §9.1 task update).
 pub fn update(world: &mut World, rng: &mut TaskRng, prey: usize) -> PreyOutcome {
     if !world.meshes[prey].present {
         return PreyOutcome::Stayed;

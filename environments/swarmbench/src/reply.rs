@@ -1,4 +1,5 @@
-//! Parsing an LLM reply into an action and a message (spec §12.1), as a pure function.
+//! Parsing an LLM reply into an action and a message (docs/design/swarmbench.md §12.1), as a pure
+//! function.
 
 use serde::{Deserialize, Serialize};
 
@@ -89,7 +90,7 @@ pub fn cap_message(msg: &str, cap: usize) -> String {
     }
 }
 
-/// Parses a reply (spec §12.1): action markers `ACTION:`, `Action:`, `action:` (later markers
+/// Parses a reply (design §12.1): action markers `ACTION:`, `Action:`, `action:` (later markers
 /// override when their text holds a valid action), message markers `MSG:`, `Msg:`, `msg:`
 /// (later ones always override), message capped at `cap` characters.
 pub fn parse_reply(reply: &str, switch: bool, cap: usize) -> Reply {

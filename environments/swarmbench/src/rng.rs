@@ -1,5 +1,5 @@
-//! The task RNG: CPython's MT19937 `random.Random` (spec §5), with a count of raw outputs so
-//! a saved state restores the exact stream (re-seed, then skip).
+//! The task RNG: CPython's MT19937 `random.Random` (docs/design/swarmbench.md §5), with a count of
+//! raw outputs so a saved state restores the exact stream (re-seed, then skip).
 //!
 //! This is the one place where STYLE.md's ChaCha rule does not apply: seed-compatible layouts
 //! need the reference's generator.

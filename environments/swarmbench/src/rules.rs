@@ -1,5 +1,5 @@
-//! The task rules that run after physics each round (spec §9): prey update and capture,
-//! light switching and scoring, food pickup and delivery, the Flocking distance, escapes.
+//! The task rules that run after physics each round (docs/design/swarmbench.md §9): prey update and
+//! capture, light switching and scoring, food pickup and delivery, the Flocking distance, escapes.
 
 use colony_env_api::Event;
 

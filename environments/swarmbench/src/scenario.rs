@@ -1,5 +1,5 @@
 //! One-step physics scenarios (the `colony swarmbench physics` contract): a map size, objects
-//! and actions in, positions, on-grid flags and the map out (spec §4).
+//! and actions in, positions, on-grid flags and the map out (docs/design/swarmbench.md §4).
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,7 @@
 //! The self-contained, serializable state (`colony env reset|step swarmbench --json`): the
-//! configuration, the map as rows of symbols (spec Appendix A), agent positions by name, every
-//! object, the task state, the RNG position, pending messages and prompt memories.
+//! configuration, the map as rows of symbols (docs/design/swarmbench.md Appendix A), agent
+//! positions by name, every object, the task state, the RNG position, pending messages and prompt
+//! memories.
 
 use std::collections::{BTreeMap, VecDeque};
 

@@ -1,6 +1,6 @@
 //! The rule-based Transport policy: plan the box's way out by BFS over box positions, fill
 //! the push slots behind it (lines two deep), push when five agents are in place, then walk
-//! out through the gap (spec §9.5: every push needs five agents).
+//! out through the gap (docs/design/swarmbench.md §9.5: every push needs five agents).
 
 use std::collections::{BTreeMap, VecDeque};
 

@@ -1,4 +1,5 @@
-//! An agent's k×k view of the map and its exact text rendering (spec §10.1–10.2).
+//! An agent's k×k view of the map and its exact text rendering
+//! (docs/design/swarmbench.md §10.1–10.2).
 
 use std::fmt::Write;
 
@@ -137,7 +138,7 @@ impl View {
         }
     }
 
-    /// The view's rows as logged: cell texts, no `Y` (spec §12.3).
+    /// The view's rows as logged: cell texts, no `Y` (design §12.3).
     pub fn rows_text(&self) -> Vec<Vec<String>> {
         self.cells
             .chunks(self.cols.max(1) as usize)
@@ -145,7 +146,7 @@ impl View {
             .collect()
     }
 
-    /// The exact prompt text (spec §10.2): header of column numbers in width 3 joined by
+    /// The exact prompt text (design §10.2): header of column numbers in width 3 joined by
     /// spaces, then per row the row number in width 3, two spaces, and each cell left-aligned
     /// in width 4; the observer's cell is `Y`.
     pub fn render(&self) -> String {

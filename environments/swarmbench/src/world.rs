@@ -1,5 +1,5 @@
 //! The grid and the objects on it ("meshes"): positions, shapes, masses, the character map and
-//! the occupancy map (spec §1–2, §4.7).
+//! the occupancy map (docs/design/swarmbench.md §1–2, §4.7).
 
 use serde::{Deserialize, Serialize};
 
@@ -9,7 +9,7 @@ pub type Cell = (i32, i32);
 /// Sentinel for "no object" in the occupancy map.
 pub const EMPTY: u32 = u32::MAX;
 
-/// What an object is (spec §2); decides symbol conventions and whether it has an action.
+/// What an object is (design §2); decides symbol conventions and whether it has an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MeshKind {
@@ -25,7 +25,7 @@ pub enum MeshKind {
     Food,
 }
 
-/// One object: anchor, occupied cells with their symbols, mass and flags (spec §1–2).
+/// One object: anchor, occupied cells with their symbols, mass and flags (design §1–2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Mesh {
     /// Name (`Agent_3`, `wall`, `box`, …).
@@ -36,15 +36,15 @@ pub struct Mesh {
     pub pos: Cell,
     /// Occupied offsets `(r, c)` from the anchor, each with its map symbol.
     pub cells: Vec<(i32, i32, char)>,
-    /// Mass (spec §2: `floor(sqrt(area))` unless fixed).
+    /// Mass (design §2: `floor(sqrt(area))` unless fixed).
     pub mass: i64,
     /// Static objects never move.
     pub is_static: bool,
-    /// False once no cell is on the map (spec §4.3: gone for good).
+    /// False once no cell is on the map (design §4.3: gone for good).
     pub present: bool,
 }
 
-/// Integer square root (floor), for the mass rule of spec §2.
+/// Integer square root (floor), for the mass rule of design §2.
 pub fn isqrt(n: i64) -> i64 {
     if n <= 0 {
         return 0;
@@ -115,7 +115,7 @@ impl Mesh {
     }
 }
 
-/// The map: size, objects, character map and occupancy map (spec §1).
+/// The map: size, objects, character map and occupancy map (design §1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct World {
     /// Rows.
@@ -186,7 +186,7 @@ impl World {
         k
     }
 
-    /// Draws object `k`'s on-map cells; an object with none becomes absent (spec §4.7).
+    /// Draws object `k`'s on-map cells; an object with none becomes absent (design §4.7).
     pub fn draw(&mut self, k: usize) {
         let mut any = false;
         let (pi, pj) = self.meshes[k].pos;

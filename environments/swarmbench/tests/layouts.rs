@@ -1,4 +1,5 @@
-//! Seed-compatible layouts: the seed-42 maps and agent positions of spec Appendix A.
+//! Seed-compatible layouts: the seed-42 maps and agent positions of docs/design/swarmbench.md
+//! Appendix A.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use colony_swarmbench::env::TaskState;

@@ -31,8 +31,9 @@ fn system_message_and_deciding_agents() {
     );
     assert_eq!(e.deciding_agents(), e.agents());
     assert!(e.delivers_messages());
-    // Escaped agents are left out (spec §10.1). Seed 42: box variant 1, gap at row 9 cols
-    // 0..3; with the box removed Agent_0 walks out through the gap (as in tests/tasks.rs).
+    // Escaped agents are left out (docs/design/swarmbench.md §10.1). Seed 42: box variant 1, gap at
+    // row 9 cols 0..3; with the box removed Agent_0 walks out through the gap (as in
+    // tests/tasks.rs).
     let e = env(cfg(Task::Transport), 42);
     let mut s = e.state();
     let b = s.objects.iter().position(|m| m.id == "box").unwrap();

@@ -1,5 +1,5 @@
-//! Logs and group-dynamics metrics (spec §12.3–12.4), and the message options of appendix
-//! L.3/L.4.
+//! Logs and group-dynamics metrics (docs/design/swarmbench.md §12.3–12.4), and the message options
+//! of appendix L.3/L.4.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! The physics consequences of spec §4.5, through the scenario format of
+//! The physics consequences of docs/design/swarmbench.md §4.5, through the scenario format of
 //! `colony swarmbench physics`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -1,5 +1,5 @@
-//! The exact prompt of spec Appendix B (byte-identical, by SHA-256) and snapshot tests of
-//! views and prompts.
+//! The exact prompt of docs/design/swarmbench.md Appendix B (byte-identical, by SHA-256) and
+//! snapshot tests of views and prompts.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
@@ -85,7 +85,7 @@ fn appendix_b_prompt_is_byte_identical() {
 
 #[test]
 fn view_snapshots() {
-    // Spec §10.2 example: Agent_0 at (3,1), k = 5, Pursuit seed 42, round 0.
+    // Design §10.2 example: Agent_0 at (3,1), k = 5, Pursuit seed 42, round 0.
     let mut env = SwarmEnv::new(Config::default()).unwrap();
     env.reset(42);
     let mut v = colony_swarmbench::view::View::empty();

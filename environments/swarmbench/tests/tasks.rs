@@ -1,5 +1,5 @@
-//! Task rules (spec §9): prey movement, capture and respawn; synchronization alternation;
-//! foraging pickup and drop; transport escape scoring; the flocking score.
+//! Task rules (docs/design/swarmbench.md §9): prey movement, capture and respawn; synchronization
+//! alternation; foraging pickup and drop; transport escape scoring; the flocking score.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;

@@ -1,4 +1,5 @@
-//! Prints the PERCEPTION prompt (spec §11.1) and the task text of one agent after reset.
+//! Prints the PERCEPTION prompt (docs/design/wildfire.md §11.1) and the task text of one agent
+//! after reset.
 //!
 //! `cargo run -p colony-wildfire --example perception -- [LEVEL] [SEED] [AGENT]`
 //! (defaults: `rescue_civilians_known_small 9502 1`).

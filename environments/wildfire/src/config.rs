@@ -1,4 +1,5 @@
-//! Constants (spec §2), agent kinds (§6.1) and the 17 level configurations (§12.1).
+//! Constants (docs/design/wildfire.md §2), agent kinds (§6.1) and the 17 level configurations
+//! (§12.1).
 
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +30,7 @@ pub const AGENT_PENALTY: f64 = 20.0;
 /// Penalty per civilian lost (§2, §12.3).
 pub const CIVILIAN_PENALTY: f64 = 100.0;
 
-/// The four agent types (spec §6.1).
+/// The four agent types (design §6.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentKind {
@@ -194,7 +195,7 @@ pub struct CutTargets {
 pub struct LevelConfig {
     /// Level id, e.g. `cut_trees_sparse_small`.
     pub id: String,
-    /// Number in spec §12.1 (1–17; 0 for the synthetic benchmark level).
+    /// Number in design §12.1 (1–17; 0 for the synthetic benchmark level).
     pub number: u32,
     /// Human-readable name.
     pub name: String,
@@ -340,7 +341,7 @@ fn lv(
     }
 }
 
-/// All 17 configurations of spec §12.1, in table order.
+/// All 17 configurations of design §12.1, in table order.
 pub fn levels() -> Vec<LevelConfig> {
     use Behavior::*;
     use LevelKind::*;
@@ -352,7 +353,7 @@ pub fn levels() -> Vec<LevelConfig> {
         })
     };
     // Columns: number, id, name, type, map, team (F,B,D,H), max score, behaviors, max steps,
-    // F_fire, F_civ, vegetation offset (spec §12.1).
+    // F_fire, F_civ, vegetation offset (design §12.1).
     #[rustfmt::skip]
     let mut v = vec![
         lv(1, "cut_trees_sparse_small", "Cut Trees: Sparse (Small)", Cut, 30, [3, 0, 0, 0], 18.0, &[TD], 30, 100, 100, 20),

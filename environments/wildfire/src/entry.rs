@@ -16,12 +16,12 @@ use crate::policies::HeuristicPolicy;
 
 fn params() -> Vec<ParamSpec> {
     vec![
-        ParamSpec::new("level", "cut_trees_sparse_small", "level id or number 1–17 (spec §12.1), or `bench` (synthetic suppress level; the default when map_size or agents is set without level)"),
+        ParamSpec::new("level", "cut_trees_sparse_small", "level id or number 1–17 (docs/design/wildfire.md §12.1), or `bench` (synthetic suppress level; the default when map_size or agents is set without level)"),
         ParamSpec::new("map_size", "0", "map side override, 8..=4000 (0 = the level's)"),
         ParamSpec::new("agents", "0", "team size override, at most 100000: M agents of mixed types F,B,D,H in turn (0 = the level's team)"),
         ParamSpec::new("max_steps", "0", "step limit override, at most 1000000000 (0 = the level's)"),
         ParamSpec::new("fire_frames", "0", "frames per fire tick override, at most 1000000000 (0 = the level's)"),
-        ParamSpec::new("trees_destroyed_fire_only", "false", "count only trees destroyed by fire in TreesDestroyed (spec §12.3)"),
+        ParamSpec::new("trees_destroyed_fire_only", "false", "count only trees destroyed by fire in TreesDestroyed (docs/design/wildfire.md §12.3)"),
     ]
 }
 
@@ -135,7 +135,7 @@ impl EnvEntry for WildfireEntry {
         vec!["heuristic"]
     }
 
-    /// §11: the simulated agent of [`crate::sim_agent::simulated_reply`].
+    /// docs/design/wildfire.md §11: the simulated agent of [`crate::sim_agent::simulated_reply`].
     fn simulated_reply(
         &self,
         system: &str,

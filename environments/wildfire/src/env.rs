@@ -1,5 +1,6 @@
 //! `wildfire-v0` behind the shared [`Environment`] trait (DESIGN.md contract): actions are
-//! primitives handed to the executor (§10), low-level vectors (§6.3), or `continue`.
+//! primitives handed to the executor (docs/design/wildfire.md §10), low-level vectors (§6.3), or
+//! `continue`.
 
 use std::collections::BTreeMap;
 

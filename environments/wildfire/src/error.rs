@@ -15,7 +15,7 @@ pub enum WildfireError {
         /// Draws attempted.
         draws: u32,
     },
-    /// An action code that does not parse (§11.2).
+    /// An action code that does not parse (docs/design/wildfire.md §11.2).
     #[error("action code {:?}: {message}", colony_env_api::clip(text))]
     ActionCode {
         /// The text.

@@ -1,5 +1,5 @@
 //! The fire model: spread value, the three-phase synchronous fire tick, water and cutting
-//! (spec §5, §6.4 cutting rule).
+//! (docs/design/wildfire.md §5, §6.4 cutting rule).
 
 use crate::grid::{Cell, Fire, Grid, WET_TICKS};
 use crate::state::Counters;

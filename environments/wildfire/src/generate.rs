@@ -1,5 +1,5 @@
-//! Procedural map generation from a seed (spec §4): fractal layers, ground types and trees,
-//! settlements and burnability, each from its own ChaCha8 stream.
+//! Procedural map generation from a seed (docs/design/wildfire.md §4): fractal layers, ground types
+//! and trees, settlements and burnability, each from its own ChaCha8 stream.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -1,4 +1,5 @@
-//! The cell grid: static terrain layers and the dynamic fire, tree and wetness state (spec §3).
+//! The cell grid: static terrain layers and the dynamic fire, tree and wetness state
+//! (docs/design/wildfire.md §3).
 
 use serde::{Deserialize, Serialize};
 

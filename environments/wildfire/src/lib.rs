@@ -1,8 +1,8 @@
 //! CREW-Wildfire (`wildfire-v0`) as a synchronous, deterministic environment: procedural maps
-//! (spec §4), the cellular-automaton fire (§5), four heterogeneous agent types and civilians
-//! (§6–§8), observations and the ASCII minimap (§9), primitives and their executor (§10), the
-//! text side of the LLM interface (§11), the 17 level configurations (§12) and the metrics NS
-//! and BCS (§13). The spec is `shared/specs/wildfire.md`; no LLM code lives here.
+//! (docs/design/wildfire.md §4), the cellular-automaton fire (§5), four heterogeneous agent types
+//! and civilians (§6–§8), observations and the ASCII minimap (§9), primitives and their executor
+//! (§10), the text side of the LLM interface (§11), the 17 level configurations (§12) and the
+//! metrics NS and BCS (§13). The design note is `docs/design/wildfire.md`; no LLM code lives here.
 //!
 //! Layout: [`config`] constants and levels; [`noise`] and [`generate`] map generation;
 //! [`setup`] level setup; [`grid`], [`state`] the state; [`fire`] the fire model; [`sim`] one

@@ -1,4 +1,5 @@
-//! The text side of "LLM play" for `wildfire-v0` (spec §11, §14.1): the system prompt an agent
+//! The text side of "LLM play" for `wildfire-v0` (docs/design/wildfire.md §11,
+//! docs/design/frameworks.md §14.1): the system prompt an agent
 //! acts under, the text it acts on after PERCEPTION, and the lenient reader of EXECUTION
 //! replies. [`crate::env`] wires these into the `Environment` trait's opt-in methods; the
 //! colony library's policies drive them (one PERCEPTION, one act and one EXECUTION call per

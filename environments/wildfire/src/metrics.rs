@@ -1,5 +1,5 @@
-//! Evaluation metrics (spec §13): the Do-Nothing baseline constants, the normalized score NS
-//! and the Behavior Competency Score BCS, plus the Markdown/JSON report of
+//! Evaluation metrics (docs/design/wildfire.md §13): the Do-Nothing baseline constants, the
+//! normalized score NS and the Behavior Competency Score BCS, plus the Markdown/JSON report of
 //! `colony wildfire bcs`.
 
 use std::collections::BTreeMap;

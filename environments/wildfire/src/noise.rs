@@ -1,4 +1,5 @@
-//! Improved Perlin gradient noise and the fractal layers of map generation (spec §4.2).
+//! Improved Perlin gradient noise and the fractal layers of map generation
+//! (docs/design/wildfire.md §4.2).
 //!
 //! Hand-written rather than taken from the `noise` crate because the spec fixes the exact
 //! permutation construction (shuffled by the layer's own ChaCha stream), corner hashing and

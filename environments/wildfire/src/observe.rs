@@ -1,5 +1,5 @@
-//! Observations (spec §9): cell codes, the team's revealed map, the raw per-agent observation
-//! and the ASCII minimap with the paper's legend.
+//! Observations (docs/design/wildfire.md §9): cell codes, the team's revealed map, the raw
+//! per-agent observation and the ASCII minimap with the paper's legend.
 
 use std::collections::HashSet;
 

@@ -1,5 +1,5 @@
-//! Primitives (paper Table 5, spec §10), the executor's emission and completion rules, and the
-//! EXECUTION side as pure text: parsing an action code into a primitive (§11.2).
+//! Primitives (paper Table 5, docs/design/wildfire.md §10), the executor's emission and completion
+//! rules, and the EXECUTION side as pure text: parsing an action code into a primitive (§11.2).
 
 use serde::{Deserialize, Serialize};
 

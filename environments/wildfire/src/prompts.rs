@@ -1,5 +1,5 @@
-//! Prompt placeholder values as functions of the state (spec §11.3), the task descriptions
-//! (§11.4) and the PERCEPTION prompt (§11.1). Pure text; no LLM code.
+//! Prompt placeholder values as functions of the state (docs/design/wildfire.md §11.3), the task
+//! descriptions (§11.4) and the PERCEPTION prompt (§11.1). Pure text; no LLM code.
 
 use std::collections::BTreeMap;
 
@@ -335,7 +335,7 @@ pub fn step_history(steps: &[(String, Vec<String>)]) -> String {
 }
 
 /// The primitive types an agent kind may use, as `(type, meaning, parameters, example)` rows
-/// (spec §10), for the EXECUTION prompt.
+/// (design §10), for the EXECUTION prompt.
 pub fn primitive_types(kind: AgentKind) -> Vec<(u8, &'static str, &'static str, &'static str)> {
     let mut rows = vec![(0, "do nothing", "0, 0", "[0, 0, 0, \"do nothing\"]")];
     rows.extend(match kind {

@@ -1,5 +1,5 @@
-//! Level setup (spec §4.6, §12.2): spawn point, targets, fires, water and civilians, with the
-//! placement fallback that guarantees termination.
+//! Level setup (docs/design/wildfire.md §4.6, §12.2): spawn point, targets, fires, water and
+//! civilians, with the placement fallback that guarantees termination.
 
 use std::collections::BTreeSet;
 
@@ -365,7 +365,7 @@ pub fn line_cells(c: Cell, horizontal: bool, len: i32, s: i32) -> Vec<Cell> {
         .collect()
 }
 
-/// A hand-built state for scenario tests (spec §16): `grid` as given, agents at the centres of
+/// A hand-built state for scenario tests (design §16): `grid` as given, agents at the centres of
 /// the listed cells (ids in list order), no targets, no civilians; `level` supplies the
 /// clocks and scoring (its map size is set to the grid's).
 pub fn scenario(mut level: LevelConfig, grid: Grid, agents: &[(AgentKind, Cell)]) -> WildfireState {

@@ -1,5 +1,5 @@
-//! One environment step in the specified order (spec §8): commands, 100 frames of agent
-//! motion and actions (§6), civilians (§7), fire ticks (§5.3) and task zones, then reveal,
+//! One environment step in the specified order (docs/design/wildfire.md §8): commands, 100 frames
+//! of agent motion and actions (§6), civilians (§7), fire ticks (§5.3) and task zones, then reveal,
 //! scout count, score and termination (§12).
 
 use rand::Rng;

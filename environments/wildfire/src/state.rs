@@ -1,6 +1,7 @@
-//! The complete, serializable simulation state (spec §3): grid, team map, agents, civilians,
-//! level targets, counters and clocks. A saved state is self-contained (it carries its level
-//! configuration), so `colony env step wildfire --state FILE` continues it exactly.
+//! The complete, serializable simulation state (docs/design/wildfire.md §3): grid, team map,
+//! agents, civilians, level targets, counters and clocks. A saved state is self-contained (it
+//! carries its level configuration), so `colony env step wildfire --state FILE` continues it
+//! exactly.
 
 use std::collections::BTreeSet;
 

@@ -1,5 +1,6 @@
-//! Every level configuration generates for its listed seeds (§12.1, §12.2); W12 target
-//! properties; the shared conformance test; property tests of invariants under random play.
+//! Every level configuration generates for its listed seeds (docs/design/wildfire.md §12.1, §12.2);
+//! W12 target properties; the shared conformance test; property tests of invariants under random
+//! play.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,4 +1,5 @@
-//! LLM play of `wildfire-v0` (spec §11, §14.1): who decides, the prompts, the lenient reply
+//! LLM play of `wildfire-v0` (docs/design/wildfire.md §11, docs/design/frameworks.md §14.1):
+//! who decides, the prompts, the lenient reply
 //! parser, and the simulated agent driving whole episodes through prompts only.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -1,5 +1,5 @@
-//! The unit-test scenarios of spec §16 (W1–W9): spread values, fire timeline, wet firebreaks,
-//! immediate burns, spray cone, movement, losses, civilians, helicopter transport.
+//! The unit-test scenarios of docs/design/wildfire.md §16 (W1–W9): spread values, fire timeline,
+//! wet firebreaks, immediate burns, spray cone, movement, losses, civilians, helicopter transport.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;

@@ -1,4 +1,5 @@
-//! The text side (§9.3, §11): perception prompt, placeholders, task descriptions, render.
+//! The text side (docs/design/wildfire.md §9.3, §11): perception prompt, placeholders, task
+//! descriptions, render.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use colony_env_api::Environment;

@@ -1,4 +1,4 @@
-//! `camon`: CAMON, a dynamic leader (spec `wildfire.md` §14.2, paper Algorithm 1, prompts
+//! `camon`: CAMON, a dynamic leader (docs/design/frameworks.md §14.2, paper Algorithm 1, prompts
 //! A.5–A.7).
 //!
 //! State: the leader (initially the first agent of the team, the lowest id), one chat history

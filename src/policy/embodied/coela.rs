@@ -1,5 +1,5 @@
-//! `coela`: COELA, decentralized message-or-act (spec `wildfire.md` §14.3, paper Algorithm 2,
-//! prompts A.8–A.9).
+//! `coela`: COELA, decentralized message-or-act (docs/design/frameworks.md §14.3, paper Algorithm
+//! 2, prompts A.8–A.9).
 //!
 //! State: one group chat shared by the whole team, `(t, sender, message)` entries capped to
 //! the [`CHAT_CAP`] most recent (paper A.19), and, off Wildfire, the framework's own record of

@@ -1,4 +1,4 @@
-//! `embodied`: Embodied, decentralized communication rounds (spec `wildfire.md` §14.4, paper
+//! `embodied`: Embodied, decentralized communication rounds (docs/design/frameworks.md §14.4, paper
 //! Algorithm 3, prompts A.10–A.11).
 //!
 //! State: a [`ChatStore`]: for every agent one private chat with each other agent and one
@@ -284,7 +284,7 @@ impl EmbodiedPolicy for EmbodiedFramework {
         true
     }
 
-    /// Re-decides for every live agent every step (spec §14.4/§14.5), also when no agent's
+    /// Re-decides for every live agent every step (design §14.4/§14.5), also when no agent's
     /// action ended.
     fn decides_every_step(&self) -> bool {
         true

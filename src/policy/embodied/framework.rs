@@ -1,4 +1,4 @@
-//! Shared machinery of the CREW-Wildfire coordination frameworks (spec `wildfire.md` §14.1)
+//! Shared machinery of the CREW-Wildfire coordination frameworks (docs/design/frameworks.md §14.1)
 //! on every environment: agent names, per-agent tags, the per-step briefing (team
 //! composition, task, abilities), agent blocks for prompts, perception of every live agent,
 //! and execution of a chosen text action.

@@ -1,4 +1,4 @@
-//! `hmas2`: HMAS-2, a central planner with agent feedback (spec `wildfire.md` §14.5, paper
+//! `hmas2`: HMAS-2, a central planner with agent feedback (docs/design/frameworks.md §14.5, paper
 //! Algorithm 4, prompts A.12–A.13).
 //!
 //! State: the [`StepHistory`] of `(global state summary, actions)` per planned step, keeping
@@ -58,9 +58,9 @@ pub const PLAN_PROMPT: &str = include_str!("../../../prompts/hmas2/plan.jinja");
 /// `prompts/hmas2/feedback.jinja`: Feedback (A.13).
 pub const FEEDBACK_PROMPT: &str = include_str!("../../../prompts/hmas2/feedback.jinja");
 
-/// Steps the step history keeps (spec §14.5 decision).
+/// Steps the step history keeps (design §14.5 decision).
 pub const HISTORY_CAP: usize = 5;
-/// Re-plans per step at most (spec §14.5 decision).
+/// Re-plans per step at most (design §14.5 decision).
 pub const MAX_REPLANS: usize = 3;
 /// Characters of an agent's perception kept in a step's state summary.
 pub const SUMMARY_CHARS: usize = 200;
@@ -331,7 +331,7 @@ impl EmbodiedPolicy for Hmas2 {
         true
     }
 
-    /// Re-decides for every live agent every step (spec §14.4/§14.5), also when no agent's
+    /// Re-decides for every live agent every step (design §14.4/§14.5), also when no agent's
     /// action ended.
     fn decides_every_step(&self) -> bool {
         true

@@ -1,13 +1,17 @@
 //! `independent`: one LLM agent per environment agent, prompted with the environment's own
 //! observation, no coordination beyond what the environment itself carries.
 //!
-//! - SwarmBench: this **is** the paper's protocol (spec §10–12): system = the fixed §11.1
-//!   text, user = the exact §11.2 prompt with its 5-frame memory, `ACTION:`/`MSG:` replies,
-//!   messages delivered by the environment (radius, delay, corruption, commander).
-//! - CUBE: the naive language agent of spec §12.2: asked for a plan when its plan is
-//!   exhausted, rejected actions fed back in the next prompt.
-//! - Wildfire: spec §11's PERCEPTION call (minimap → text), then the act call, then the
-//!   EXECUTION call (text action → primitive), all three LLM calls as in the paper.
+//! - SwarmBench: this **is** the paper's protocol (docs/design/swarmbench.md §10–§12): system
+//!   = the fixed §11.1 text, user = the exact §11.2 prompt with its 5-frame memory,
+//!   `ACTION:`/`MSG:` replies, messages delivered by the environment (radius, delay,
+//!   corruption, commander).
+//! - CUBE: the naive language agent of docs/design/cube.md §12.2: asked for a plan when its
+//!   plan is exhausted, rejected actions fed back in the next prompt.
+//! - Wildfire: docs/design/wildfire.md §11's PERCEPTION call (minimap → text), then the act
+//!   call, then the EXECUTION call (text action → primitive), all three LLM calls as in the
+//!   paper.
+//!
+//! (See docs/design/frameworks.md §14.6.)
 //!
 //! Decision: feedback from the environment's reply parser is appended to the next user
 //! prompt under the line `Feedback on your previous reply:`; environments whose prompt must

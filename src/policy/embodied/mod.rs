@@ -58,9 +58,9 @@ pub struct AgentView {
     /// The observation text (`observe_text`).
     pub observation: String,
     /// The PERCEPTION prompt, for benchmarks that turn observations into text with a model
-    /// call (CREW-Wildfire §11.1).
+    /// call (docs/design/wildfire.md §11.1).
     pub perception_prompt: Option<String>,
-    /// Builds the EXECUTION prompt for a free-text action (CREW-Wildfire §11.2).
+    /// Builds the EXECUTION prompt for a free-text action (docs/design/wildfire.md §11.2).
     pub execution: Option<ExecutionPrompter>,
     /// Agents this one can hear now (filled only for policies that ask for it).
     pub neighbours: Vec<AgentId>,
@@ -197,8 +197,8 @@ pub trait EmbodiedPolicy: Send {
     }
 
     /// Whether the policy decides on every step, also when no agent must (frameworks that
-    /// re-plan for everybody each step: Embodied, HMAS-2, spec §14.4–14.5); by default the
-    /// loop asks only when [`DynEnvironment::deciding_agents`] is not empty.
+    /// re-plan for everybody each step: Embodied, HMAS-2, docs/design/frameworks.md §14.4–14.5); by
+    /// default the loop asks only when [`DynEnvironment::deciding_agents`] is not empty.
     fn decides_every_step(&self) -> bool {
         false
     }

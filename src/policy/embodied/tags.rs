@@ -1,5 +1,5 @@
-//! Tag parsing of framework replies (CREW-Wildfire spec §14.1): `<action>…</action>`, with the
-//! closing tag written either as `</TAG>` or as a repeated `<TAG>` (the paper's examples use
+//! Tag parsing of framework replies (docs/design/frameworks.md §14.1): `<action>…</action>`, with
+//! the closing tag written either as `</TAG>` or as a repeated `<TAG>` (the paper's examples use
 //! both), case-insensitive tag names.
 
 use std::collections::BTreeMap;

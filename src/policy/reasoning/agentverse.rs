@@ -1,4 +1,4 @@
-//! AgentVerse, compact (spec `reasoning.md` §3.7): recruit experts, draft, criticise and
+//! AgentVerse, compact (docs/design/baselines.md §3.7): recruit experts, draft, criticise and
 //! revise, evaluate; repeat with the evaluator's advice until it judges the solution correct.
 //!
 //! Per turn (at most `turns`, default 3):

@@ -1,7 +1,7 @@
 //! How colony's offline simulated model answers the machine-read turns of the DyLAN and
-//! AgentVerse baselines (spec §3.5, §3.7), so both run end to end without an endpoint, as
-//! SwarmSys's hook does for its validators. Like an LLM, the hook reads only the prompt; the
-//! simulated agent has already settled on its own answer (by its accuracy and the peer
+//! AgentVerse baselines (docs/design/baselines.md §3.5, §3.7), so both run end to end without an
+//! endpoint, as SwarmSys's hook does for its validators. Like an LLM, the hook reads only the
+//! prompt; the simulated agent has already settled on its own answer (by its accuracy and the peer
 //! answers in the prompt), and the hook states what that agent would reply:
 //!
 //! * **DyLAN round 2** (the prompt states [`RATINGS_MARKER`]): its reasoning, then

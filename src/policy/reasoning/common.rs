@@ -38,8 +38,8 @@ pub fn normal_answer(answer: &str) -> String {
 
 /// Options of a stateless call that agent `agent` makes at `step` of round `round`, for
 /// methods whose agents make several different calls per round (MacNet's reviews and
-/// improvements, AgentVerse's drafts and critiques): the LLM seed of spec §0.3 with the agent
-/// field `"{agent_id}|{step}"`, and the transcript tag `"round {round} {step}"`.
+/// improvements, AgentVerse's drafts and critiques): the LLM seed of docs/design/reasoning.md §0.3
+/// with the agent field `"{agent_id}|{step}"`, and the transcript tag `"round {round} {step}"`.
 pub(crate) fn step_options(
     query: &Query,
     method: &str,
@@ -88,7 +88,7 @@ pub(crate) async fn one_call(
     output
 }
 
-/// The answer-format suffix of the query (spec §0.4): the prompt after the question body.
+/// The answer-format suffix of the query (design §0.4): the prompt after the question body.
 pub(crate) fn format_suffix(query: &Query) -> String {
     query
         .text()
@@ -97,7 +97,7 @@ pub(crate) fn format_suffix(query: &Query) -> String {
         .unwrap_or_default()
 }
 
-/// The ask options of agent `agent`'s call: the per-agent LLM seed of spec §0.3, tagged with
+/// The ask options of agent `agent`'s call: the per-agent LLM seed of design §0.3, tagged with
 /// the round when there is one. Temperature and token limit are not set per call: they come
 /// from the agent's role card, the run's flags, its model's `models.toml` entry and the
 /// roster's default ([`super::MASLAB_SAMPLING`]), in that order (see [`crate::llm::Sampling`]).
@@ -141,7 +141,7 @@ pub(crate) fn resized(roster: &Roster, n: usize, only_first: bool) -> Result<Ros
 }
 
 /// [`resized`] with the role cards' system prompts removed: the baselines send no system
-/// prompt (spec §3.1–3.4); role cards are SelfOrg's (§1.3).
+/// prompt (docs/design/baselines.md §3.1–3.4); role cards are SelfOrg's (§1.3).
 pub(crate) fn baseline_roster(
     roster: &Roster,
     n: usize,
@@ -158,7 +158,7 @@ pub(crate) fn baseline_roster(
     Ok(r)
 }
 
-/// The outcome of one call: its text (empty when it failed, spec §0.2; the error is in the
+/// The outcome of one call: its text (empty when it failed, design §0.2; the error is in the
 /// trace).
 #[derive(Debug, Clone)]
 pub(crate) struct Turn {

@@ -1,4 +1,4 @@
-//! Zero-shot chain-of-thought (spec §3.2): one call, user = `question_body` +
+//! Zero-shot chain-of-thought (docs/design/baselines.md §3.2): one call, user = `question_body` +
 //! "\n\nLet's think step by step." + `format_suffix`.
 
 use async_trait::async_trait;

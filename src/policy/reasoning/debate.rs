@@ -1,4 +1,5 @@
-//! LLM-Debate of Du et al. (spec §3.4): `N` agents, `R` rounds, plurality vote at the end.
+//! LLM-Debate of Du et al. (docs/design/baselines.md §3.4): `N` agents, `R` rounds, plurality vote
+//! at the end.
 //!
 //! Round 0: every agent answers `query(item)`. Round r ≥ 1 (synchronous: everyone sees round
 //! r−1 only): each agent gets the other agents' round r−1 responses, each delimited, is asked

@@ -1,4 +1,4 @@
-//! DyLAN, compact (spec `reasoning.md` §3.5): a layered agent network with early consensus,
+//! DyLAN, compact (docs/design/baselines.md §3.5): a layered agent network with early consensus,
 //! peer ratings, an LLM ranker that keeps the best two agents, and agent importance scores.
 //!
 //! * **Round 1:** the agents answer `query(item)` independently, in a seeded order.

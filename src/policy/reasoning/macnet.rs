@@ -1,4 +1,4 @@
-//! MacNet, compact with a random topology (spec `reasoning.md` §3.6): agents on a random DAG
+//! MacNet, compact with a random topology (docs/design/baselines.md §3.6): agents on a random DAG
 //! refine each other's answers layer by layer, from a virtual source to a virtual sink.
 //!
 //! * **Topology:** `m ~ Uniform{N−1, …, N(N−1)/2}` distinct pairs `u < v` (edge `u → v`),

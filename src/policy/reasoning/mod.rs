@@ -1,6 +1,7 @@
 //! Reasoning policies: solve one QA item with a team of LLM agents.
 //!
-//! Spec: `reasoning.md` §0 (shared conventions), §1 (SelfOrg), §2 (SwarmSys), §3 (baselines:
+//! Design notes: docs/design/reasoning.md §0 (shared conventions), docs/design/selforg.md §1
+//! (SelfOrg), docs/design/swarmsys.md §2 (SwarmSys), docs/design/baselines.md §3 (baselines:
 //! single, CoT, self-consistency, debate, and the compact DyLAN, MacNet and AgentVerse).
 //! A policy gets a [`Query`] (the item, the run seed) and a [`Roster`] (role cards and models
 //! of its agents), builds a [`Team`](crate::runtime::Team) for the query, and returns a
@@ -48,7 +49,7 @@ use thiserror::Error;
 use crate::llm::{Sampling, SharedModel, UsageReport};
 use crate::runtime::{AgentSpec, RoleCard, RuntimeError, Team, Transcript};
 
-/// The built-in sampling of the reasoning policies, the MASLab protocol's (spec §0.2):
+/// The built-in sampling of the reasoning policies, the MASLab protocol's (design §0.2):
 /// temperature 0.5, at most 2,048 completion tokens. It is the weakest layer: `models.toml`,
 /// the command-line flags, role cards and per-call options all beat it (see [`Sampling`]).
 pub const MASLAB_SAMPLING: Sampling = Sampling {
@@ -127,17 +128,18 @@ impl Roster {
 pub struct Query {
     /// The item (question, gold, answer type).
     pub item: Item,
-    /// The run seed every orchestration decision derives from (spec §0.3).
+    /// The run seed every orchestration decision derives from (design §0.3).
     pub run_seed: u64,
 }
 
 impl Query {
-    /// The prompt text of the query: question and answer-format instruction (spec §0.4).
+    /// The prompt text of the query: question and answer-format instruction (design §0.4).
     pub fn text(&self) -> String {
         self.item.prompt()
     }
 
-    /// The answer stated in `output`, per the item's answer type (spec §4), if any.
+    /// The answer stated in `output`, per the item's answer type (docs/design/grading.md §4), if
+    /// any.
     pub fn extract(&self, output: &str) -> Option<String> {
         extract(output, &self.item.answer_type, &JudgeOptions::default()).answer
     }
@@ -225,7 +227,7 @@ pub enum PolicyError {
     /// The runtime failed (budget exhausted, agent stopped, …).
     #[error(transparent)]
     Runtime(#[from] RuntimeError),
-    /// The policy's embedder failed (SwarmSys matching, spec §2.4).
+    /// The policy's embedder failed (SwarmSys matching, docs/design/swarmsys.md §2.4).
     #[error("{policy}: embedding failed: {source}")]
     Embedding {
         /// The policy.
@@ -234,7 +236,7 @@ pub enum PolicyError {
         #[source]
         source: crate::embed::EmbedError,
     },
-    /// The policy's communication graph could not be built (SelfOrg, spec §1.7).
+    /// The policy's communication graph could not be built (SelfOrg, docs/design/selforg.md §1.7).
     #[error("policy configuration: {policy}: {source}")]
     Graph {
         /// The policy.
@@ -281,7 +283,7 @@ pub trait ReasoningPolicy: Send + Sync {
     async fn solve(&self, query: &Query, roster: &Roster) -> Result<PolicyOutput, PolicyError>;
     /// Called once before a run with every item it evaluates, in dataset order (finished
     /// items included, so the call is the same when a run resumes). Policies that solve items
-    /// together use it (SwarmSys mode C groups items into exams, spec §2.7); the default does
+    /// together use it (SwarmSys mode C groups items into exams, design §2.7); the default does
     /// nothing.
     fn prepare(&self, _items: &[Item], _run_seed: u64) {}
 }

@@ -13,7 +13,8 @@ use super::PolicyError;
 pub const COT: &str = include_str!("../../../prompts/cot/cot.jinja");
 /// `prompts/debate/update.jinja`: the other agents' solutions and the request to update.
 pub const DEBATE_UPDATE: &str = include_str!("../../../prompts/debate/update.jinja");
-/// `prompts/selforg/collaborate.jinja`: an agent's collaboration-round prompt (spec §1.10).
+/// `prompts/selforg/collaborate.jinja`: an agent's collaboration-round prompt
+/// (docs/design/selforg.md §1.10).
 pub const SELFORG_COLLABORATE: &str = include_str!("../../../prompts/selforg/collaborate.jinja");
 
 /// Renders `template` with `context`; the text of values is inserted verbatim (no escaping,

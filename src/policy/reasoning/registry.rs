@@ -59,7 +59,7 @@ pub const POLICY_NAMES: &[(&str, &str)] = &[
     ),
     (
         "swarmsys",
-        "agents=8 (3 to 64; split 1/6/1 by spec §2.2), explorers=, workers=, validators= \
+        "agents=8 (3 to 64; split 1/6/1, docs/design/swarmsys.md §2.2), explorers=, workers=, validators= \
          (per-role counts), mode=a|b|c (single, decomposed, exam), roles=matched|random|none, \
          profile_scope=task|run, rounds=8 (global, at most 40), event_rounds=4 (at most 20), \
          exam_size=10 (at most 16), gamma=10, eps_min=0.15, eps_max=0.35, window=5, eta=0.2, \
@@ -193,7 +193,7 @@ pub(crate) fn choice(
     }
 }
 
-/// SwarmSys options (spec §2.12 defaults for everything not given).
+/// SwarmSys options (docs/design/swarmsys.md §2.12 defaults for everything not given).
 fn swarmsys_options(o: &mut Options) -> Result<SwarmSysOptions, PolicyError> {
     let d = SwarmSysOptions::default();
     let counts = RoleCounts::from_options(

@@ -1,4 +1,4 @@
-//! The role pool of spec `reasoning.md` §1.3, compiled in: the eight cards of `roles/selforg/`
+//! The role pool of docs/design/selforg.md §1.3, compiled in: the eight cards of `roles/selforg/`
 //! in pool order (Assistant, Programmer, Mathematician, Economist, Psychologist, Historian,
 //! Lawyer, Doctor). SelfOrg reads its roles from the run's `--roles` folder; the baselines that
 //! need fixed roles whatever that folder holds take them from here: DyLAN's mixed team (§3.5)

@@ -1,5 +1,6 @@
-//! Per-purpose seeds (spec §0.3): every orchestration decision draws from its own generator,
-//! never from one consumed in completion order, so results do not depend on concurrency.
+//! Per-purpose seeds (docs/design/reasoning.md §0.3): every orchestration decision draws from its
+//! own generator, never from one consumed in completion order, so results do not depend on
+//! concurrency.
 //!
 //! Besides the seed formula, the draws §0.3 fixes so traces stay stable across `rand`
 //! versions: [`stream`] (the ChaCha8 generator of one purpose), [`uniform`] (a draw in
@@ -44,7 +45,7 @@ pub fn llm_seed(
     derive_seed(run_seed, sample_id, method, round, Some(agent_id), "llm") & 0x7FFF_FFFF
 }
 
-/// The generator of one purpose (spec §0.3): `ChaCha8Rng::seed_from_u64` of [`derive_seed`]
+/// The generator of one purpose (design §0.3): `ChaCha8Rng::seed_from_u64` of [`derive_seed`]
 /// over the same fields.
 pub fn stream(
     run_seed: u64,

@@ -1,5 +1,5 @@
-//! Self-consistency (spec §3.3): `k` independent CoT samples, plurality vote over their
-//! extracted answers (equivalence-aware, ties → lowest sample index).
+//! Self-consistency (docs/design/baselines.md §3.3): `k` independent CoT samples, plurality vote
+//! over their extracted answers (equivalence-aware, ties → lowest sample index).
 //!
 //! Sample `i` is agent `agent_i`, a copy of the roster's first member, asked once with
 //! `sample_index = i` and its own LLM seed, so samples are independent draws and run

@@ -1,5 +1,6 @@
-//! Single (IO) baseline (spec §3.1): one call, user = `query(item)`. The helpers every
-//! baseline shares (ask options, concurrent asks, failure bookkeeping) are in `common.rs`.
+//! Single (IO) baseline (docs/design/baselines.md §3.1): one call, user = `query(item)`. The
+//! helpers every baseline shares (ask options, concurrent asks, failure bookkeeping) are in
+//! `common.rs`.
 
 use async_trait::async_trait;
 

@@ -1,5 +1,5 @@
-//! Plurality vote over extracted answers (spec §3.3, §3.4), and DyLAN's consensus check
-//! (§3.5) built on it.
+//! Plurality vote over extracted answers (docs/design/baselines.md §3.3, §3.4), and DyLAN's
+//! consensus check (§3.5) built on it.
 //!
 //! Answers are clustered by the dataset's equivalence relation (`colony_qa::equivalent`, each
 //! answer compared with the first member of every existing cluster, in index order); the
@@ -68,7 +68,7 @@ pub fn plurality_vote(answers: &[Option<String>], answer_type: &AnswerType) -> V
     Vote { clusters, winner }
 }
 
-/// DyLAN's consensus (spec §3.5): among the answers of a `k`-agent round so far (processing
+/// DyLAN's consensus (design §3.5): among the answers of a `k`-agent round so far (processing
 /// order), the position of the first one carrying the answer that more than ⌊2k/3⌋ of them
 /// hold, if any.
 pub fn supermajority(

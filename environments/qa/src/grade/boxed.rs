@@ -1,4 +1,5 @@
-//! `\boxed{…}` / `\fbox{…}` contents with brace matching (spec §4.4 step 2, "Boxed").
+//! `\boxed{…}` / `\fbox{…}` contents with brace matching (docs/design/grading.md §4.4 step 2,
+//! "Boxed").
 
 /// One boxed candidate: its content and the byte offset where `\boxed`/`\fbox` starts.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,6 @@
-//! Strong answer candidates and their search order (spec §4.4 steps 2–3): boxed contents and
-//! answer-phrase lines, tried from the last start position to the first; the first one that
-//! parses wins and a hedge stops the search.
+//! Strong answer candidates and their search order (docs/design/grading.md §4.4 steps 2–3): boxed
+//! contents and answer-phrase lines, tried from the last start position to the first; the first one
+//! that parses wins and a hedge stops the search.
 //!
 //! Phrase texts are cut from the line only when a candidate is tried, and the search examines
 //! at most [`SEARCH_BUDGET`] bytes of candidate text in total: in a degenerate output (a

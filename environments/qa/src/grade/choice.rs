@@ -1,5 +1,6 @@
-//! Multiple-choice answers (spec §4.7, AQUA-RAT, MMLU, MMLU-Pro, GPQA): the candidate parser
-//! with hedge detection, option-text matching and the weak fallbacks of §4.4 step 4.
+//! Multiple-choice answers (docs/design/grading.md §4.7, AQUA-RAT, MMLU, MMLU-Pro, GPQA): the
+//! candidate parser with hedge detection, option-text matching and the weak fallbacks of §4.4 step
+//! 4.
 
 use super::boxed::last_boxed;
 use super::candidates::Parsed;

@@ -1,5 +1,5 @@
-//! The rule judge (spec §4.3 `RuleJudge`, §4.4–4.7): composes pre-processing, strong
-//! candidates, the per-type parsers and the weak fallbacks into [`extract`], and the
+//! The rule judge (docs/design/grading.md §4.3 `RuleJudge`, §4.4–4.7): composes pre-processing,
+//! strong candidates, the per-type parsers and the weak fallbacks into [`extract`], and the
 //! equivalence rules into [`equivalent`] and [`grade`].
 
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,5 @@
-//! LaTeX scanning helpers shared by the filters of spec §4.4–4.7: command matching,
-//! `\text{…}`-style unwrapping and inline-math spans (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`).
+//! LaTeX scanning helpers shared by the filters of docs/design/grading.md §4.4–4.7: command
+//! matching, `\text{…}`-style unwrapping and inline-math spans (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`).
 //!
 //! Every scanner works on byte offsets of ASCII delimiters, so slices always fall on UTF-8
 //! character boundaries, and runs in linear time (brace pairs are computed once).

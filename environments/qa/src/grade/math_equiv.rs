@@ -1,5 +1,5 @@
-//! Equivalence tiers of mathematical expressions (spec §4.6): string, structured (tuples,
-//! intervals, sets, lists), numeric value and symbolic probing; the first success wins.
+//! Equivalence tiers of mathematical expressions (docs/design/grading.md §4.6): string, structured
+//! (tuples, intervals, sets, lists), numeric value and symbolic probing; the first success wins.
 
 use super::math_expr::{parse, probe_value, Expr};
 use super::math_norm::norm;

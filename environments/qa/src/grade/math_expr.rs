@@ -1,5 +1,5 @@
-//! The expression grammar of spec §4.6 (recursive descent over a normalised string), its
-//! `f64` evaluation and the fixed probe points of symbolic probing.
+//! The expression grammar of docs/design/grading.md §4.6 (recursive descent over a normalised
+//! string), its `f64` evaluation and the fixed probe points of symbolic probing.
 //!
 //! ```text
 //! expr  := term (('+'|'-') term)*

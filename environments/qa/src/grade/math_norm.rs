@@ -1,5 +1,5 @@
-//! Normalisation `norm(s)` of mathematical expressions (spec §4.6, steps 1–10), applied to the
-//! prediction and the gold before the equivalence tiers.
+//! Normalisation `norm(s)` of mathematical expressions (docs/design/grading.md §4.6, steps 1–10),
+//! applied to the prediction and the gold before the equivalence tiers.
 
 use super::boxed::{brace_pairs, pair_close};
 use super::latex::{command_at, unwrap_commands};

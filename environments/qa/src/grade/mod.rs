@@ -1,5 +1,5 @@
-//! The rule-based judge (spec §4.3–4.7): named, composable extraction filters and the
-//! equivalence rules per answer type.
+//! The rule-based judge (docs/design/grading.md §4.3–4.7): named, composable extraction filters and
+//! the equivalence rules per answer type.
 //!
 //! Filters, in order: [`preprocess`] (§4.4.1), strong [`candidates`] (boxed and answer
 //! phrases, §4.4.2–3), the per-type parsers (numeric §4.5, math §4.6, choice §4.7) and the weak

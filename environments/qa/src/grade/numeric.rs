@@ -1,5 +1,5 @@
-//! Numeric answers (spec §4.5, GSM8K, GSM-Hard, AIME): candidate clean-up, the numeric token
-//! grammar, exact values and the equivalence rules of Numeric and Integer items.
+//! Numeric answers (docs/design/grading.md §4.5, GSM8K, GSM-Hard, AIME): candidate clean-up, the
+//! numeric token grammar, exact values and the equivalence rules of Numeric and Integer items.
 //!
 //! Values: every token gets an `f64` (correctly rounded from its decimal literal, used for the
 //! relative tolerance 1e-6, where `f64` precision is ample) and, when it fits, an exact

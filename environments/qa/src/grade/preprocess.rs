@@ -1,4 +1,5 @@
-//! Pre-processing of a model output before any candidate is looked for (spec §4.4 step 1).
+//! Pre-processing of a model output before any candidate is looked for (docs/design/grading.md §4.4
+//! step 1).
 
 /// Keeps only what follows the last `</think>`, maps U+2212 (minus sign) to `-`, maps
 /// no-break and thin spaces (U+00A0, U+2009, U+202F) to a space, and deletes `**`.

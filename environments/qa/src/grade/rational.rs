@@ -1,4 +1,4 @@
-//! Exact rationals over `i128` for numeric tokens (spec §4.5 step 6).
+//! Exact rationals over `i128` for numeric tokens (docs/design/grading.md §4.5 step 6).
 //!
 //! Every operation is checked: a value that does not fit (more than ~38 significant digits,
 //! huge powers of ten) has no exact form and the caller falls back to `f64`, which is enough

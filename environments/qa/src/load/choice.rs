@@ -1,5 +1,6 @@
 //! Builders for the multiple-choice datasets: AQUA-RAT, MMLU, MMLU-Pro and GPQA, with the
-//! `question_body` layouts of spec §4.2 and GPQA's per-item seeded option shuffle.
+//! `question_body` layouts of docs/design/grading.md §4.2 and GPQA's per-item seeded option
+//! shuffle.
 
 use std::collections::BTreeMap;
 
@@ -235,7 +236,7 @@ pub(crate) fn mmlu_pro(row: &RawRow) -> Result<Item, RowError> {
 
 /// The GPQA option order: `order[k]` is the index in `[correct, incorrect 1, 2, 3]` of the
 /// option shown at letter `k`. Seeded by the first 8 bytes (little-endian) of
-/// SHA-256("gpqa|" + `record_id`) through the CPython-compatible shuffle (spec §4.2).
+/// SHA-256("gpqa|" + `record_id`) through the CPython-compatible shuffle (design §4.2).
 pub fn gpqa_order(record_id: &str) -> [usize; 4] {
     let digest = Sha256::digest(format!("gpqa|{record_id}").as_bytes());
     let mut seed = [0u8; 8];

@@ -339,7 +339,8 @@ fn flocking(r: &Reading<'_>, rnd: u64) -> Decision {
 }
 
 /// The direction to push the box: toward the `*` its cells touch; when some box cells are
-/// blocked by walls on that side, first along the wall toward the gap (spec §9.5 table).
+/// blocked by walls on that side, first along the wall toward the gap
+/// (docs/design/swarmbench.md §9.5 table).
 fn push_dir(v: &Seen) -> Option<Dir> {
     let boxes: Vec<(i32, i32)> = v.find(b'B').collect();
     let out = DIRS.into_iter().max_by_key(|&d| {

@@ -4,10 +4,10 @@
 //!
 //! Decisions (the lead's brief; the paper has no simulated agent):
 //! - It reads only the two chat messages, as a model would: the system message must be the
-//!   §11.1 text and the user message a §11.2 prompt (`You are Agent …`), otherwise `None`.
-//!   Everything else comes from the prompt text: the task from its description (§11.3), the
-//!   `Current Step` view with its global labels (§10.2), the observation lines, the earlier
-//!   views and received messages ([`read`]).
+//!   docs/design/swarmbench.md §11.1 text and the user message a §11.2 prompt (`You are Agent …`),
+//!   otherwise `None`. Everything else comes from the prompt text: the task from its description
+//!   (§11.3), the `Current Step` view with its global labels (§10.2), the observation lines, the
+//!   earlier views and received messages ([`read`]).
 //! - With probability `accuracy` (one draw) it takes the expert move ([`expert`]): Pursuit —
 //!   to a free side of a visible prey; Foraging — BFS to the food, when carrying to the nest;
 //!   Synchronization — SWITCH when its light differs from the visible majority; Flocking — to

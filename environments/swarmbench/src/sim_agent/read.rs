@@ -1,7 +1,8 @@
-//! Reading a SwarmBench prompt the way a model would: only its text (spec §11.2), never the
-//! environment. The task comes from the task description (§11.3), positions from the global
-//! row/column labels of the views (§10.2), lights and carrying flags from the observation
-//! lines, targets also from earlier views and received messages.
+//! Reading a SwarmBench prompt the way a model would: only its text
+//! (docs/design/swarmbench.md §11.2), never the environment. The task comes from the task
+//! description (§11.3), positions from the global row/column labels of the views (§10.2), lights
+//! and carrying flags from the observation lines, targets also from earlier views and received
+//! messages.
 
 use std::cell::OnceCell;
 

@@ -1,6 +1,6 @@
 //! Simulated answers to the act prompt (system = [`crate::llm_play::instructions`], user =
 //! [`crate::llm_play::perceived_text`]): `<reasoning>…</reasoning><action>…</action>` with one
-//! ability in words and explicit coordinates (§11.3 abilities, §14.1 tags).
+//! ability in words and explicit coordinates (docs/design/wildfire.md §11.3 abilities, §14.1 tags).
 //!
 //! The expert reads the task (§11.4), its type and rank in the team composition, its position,
 //! status, perceived cells of interest and its past actions, and chooses as a sensible player

@@ -1,6 +1,6 @@
-//! What the simulated agent reads from an act prompt (§11.3 placeholders, §11.4 task
-//! wordings): its identity, team, task, position, status, perceived cells of interest and past
-//! actions, as [`Ctx`] with the helpers the expert strategies use.
+//! What the simulated agent reads from an act prompt (docs/design/wildfire.md §11.3
+//! placeholders, §11.4 task wordings): its identity, team, task, position, status, perceived cells
+//! of interest and past actions, as [`Ctx`] with the helpers the expert strategies use.
 
 use super::{coords, dist2, kind_after, map_max, number_after};
 use crate::config::AgentKind;

@@ -1,6 +1,7 @@
-//! Simulated answers to the EXECUTION prompt (§11.2): the expert maps the action's words to
-//! the agent kind's primitive type (§10 table) and copies its coordinates, clamped to the map;
-//! the random answer is a random legal type with in-map parameters. Both always validate.
+//! Simulated answers to the EXECUTION prompt (docs/design/wildfire.md §11.2): the expert maps the
+//! action's words to the agent kind's primitive type (§10 table) and copies its coordinates,
+//! clamped to the map; the random answer is a random legal type with in-map parameters. Both always
+//! validate.
 
 use super::{coords, kind_after, map_max, Rng};
 use crate::config::AgentKind;

@@ -1,6 +1,7 @@
 //! A simulated agent answering `wildfire-v0`'s three LLM prompts offline (the registry's
-//! `EnvEntry::simulated_reply`, DESIGN.md's simulated model): PERCEPTION (§11.1), the act
-//! prompt under [`crate::llm_play::instructions`] (§11.3, §14.1 tags) and EXECUTION (§11.2).
+//! `EnvEntry::simulated_reply`, DESIGN.md's simulated model): PERCEPTION
+//! (docs/design/wildfire.md §11.1), the act prompt under [`crate::llm_play::instructions`]
+//! (§11.3, §14.1 tags) and EXECUTION (§11.2).
 //!
 //! It reads only the prompt text, as a model would: the minimap and legend of a PERCEPTION
 //! prompt, the task, team and abilities of the system prompt with the perceived text, or the

@@ -1,6 +1,6 @@
-//! Simulated answers to the PERCEPTION prompt (§11.1): the minimap is read cell by cell and
-//! reported as one first-person paragraph. The expert counts exact coordinates of fire,
-//! civilians, water and buildings and lists the nearby agents; the random answer is vaguer.
+//! Simulated answers to the PERCEPTION prompt (docs/design/wildfire.md §11.1): the minimap is read
+//! cell by cell and reported as one first-person paragraph. The expert counts exact coordinates of
+//! fire, civilians, water and buildings and lists the nearby agents; the random answer is vaguer.
 
 use super::{chebyshev, direction, dist2, kind_after, map_max, number_after, xy, Rng};
 use crate::grid::Cell;

@@ -1,4 +1,4 @@
-//! The chats of the `embodied` framework (spec `wildfire.md` §14.4) and the parser of
+//! The chats of the `embodied` framework (docs/design/frameworks.md §14.4) and the parser of
 //! GenerateMessages replies.
 
 use std::collections::BTreeMap;

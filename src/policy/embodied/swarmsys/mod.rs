@@ -9,7 +9,7 @@
 //!    cells suppressed, a civilian picked up or rescued, the prey caught, task progress), else
 //!    failure. A success deposits the sub-goal's embedding into the agent's pheromone
 //!    (`p ← p + η·e`, η = 0.2, scaled back to unit length when longer: a saturation cap, no
-//!    decay; spec `reasoning.md` §2.8) and adds a line to its history.
+//!    decay; docs/design/swarmsys.md §2.8) and adds a line to its history.
 //! 2. **Embeddings** (§2.4), all from one encoder: competence `c_i = normalise(b_i + p_i)`
 //!    with `b_i` the agent's abilities and its last five successes; availability `s_i` (its
 //!    position); event `e_j` (the sub-goal's description); `v_i = c_i + s_i`, compatibility
@@ -57,7 +57,7 @@ use crate::policy::reasoning::swarmsys::matching::{
 use crate::policy::reasoning::swarmsys::{assign, AssignInput, MatchAgent};
 use events::{position_text, sub_goals, SubGoal, SUPPORTED_ENVS};
 
-/// Pheromone deposit rate η (spec `reasoning.md` §2.8 decision).
+/// Pheromone deposit rate η (docs/design/swarmsys.md §2.8 decision).
 pub const ETA: f64 = 0.2;
 /// Successes kept in an agent's history text (§2.4: up to five).
 pub const HISTORY: usize = 5;

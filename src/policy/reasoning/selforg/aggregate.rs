@@ -1,4 +1,4 @@
-//! SelfOrg round output (spec `reasoning.md` §1.11, edge cases §1.15): contribution-weighted
+//! SelfOrg round output (docs/design/selforg.md §1.11, edge cases §1.15): contribution-weighted
 //! centroid of the round's embeddings and the response nearest to it.
 
 use ndarray::ArrayView2;

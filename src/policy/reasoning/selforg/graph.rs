@@ -1,4 +1,4 @@
-//! SelfOrg graph formation: spec `reasoning.md` §0.1 (cosine conventions), §1.7 (contributions
+//! SelfOrg graph formation: docs/design/reasoning.md §0.1 (cosine conventions), §1.7 (contributions
 //! ψ), §1.8 (similarity matrix, `S_min`), §1.9 (`build_graph`: candidate parents, deterministic
 //! cycle removal, topological order, leader) and the early-stopping test of §1.12.
 //!

@@ -1,4 +1,4 @@
-//! SelfOrg policy, pure-math core (spec `reasoning.md` §1.6–§1.9, §1.11, §1.12, §1.15).
+//! SelfOrg policy, pure-math core (docs/design/selforg.md §1.6–§1.9, §1.11, §1.12, §1.15).
 //!
 //! * [`graph`]: cosine conventions (§0.1), contributions ψ (§1.7), similarity matrix and the
 //!   consensus statistic `S_min` (§1.8, early stopping §1.12), and `build_graph` (§1.9).

@@ -1,4 +1,4 @@
-//! The SelfOrg policy (spec `reasoning.md` §1.2, §1.5, §1.10, §1.12, §1.13): round 0 of
+//! The SelfOrg policy (docs/design/selforg.md §1.2, §1.5, §1.10, §1.12, §1.13): round 0 of
 //! independent answers, then collaboration rounds over a DAG rebuilt from response embeddings,
 //! with the contribution-weighted centroid's nearest response as each round's output.
 //!

@@ -7,8 +7,8 @@
 //! rounded to [`TIE_PRECISION`] = 1e-9 before every comparison and sort key — the candidate
 //! filter (`S ≥ tau`, gated `ψ[m] > ψ[n]`), top-k, cycle removal, topological order, leader,
 //! prompt order of parents and the aggregate's argmax — and exact ties then break by agent id
-//! as the spec orders them (§1.9.1–§1.9.4, §1.11). Logged values (ψ, S, cosines in the trace
-//! and in `colony selforg graph`) stay unrounded.
+//! as the spec orders them (docs/design/selforg.md §1.9.1–§1.9.4, §1.11). Logged values (ψ, S,
+//! cosines in the trace and in `colony selforg graph`) stay unrounded.
 //!
 //! Values within 1e-9 of each other but on either side of a rounding boundary
 //! (`x.5 · 1e-9`) still compare unequal; real contributions that differ by less than 1e-9 are

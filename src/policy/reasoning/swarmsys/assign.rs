@@ -1,4 +1,4 @@
-//! One global round's assignment of agents to events (spec `reasoning.md` §2.6 steps 2–5):
+//! One global round's assignment of agents to events (docs/design/swarmsys.md §2.6 steps 2–5):
 //! slots, capacities, one draw per agent in agent order, coverage repair, and the single-event
 //! rule. Pure, like [`super::matching`], whose probabilities it samples.
 

@@ -1,4 +1,4 @@
-//! SwarmSys embeddings and compatibility (spec `reasoning.md` §2.4–§2.5): the texts that are
+//! SwarmSys embeddings and compatibility (docs/design/swarmsys.md §2.4–§2.5): the texts that are
 //! encoded, the encoder call with a per-task cache, vector maths (normalise, cosine,
 //! pheromone deposit) and `s_ij = (1 + cos(v_i, e_j)) / 2`.
 //!

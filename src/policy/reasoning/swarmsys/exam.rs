@@ -1,4 +1,4 @@
-//! Mode C, exams (spec `reasoning.md` §2.7): the evaluated items, shuffled with the run seed,
+//! Mode C, exams (docs/design/swarmsys.md §2.7): the evaluated items, shuffled with the run seed,
 //! are cut into consecutive groups of B (default 10; the last may be smaller); each group is
 //! one task whose events are its questions. `colony eval` still asks for one item at a time:
 //! the first item of a group to arrive runs the whole exam, the others wait for it, and each

@@ -1,4 +1,4 @@
-//! Dynamic ε-greedy matching of agents to events (spec `reasoning.md` §2.6), as pure maths.
+//! Dynamic ε-greedy matching of agents to events (docs/design/swarmsys.md §2.6), as pure maths.
 //!
 //! Nothing here knows about models, prompts or embeddings: the inputs are compatibilities
 //! `s_ij ∈ [0, 1]`, recent outcomes and one uniform draw per agent, the outputs are
@@ -70,7 +70,7 @@ impl Role {
     }
 }
 
-/// Why a matching input was refused (spec §2.6 domain: finite compatibilities in [0, 1],
+/// Why a matching input was refused (design §2.6 domain: finite compatibilities in [0, 1],
 /// outcomes 0 or 1, finite γ ≥ 0, 0 ≤ ε_min ≤ ε_max ≤ 1).
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum MatchError {

@@ -1,4 +1,4 @@
-//! SwarmSys metrics (spec `reasoning.md` §2.10): contribution-balance entropy `H_c`,
+//! SwarmSys metrics (docs/design/swarmsys.md §2.10): contribution-balance entropy `H_c`,
 //! embedding drift, interaction clustering.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! SwarmSys (spec `reasoning.md` §2): explorers, workers and validators matched to events by
+//! SwarmSys (docs/design/swarmsys.md §2): explorers, workers and validators matched to events by
 //! dynamic ε-greedy embedding matching, with pheromone-like reinforcement of validated work.
 //!
 //! One concept per file:

@@ -1,4 +1,4 @@
-//! Settings of the SwarmSys policy (spec `reasoning.md` §2.12 defaults) and their checks.
+//! Settings of the SwarmSys policy (docs/design/swarmsys.md §2.12 defaults) and their checks.
 
 use serde::{Deserialize, Serialize};
 

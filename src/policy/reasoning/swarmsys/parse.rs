@@ -1,4 +1,4 @@
-//! What SwarmSys reads from replies (spec `reasoning.md` §2.7–§2.8, §2.10): the validator's
+//! What SwarmSys reads from replies (docs/design/swarmsys.md §2.7–§2.8, §2.10): the validator's
 //! `TERMINATE` line and `VERDICT` lines, the explorer's mode-B sub-event block, role-switch
 //! statements and mentions of other agents.
 //!

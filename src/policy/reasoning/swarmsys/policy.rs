@@ -1,4 +1,4 @@
-//! The SwarmSys policy (spec `reasoning.md` §2): a team of explorers, workers and validators
+//! The SwarmSys policy (docs/design/swarmsys.md §2): a team of explorers, workers and validators
 //! works through a task's events in global rounds. Each round: open events, embeddings,
 //! ε-greedy matching, then for every open event explorer → workers → validator, settled
 //! between rounds in agent order.

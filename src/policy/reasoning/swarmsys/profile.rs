@@ -1,4 +1,4 @@
-//! Agent and event profiles (spec `reasoning.md` §2.3, reconstructed JSON schemas), with the
+//! Agent and event profiles (docs/design/swarmsys.md §2.3, reconstructed JSON schemas), with the
 //! texts built from them (history and status texts of §2.4, the task-type rule of §2.2).
 //!
 //! Field names and value spellings are the JSON of §2.3; profiles are snapshotted into the

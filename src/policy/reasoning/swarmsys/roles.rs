@@ -1,4 +1,4 @@
-//! SwarmSys roles (spec `reasoning.md` §2.2): the role split for A agents, agent ids and agent
+//! SwarmSys roles (docs/design/swarmsys.md §2.2): the role split for A agents, agent ids and agent
 //! order, the role cards of `roles/swarmsys/` and the shared task context.
 
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! Settling a global round (spec `reasoning.md` §2.7–§2.9): the validator's TERMINATE and
+//! Settling a global round (docs/design/swarmsys.md §2.7–§2.9): the validator's TERMINATE and
 //! VERDICT lines, worker answers and outcomes, the progress log, closing events (validated,
 //! round limit, task end) with their fallback outputs, mode-B decomposition, and applying
 //! outcomes in agent order (counters, history, pheromone). Nothing here depends on the order

@@ -1,4 +1,4 @@
-//! The state of one SwarmSys task between global rounds (spec `reasoning.md` §2.3–§2.6):
+//! The state of one SwarmSys task between global rounds (docs/design/swarmsys.md §2.3–§2.6):
 //! agents with their profiles, pheromone traces and competence embeddings; events with their
 //! profiles, rounds and outputs; and the steps before a round's calls (open events, turns,
 //! statuses, embeddings, matching). Settling a round is in `settle.rs`. Everything runs in

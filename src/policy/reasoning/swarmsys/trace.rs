@@ -1,4 +1,5 @@
-//! The SwarmSys item trace (spec `reasoning.md` §0.1, §2.3, §2.10): per global round the
+//! The SwarmSys item trace (docs/design/reasoning.md §0.1, docs/design/swarmsys.md §2.3,
+//! §2.10): per global round the
 //! keys `epsilon` (per agent), `p` (matching probabilities), `matches`, `verdicts` and
 //! `pheromone` (per-agent norms), plus compatibilities, draws, repairs, outcomes, drift,
 //! interaction clustering and profile snapshots; at the end the metrics, fallbacks, final

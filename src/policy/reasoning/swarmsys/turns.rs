@@ -1,4 +1,4 @@
-//! The three turns of an event round (spec `reasoning.md` §2.8): their prompts
+//! The three turns of an event round (docs/design/swarmsys.md §2.8): their prompts
 //! (`prompts/swarmsys/*.jinja`), the bounded transcript, and running a phase of calls with
 //! failures recorded in a fixed order.
 
@@ -181,7 +181,7 @@ pub async fn run_phase(
 }
 
 /// Failed calls of a task, recorded in a fixed order; the task continues with empty text
-/// (spec §0.2). Mirrors the baselines' bookkeeping with SwarmSys agent ids.
+/// (docs/design/reasoning.md §0.2). Mirrors the baselines' bookkeeping with SwarmSys agent ids.
 #[derive(Debug, Default)]
 pub struct CallLog {
     errors: Vec<serde_json::Value>,
