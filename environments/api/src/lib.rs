@@ -78,6 +78,30 @@ pub fn clip(text: &str) -> String {
     clip_to(text, CLIP_CHARS)
 }
 
+/// A name outside a fixed set (a task, a face, a primitive), as `FromStr` impls report it:
+/// callers can branch on the kind, and the given text is clipped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {kind} {given:?}; expected {expected}")]
+pub struct UnknownName {
+    /// What was being named (`task`, `face`, …).
+    pub kind: &'static str,
+    /// The text given, clipped with [`clip`].
+    pub given: String,
+    /// The accepted names.
+    pub expected: &'static str,
+}
+
+impl UnknownName {
+    /// The error for `given` (clipped) among `expected`.
+    pub fn new(kind: &'static str, given: &str, expected: &'static str) -> Self {
+        Self {
+            kind,
+            given: clip(given.trim()),
+            expected,
+        }
+    }
+}
+
 fn clip_to(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_string(),

@@ -82,7 +82,7 @@ impl fmt::Display for Prim {
 }
 
 impl FromStr for Prim {
-    type Err = String;
+    type Err = colony_env_api::UnknownName;
     /// Accepts names (case-insensitive) and integer codes.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
@@ -95,9 +95,10 @@ impl FromStr for Prim {
             "down" => Ok(Prim::Down),
             "left" => Ok(Prim::Left),
             "right" => Ok(Prim::Right),
-            _ => Err(format!(
-                "unknown primitive {:?}; expected STAY, UP, DOWN, LEFT, RIGHT or 0-4",
-                colony_env_api::clip(t)
+            _ => Err(colony_env_api::UnknownName::new(
+                "primitive",
+                t,
+                "STAY, UP, DOWN, LEFT, RIGHT or 0-4",
             )),
         }
     }
@@ -154,7 +155,7 @@ impl fmt::Display for Face {
 }
 
 impl FromStr for Face {
-    type Err = String;
+    type Err = colony_env_api::UnknownName;
     /// Case-insensitive; `up` = `top`, `down` = `bottom`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
@@ -162,8 +163,10 @@ impl FromStr for Face {
             "right" => Ok(Face::Right),
             "top" | "up" => Ok(Face::Top),
             "bottom" | "down" => Ok(Face::Bottom),
-            other => Err(format!(
-                "unknown face {other:?}; expected left, right, top or bottom"
+            _ => Err(colony_env_api::UnknownName::new(
+                "face",
+                s,
+                "left, right, top or bottom",
             )),
         }
     }

@@ -207,8 +207,8 @@ pub enum SymbolicError {
         direction: String,
     },
     /// The `face` argument names no face.
-    #[error("{0}")]
-    Face(String),
+    #[error(transparent)]
+    Face(#[from] colony_env_api::UnknownName),
 }
 
 fn int_arg(call: &SymbolicCall, key: &str) -> Result<Option<i64>, SymbolicError> {

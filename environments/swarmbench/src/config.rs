@@ -63,13 +63,20 @@ impl Task {
 }
 
 impl std::str::FromStr for Task {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = colony_env_api::UnknownName;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
         Task::ALL
             .into_iter()
-            .find(|t| t.name().eq_ignore_ascii_case(s) || (s.len() >= 4 && t.name().starts_with(&s.to_ascii_lowercase())))
+            .find(|t| {
+                t.name().eq_ignore_ascii_case(s)
+                    || (s.len() >= 4 && t.name().starts_with(&s.to_ascii_lowercase()))
+            })
             .ok_or_else(|| {
-                format!("unknown task {:?}; known: pursuit, synchronization, foraging, flocking, transport", colony_env_api::clip(s))
+                colony_env_api::UnknownName::new(
+                    "task",
+                    s,
+                    "pursuit, synchronization, foraging, flocking or transport",
+                )
             })
     }
 }

@@ -63,10 +63,12 @@ pub fn params() -> Vec<ParamSpec> {
 pub fn config_from_params(mut p: EnvParams) -> Result<Config, EnvError> {
     let d = Config::default();
     let task: String = p.take("task", "pursuit".to_string())?;
-    let task: Task = task.parse().map_err(|message| EnvError::Param {
-        key: "task".into(),
-        message,
-    })?;
+    let task: Task = task
+        .parse()
+        .map_err(|e: colony_env_api::UnknownName| EnvError::Param {
+            key: "task".into(),
+            message: e.to_string(),
+        })?;
     let size: i32 = p.take("size", d.height)?;
     let cfg = Config {
         task,
