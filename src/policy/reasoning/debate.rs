@@ -15,7 +15,7 @@ use serde_json::json;
 use super::common::shown_text;
 use super::common::{ask_all, ask_options, baseline_roster, format_suffix, Failures, Turn};
 use super::prompts;
-use super::vote::plurality_vote;
+use super::vote::decide;
 use super::{check_range, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 
 /// LLM-Debate with `agents` agents and `rounds` rounds (round 0 included); [`Debate::new`]
@@ -109,27 +109,24 @@ impl ReasoningPolicy for Debate {
             .map(|turns| turns.iter().map(|t| query.extract(&t.text)).collect())
             .collect();
         let last_answers = per_round.last().cloned().unwrap_or_default();
-        let vote = plurality_vote(&last_answers, &query.item.answer_type);
-        let chosen = vote.first_winner().unwrap_or(0);
-        let final_text = history
+        let texts: Vec<&str> = history
             .last()
-            .and_then(|turns| turns.get(chosen))
-            .map(|t| t.text.clone())
+            .map(|turns| turns.iter().map(|t| t.text.as_str()).collect())
             .unwrap_or_default();
-        let answer = last_answers.get(chosen).cloned().flatten();
+        let d = decide(&texts, &last_answers, &query.item.answer_type);
         let output = failures.finish(&team, |errors| {
             let trace = json!({
                 "method": "debate",
                 "agents": n,
                 "rounds": rounds,
                 "answers": per_round,
-                "clusters": vote.clusters,
-                "winner": vote.winner,
-                "chosen_agent": chosen,
-                "answer": answer,
+                "clusters": d.vote.clusters,
+                "winner": d.vote.winner,
+                "chosen_agent": d.chosen,
+                "answer": d.answer,
                 "errors": errors,
             });
-            (final_text, answer.clone(), trace)
+            (d.text.clone(), d.answer.clone(), trace)
         });
         team.shutdown().await;
         output

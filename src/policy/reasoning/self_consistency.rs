@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::common::{ask_all, ask_options, baseline_roster, Failures};
 use super::cot::cot_prompt;
-use super::vote::plurality_vote;
+use super::vote::decide;
 use super::{check_range, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 
 /// Self-consistency over `k` CoT samples ([`SelfConsistency::new`] bounds `k` by
@@ -67,25 +67,20 @@ impl ReasoningPolicy for SelfConsistency {
             .map(|(i, r)| failures.turn(None, i, r))
             .collect();
         let answers: Vec<Option<String>> = turns.iter().map(|t| query.extract(&t.text)).collect();
-        let vote = plurality_vote(&answers, &query.item.answer_type);
-        let chosen = vote.first_winner().unwrap_or(0);
-        let final_text = turns
-            .get(chosen)
-            .map(|t| t.text.clone())
-            .unwrap_or_default();
-        let answer = answers.get(chosen).cloned().flatten();
+        let texts: Vec<&str> = turns.iter().map(|t| t.text.as_str()).collect();
+        let d = decide(&texts, &answers, &query.item.answer_type);
         let output = failures.finish(&team, |errors| {
             let trace = json!({
                 "method": "self_consistency",
                 "k": k,
                 "answers": answers,
-                "clusters": vote.clusters,
-                "winner": vote.winner,
-                "chosen_sample": chosen,
-                "answer": answer,
+                "clusters": d.vote.clusters,
+                "winner": d.vote.winner,
+                "chosen_sample": d.chosen,
+                "answer": d.answer,
                 "errors": errors,
             });
-            (final_text, answer.clone(), trace)
+            (d.text.clone(), d.answer.clone(), trace)
         });
         team.shutdown().await;
         output

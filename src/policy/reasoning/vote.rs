@@ -83,6 +83,36 @@ pub fn supermajority(
         .flatten()
 }
 
+/// The tail of the voting baselines (self-consistency, debate): the plurality vote over one
+/// set of replies, the first reply in the winning cluster, its text and answer.
+#[derive(Debug, Clone)]
+pub(crate) struct Decision {
+    /// The vote (clusters and winner, for the trace).
+    pub vote: Vote,
+    /// Index of the chosen reply (0 when nobody voted).
+    pub chosen: usize,
+    /// The chosen reply's text (empty when it failed).
+    pub text: String,
+    /// The chosen reply's extracted answer.
+    pub answer: Option<String>,
+}
+
+/// Decides among `texts` whose extracted answers are `answers` (same order).
+pub(crate) fn decide(
+    texts: &[&str],
+    answers: &[Option<String>],
+    answer_type: &AnswerType,
+) -> Decision {
+    let vote = plurality_vote(answers, answer_type);
+    let chosen = vote.first_winner().unwrap_or(0);
+    Decision {
+        text: texts.get(chosen).map(|t| t.to_string()).unwrap_or_default(),
+        answer: answers.get(chosen).cloned().flatten(),
+        vote,
+        chosen,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
