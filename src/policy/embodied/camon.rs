@@ -51,11 +51,9 @@ use colony_env_api::{AgentId, DynEnvironment};
 use minijinja::context;
 use serde_json::json;
 
-use super::framework::{self, Names};
+use super::framework::{self, with_calls, Names};
 use super::tags::tag_content;
-use super::{
-    AgentView, CallLog, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView,
-};
+use super::{AgentView, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView};
 use crate::policy::reasoning::prompts::render;
 
 /// `prompts/camon/generate_plan.jinja`: GeneratePlan (A.5).
@@ -185,25 +183,6 @@ fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
     EmbodiedError::Config {
         policy: "camon".into(),
         message: e.to_string(),
-    }
-}
-
-/// Adds the step's calls made so far to a failed call's error.
-fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> EmbodiedError {
-    match e {
-        EmbodiedError::Call {
-            step,
-            source,
-            calls: mut failed,
-        } => {
-            calls.append(&mut failed);
-            EmbodiedError::Call {
-                step,
-                source,
-                calls: std::mem::take(calls),
-            }
-        }
-        other => other,
     }
 }
 
@@ -565,6 +544,7 @@ fn exec_free(live: &[AgentView], agent: &str) -> bool {
 mod tests {
     use super::*;
     use crate::policy::embodied::test_support::{first_view, script};
+    use crate::policy::embodied::CallLog;
 
     fn pattern(calls: &[CallLog]) -> Vec<(String, String)> {
         calls

@@ -41,11 +41,9 @@ use colony_env_api::{AgentId, DynEnvironment};
 use minijinja::context;
 use serde_json::json;
 
-use super::framework::{self, Briefing, Names};
+use super::framework::{self, with_calls, Briefing, Names};
 use super::tags::tag_content;
-use super::{
-    AgentView, CallLog, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView,
-};
+use super::{AgentView, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView};
 use crate::policy::reasoning::prompts::render;
 
 /// `prompts/coela/message.jinja`: ProposeMessage (A.8).
@@ -226,25 +224,6 @@ fn prompt(
     })
 }
 
-/// Adds the step's calls made so far to a failed call's error.
-fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> EmbodiedError {
-    match e {
-        EmbodiedError::Call {
-            step,
-            source,
-            calls: mut failed,
-        } => {
-            calls.append(&mut failed);
-            EmbodiedError::Call {
-                step,
-                source,
-                calls: std::mem::take(calls),
-            }
-        }
-        other => other,
-    }
-}
-
 #[async_trait]
 impl EmbodiedPolicy for Coela {
     fn name(&self) -> &str {
@@ -378,6 +357,7 @@ impl EmbodiedPolicy for Coela {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::embodied::CallLog;
     use crate::policy::embodied::test_support::{first_view, script};
 
     #[test]

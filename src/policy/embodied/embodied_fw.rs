@@ -44,11 +44,9 @@ use minijinja::context;
 use serde_json::json;
 
 use super::caller::merge_failure;
-use super::framework::{self, Briefing, Names};
+use super::framework::{self, with_calls, Briefing, Names};
 use super::tags::tag_content;
-use super::{
-    AgentView, CallLog, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView,
-};
+use super::{AgentView, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView};
 use crate::policy::reasoning::prompts::render;
 
 mod chat;
@@ -182,25 +180,6 @@ fn prompt(
         policy: "embodied".into(),
         message: e.to_string(),
     })
-}
-
-/// Adds the step's calls made so far to a failed call's error.
-fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> EmbodiedError {
-    match e {
-        EmbodiedError::Call {
-            step,
-            source,
-            calls: mut failed,
-        } => {
-            calls.append(&mut failed);
-            EmbodiedError::Call {
-                step,
-                source,
-                calls: std::mem::take(calls),
-            }
-        }
-        other => other,
-    }
 }
 
 impl EmbodiedFramework {
@@ -424,6 +403,7 @@ impl EmbodiedPolicy for EmbodiedFramework {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::embodied::CallLog;
     use crate::policy::embodied::test_support::{first_view, script};
 
     fn user(c: &CallLog) -> &str {

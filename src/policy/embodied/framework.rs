@@ -412,6 +412,26 @@ pub fn chat_history(names: &Names, messages: &[(u64, AgentId, String)]) -> Strin
         .join("\n")
 }
 
+/// Adds the step's calls made so far to a failed call's error (every framework's steps make
+/// several calls; a failure must carry them all into the episode's call log).
+pub(crate) fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> EmbodiedError {
+    match e {
+        EmbodiedError::Call {
+            step,
+            source,
+            calls: mut failed,
+        } => {
+            calls.append(&mut failed);
+            EmbodiedError::Call {
+                step,
+                source,
+                calls: std::mem::take(calls),
+            }
+        }
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,11 +46,9 @@ use minijinja::context;
 use serde_json::json;
 
 use super::caller::merge_failure;
-use super::framework::{self, Names};
+use super::framework::{self, with_calls, Names};
 use super::tags::tag_content;
-use super::{
-    AgentView, CallLog, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView,
-};
+use super::{AgentView, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView};
 use crate::policy::reasoning::prompts::render;
 
 /// `prompts/hmas2/plan.jinja`: CentralPlan (A.12).
@@ -302,25 +300,6 @@ fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
     }
 }
 
-/// Adds the step's calls made so far to a failed call's error.
-fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> EmbodiedError {
-    match e {
-        EmbodiedError::Call {
-            step,
-            source,
-            calls: mut failed,
-        } => {
-            calls.append(&mut failed);
-            EmbodiedError::Call {
-                step,
-                source,
-                calls: std::mem::take(calls),
-            }
-        }
-        other => other,
-    }
-}
-
 #[async_trait]
 impl EmbodiedPolicy for Hmas2 {
     fn name(&self) -> &str {
@@ -504,6 +483,7 @@ impl EmbodiedPolicy for Hmas2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::embodied::CallLog;
     use crate::policy::embodied::test_support::{first_view, script};
 
     #[test]
