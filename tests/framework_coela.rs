@@ -7,8 +7,8 @@
 
 mod common;
 
-use common::{colony, compare_policy, jsonl, user_prompt};
-use serde_json::{json, Value};
+use common::{call_pattern, compare_policy, jsonl, scripted_wildfire, user_prompt};
+use serde_json::Value;
 
 #[test]
 fn wildfire_call_pattern_with_scripted_replies() {
@@ -59,52 +59,8 @@ fn wildfire_call_pattern_with_scripted_replies() {
             lines.push((a, step, "perception", "Trees all around me."));
         }
     }
-    let text: String = lines
-        .iter()
-        .map(|(a, s, p, r)| {
-            format!(
-                "{}\n",
-                json!({"agent": a, "step": s, "purpose": p, "reply": r})
-            )
-        })
-        .collect();
-    let file = dir.path().join("script.jsonl");
-    std::fs::write(&file, text).unwrap();
-    let out = dir.path().join("run");
-    let (ok, _, err) = colony(&[
-        "compare",
-        "--env",
-        "wildfire",
-        "--set",
-        "level=1",
-        "--policies",
-        "coela",
-        "--seeds",
-        "0",
-        "--max-steps",
-        "2",
-        "--model",
-        &format!("script:{}", file.display()),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(ok, "{err}");
-    let rows = jsonl(&out.join("episodes.jsonl"));
-    assert!(rows[0]["error"].is_null(), "{}", rows[0]);
-    let calls = jsonl(&out.join("episodes/coela/0/calls.jsonl"));
-    let pattern = |step: u64| -> Vec<(String, String)> {
-        calls
-            .iter()
-            .filter(|c| c["step"] == step)
-            .map(|c| {
-                (
-                    c["agent"].as_str().unwrap().to_string(),
-                    c["purpose"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect()
-    };
+    let (_, calls) = scripted_wildfire(dir.path(), "coela", 2, &lines);
+    let pattern = |step: u64| call_pattern(&calls, step);
     let want = |v: &[(&str, &str)]| -> Vec<(String, String)> {
         v.iter()
             .map(|(a, p)| (a.to_string(), p.to_string()))
@@ -167,7 +123,7 @@ fn wildfire_call_pattern_with_scripted_replies() {
     assert!(offered.lines().last().unwrap().starts_with("Reply with:"));
     assert!(user_prompt(find(1, "3", "coela.action")).contains("TIME 1: AGENT_1: still burning"));
     // The trace counts the fallbacks and the messages.
-    let steps = jsonl(&out.join("episodes/coela/0/steps.jsonl"));
+    let steps = jsonl(&dir.path().join("run/episodes/coela/0/steps.jsonl"));
     assert_eq!(steps.len(), 2);
     let t0 = &steps[0]["trace"];
     assert_eq!(t0["missing_action"], 1, "{t0}");

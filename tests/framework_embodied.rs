@@ -9,8 +9,7 @@
 
 mod common;
 
-use common::{colony, compare_policy, jsonl, user_prompt};
-use serde_json::json;
+use common::{call_pattern, compare_policy, jsonl, scripted_wildfire, user_prompt};
 
 const AGENTS: [&str; 3] = ["1", "2", "3"];
 
@@ -56,41 +55,8 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
             lines.push((a, step, "perception", "Trees all around me."));
         }
     }
-    let text: String = lines
-        .iter()
-        .map(|(a, s, p, r)| {
-            format!(
-                "{}\n",
-                json!({"agent": a, "step": s, "purpose": p, "reply": r})
-            )
-        })
-        .collect();
-    let file = dir.path().join("script.jsonl");
-    std::fs::write(&file, text).unwrap();
-    let out = dir.path().join("run");
-    let (ok, _, err) = colony(&[
-        "compare",
-        "--env",
-        "wildfire",
-        "--set",
-        "level=1",
-        "--policies",
-        "embodied",
-        "--seeds",
-        "0",
-        "--max-steps",
-        "4",
-        "--model",
-        &format!("script:{}", file.display()),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(ok, "{err}");
-    let rows = jsonl(&out.join("episodes.jsonl"));
-    assert!(rows[0]["error"].is_null(), "{}", rows[0]);
-    assert_eq!(rows[0]["steps"], 4, "{}", rows[0]);
-    let calls = jsonl(&out.join("episodes/embodied/0/calls.jsonl"));
+    let (row, calls) = scripted_wildfire(dir.path(), "embodied", 4, &lines);
+    assert_eq!(row["steps"], 4, "{row}");
     // Every step, every live agent (agent 2 still moving at step 1 included): perceptions,
     // two message rounds in id order, actions, executions.
     let mut want: Vec<(String, String)> = Vec::new();
@@ -101,17 +67,7 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
         want.extend(AGENTS.map(|a| (a.to_string(), purpose.to_string())));
     }
     for step in 0..4u64 {
-        let got: Vec<(String, String)> = calls
-            .iter()
-            .filter(|c| c["step"] == step)
-            .map(|c| {
-                (
-                    c["agent"].as_str().unwrap().to_string(),
-                    c["purpose"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
-        assert_eq!(got, want, "step {step}");
+        assert_eq!(call_pattern(&calls, step), want, "step {step}");
     }
     let find = |step: u64, agent: &str, purpose: &str, nth: usize| {
         calls
@@ -170,7 +126,7 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
         .unwrap()
         .contains("do nothing"));
     // The trace counts messages, fallbacks and purges.
-    let steps = jsonl(&out.join("episodes/embodied/0/steps.jsonl"));
+    let steps = jsonl(&dir.path().join("run/episodes/embodied/0/steps.jsonl"));
     let t = |s: usize| &steps[s]["trace"];
     assert_eq!(t(0)["private_sent"], 2, "{}", t(0));
     assert_eq!(t(0)["global_sent"], 2, "{}", t(0));

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{colony, compare_policy, jsonl, user_prompt};
+use common::{call_pattern, compare_policy, jsonl, scripted_wildfire, user_prompt};
 use serde_json::{json, Value};
 
 const AGENTS: [&str; 3] = ["1", "2", "3"];
@@ -49,52 +49,8 @@ fn wildfire_call_pattern_with_scripted_replies() {
             lines.push((a, step, "perception", "Trees all around me."));
         }
     }
-    let text: String = lines
-        .iter()
-        .map(|(a, s, p, r)| {
-            format!(
-                "{}\n",
-                json!({"agent": a, "step": s, "purpose": p, "reply": r})
-            )
-        })
-        .collect();
-    let file = dir.path().join("script.jsonl");
-    std::fs::write(&file, text).unwrap();
-    let out = dir.path().join("run");
-    let (ok, _, err) = colony(&[
-        "compare",
-        "--env",
-        "wildfire",
-        "--set",
-        "level=1",
-        "--policies",
-        "hmas2",
-        "--seeds",
-        "0",
-        "--max-steps",
-        "2",
-        "--model",
-        &format!("script:{}", file.display()),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(ok, "{err}");
-    let rows = jsonl(&out.join("episodes.jsonl"));
-    assert!(rows[0]["error"].is_null(), "{}", rows[0]);
-    let calls = jsonl(&out.join("episodes/hmas2/0/calls.jsonl"));
-    let pattern = |step: u64| -> Vec<(String, String)> {
-        calls
-            .iter()
-            .filter(|c| c["step"] == step)
-            .map(|c| {
-                (
-                    c["agent"].as_str().unwrap().to_string(),
-                    c["purpose"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect()
-    };
+    let (_, calls) = scripted_wildfire(dir.path(), "hmas2", 2, &lines);
+    let pattern = |step: u64| call_pattern(&calls, step);
     let expected = |rounds: usize| -> Vec<(String, String)> {
         let mut v: Vec<(&str, &str)> = AGENTS.iter().map(|a| (*a, "perception")).collect();
         for _ in 0..rounds {
@@ -149,7 +105,7 @@ fn wildfire_call_pattern_with_scripted_replies() {
         assert!(user_prompt(c).contains(&me));
     }
     // The trace counts the loops and the fallbacks.
-    let steps = jsonl(&out.join("episodes/hmas2/0/steps.jsonl"));
+    let steps = jsonl(&dir.path().join("run/episodes/hmas2/0/steps.jsonl"));
     assert_eq!(steps.len(), 2);
     let t0 = &steps[0]["trace"];
     assert_eq!(t0["plans"], 1, "{t0}");

@@ -162,3 +162,63 @@ pub fn results_by_id(dir: &Path, policy: &str) -> Vec<Value> {
     rows.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
     rows
 }
+
+/// Runs `policy` on Wildfire level 1, seed 0, for `max_steps` steps with model replies
+/// scripted by `lines` (`agent`, `step`, `purpose`, `reply`), and checks the episode ended
+/// without an error; returns its `episodes.jsonl` row and its logged calls.
+pub fn scripted_wildfire(
+    dir: &Path,
+    policy: &str,
+    max_steps: u64,
+    lines: &[(&str, u64, &str, &str)],
+) -> (Value, Vec<Value>) {
+    let text: String = lines
+        .iter()
+        .map(|(a, s, p, r)| {
+            format!(
+                "{}\n",
+                serde_json::json!({"agent": a, "step": s, "purpose": p, "reply": r})
+            )
+        })
+        .collect();
+    let file = dir.join("script.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("run");
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "wildfire",
+        "--set",
+        "level=1",
+        "--policies",
+        policy,
+        "--seeds",
+        "0",
+        "--max-steps",
+        &max_steps.to_string(),
+        "--model",
+        &format!("script:{}", file.display()),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let row = jsonl(&out.join("episodes.jsonl")).remove(0);
+    assert!(row["error"].is_null(), "{row}");
+    let calls = jsonl(&out.join(format!("episodes/{policy}/0/calls.jsonl")));
+    (row, calls)
+}
+
+/// `(agent, purpose)` of every call logged at `step`, in log order.
+pub fn call_pattern(calls: &[Value], step: u64) -> Vec<(String, String)> {
+    calls
+        .iter()
+        .filter(|c| c["step"] == step)
+        .map(|c| {
+            (
+                c["agent"].as_str().unwrap().to_string(),
+                c["purpose"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}

@@ -357,8 +357,8 @@ impl EmbodiedPolicy for Coela {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::embodied::CallLog;
     use crate::policy::embodied::test_support::{first_view, script};
+    use crate::policy::embodied::CallLog;
 
     #[test]
     fn the_chat_keeps_the_30_most_recent_messages() {

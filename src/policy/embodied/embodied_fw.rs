@@ -403,8 +403,8 @@ impl EmbodiedPolicy for EmbodiedFramework {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::embodied::CallLog;
     use crate::policy::embodied::test_support::{first_view, script};
+    use crate::policy::embodied::CallLog;
 
     fn user(c: &CallLog) -> &str {
         &c.messages.last().unwrap().content

@@ -483,8 +483,8 @@ impl EmbodiedPolicy for Hmas2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::embodied::CallLog;
     use crate::policy::embodied::test_support::{first_view, script};
+    use crate::policy::embodied::CallLog;
 
     #[test]
     fn the_step_history_keeps_the_last_5_steps() {
