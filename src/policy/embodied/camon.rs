@@ -121,12 +121,7 @@ impl Camon {
     /// A policy whose calls go through `config`; `options` is the text after `camon:` (none
     /// are accepted).
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        if !options.trim().is_empty() {
-            return Err(EmbodiedError::Config {
-                policy: "camon".into(),
-                message: format!("camon takes no options, got {options:?}"),
-            });
-        }
+        framework::no_options("camon", options)?;
         Ok(Self {
             config,
             caller: None,

@@ -129,12 +129,7 @@ impl Coela {
     /// A policy whose calls go through `config`; `options` is the text after `coela:` (none
     /// are accepted).
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        if !options.trim().is_empty() {
-            return Err(EmbodiedError::Config {
-                policy: "coela".into(),
-                message: format!("coela takes no options, got {options:?}"),
-            });
-        }
+        framework::no_options("coela", options)?;
         Ok(Self {
             config,
             caller: None,

@@ -99,12 +99,7 @@ impl EmbodiedFramework {
     /// A policy whose calls go through `config`; `options` is the text after `embodied:`
     /// (none are accepted).
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        if !options.trim().is_empty() {
-            return Err(EmbodiedError::Config {
-                policy: "embodied".into(),
-                message: format!("embodied takes no options, got {options:?}"),
-            });
-        }
+        framework::no_options("embodied", options)?;
         Ok(Self {
             config,
             caller: None,

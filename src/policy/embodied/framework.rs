@@ -432,6 +432,17 @@ pub(crate) fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> Embodied
     }
 }
 
+/// Refuses options for a policy that takes none (`camon:x=1` is a typo, not a setting).
+pub(crate) fn no_options(policy: &str, options: &str) -> Result<(), EmbodiedError> {
+    if options.trim().is_empty() {
+        return Ok(());
+    }
+    Err(EmbodiedError::Config {
+        policy: policy.into(),
+        message: format!("{policy} takes no options, got {options:?}"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -173,12 +173,7 @@ impl Hmas2 {
     /// A policy whose calls go through `config`; `options` is the text after `hmas2:` (none
     /// are accepted).
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        if !options.trim().is_empty() {
-            return Err(EmbodiedError::Config {
-                policy: "hmas2".into(),
-                message: format!("hmas2 takes no options, got {options:?}"),
-            });
-        }
+        framework::no_options("hmas2", options)?;
         Ok(Self {
             config,
             caller: None,

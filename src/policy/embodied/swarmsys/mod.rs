@@ -112,12 +112,7 @@ impl EmbodiedSwarmSys {
     /// The policy for one episode on `env_id`; it takes no options, and environments without
     /// sub-goals are refused here with [`EmbodiedError::Unsupported`].
     pub fn new(config: CallerConfig, options: &str, env_id: &str) -> Result<Self, EmbodiedError> {
-        if !options.trim().is_empty() {
-            return Err(EmbodiedError::Config {
-                policy: "swarmsys".into(),
-                message: format!("swarmsys takes no options, got {options:?}"),
-            });
-        }
+        super::framework::no_options("swarmsys", options)?;
         if !SUPPORTED_ENVS.contains(&env_id) {
             return Err(unsupported(env_id));
         }
