@@ -393,3 +393,53 @@ fn the_shipped_suites_load_and_expand() {
     assert_eq!(cube.environments[0].grid, ["n=1,2,4,8"]);
     assert!(names.iter().any(|(n, _, _)| n == "smoke"));
 }
+
+#[test]
+fn a_recorded_suite_replays_to_the_same_results_without_the_endpoint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write(tmp.path(), "tiny.toml", &suite_text(3));
+    let calls = tmp.path().join("calls");
+    let (live, replayed) = (tmp.path().join("live"), tmp.path().join("replayed"));
+    {
+        let mock = Mock::start(&[], &[]);
+        run(&[
+            "run",
+            suite.to_str().unwrap(),
+            "--out",
+            live.to_str().unwrap(),
+            "--base-url",
+            &mock.url,
+            "--model",
+            "m",
+            "--record",
+            calls.to_str().unwrap(),
+            "--quiet",
+            "--no-shard",
+        ]);
+    }
+    // The endpoint is gone: every call must come from the recording.
+    run(&[
+        "run",
+        suite.to_str().unwrap(),
+        "--out",
+        replayed.to_str().unwrap(),
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+        "--replay",
+        calls.to_str().unwrap(),
+        "--quiet",
+        "--no-shard",
+    ]);
+    assert_eq!(timeless(&summary(&replayed)), timeless(&summary(&live)));
+    let lines = |dir: &Path| {
+        let mut v: Vec<Value> = jsonl(&dir.join("m/reasoning/self_consistency.jsonl"))
+            .into_iter()
+            .map(|r| timeless(&r))
+            .collect();
+        v.sort_by_key(|r| (r["dataset"].to_string(), r["id"].to_string()));
+        v
+    };
+    assert_eq!(lines(&replayed), lines(&live));
+}

@@ -77,8 +77,9 @@ pub async fn solve_item(
                 error,
                 failed_calls: failed,
                 calls: run.calls,
-                prompt_tokens: run.usage.prompt_tokens,
-                completion_tokens: run.usage.completion_tokens,
+                // Cached (replayed) calls count: a replay's table equals the recorded run's.
+                prompt_tokens: run.usage.prompt_tokens + run.cached_usage.prompt_tokens,
+                completion_tokens: run.usage.completion_tokens + run.cached_usage.completion_tokens,
                 wall_ms,
                 trace: out.trace,
                 transcript: Some(out.transcript),

@@ -21,8 +21,13 @@ pub struct UsageTotals {
     /// model, replay miss, nothing listening).
     #[serde(default)]
     pub fatal_failures: u64,
-    /// Tokens of non-cached calls.
+    /// Tokens of non-cached calls (what this run spent).
     pub usage: Usage,
+    /// Tokens of cached calls (replayed, or coalesced while recording): not spent again, but
+    /// part of what the method consumed, so results report `usage + cached_usage` and a
+    /// replayed run's tables equal the recorded run's.
+    #[serde(default)]
+    pub cached_usage: Usage,
     /// Failed attempts that were retried.
     pub retries: u64,
     /// Sum of call latencies (model wall time), in microseconds.
@@ -34,6 +39,7 @@ impl UsageTotals {
         self.calls += 1;
         if r.cached {
             self.cached_calls += 1;
+            self.cached_usage += r.usage;
         } else {
             self.usage += r.usage;
         }
@@ -122,6 +128,7 @@ impl UsageLedger {
             run.failed_calls += t.failed_calls;
             run.fatal_failures += t.fatal_failures;
             run.usage += t.usage;
+            run.cached_usage += t.cached_usage;
             run.retries += t.retries;
             run.wall_time_us += t.wall_time_us;
         }
