@@ -187,11 +187,12 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
                 bar.set_length(progress.episodes_total.load(Ordering::Relaxed));
                 bar.set_position(progress.episodes_done.load(Ordering::Relaxed));
                 bar.set_message(format!(
-                    "steps {} calls {} tokens {} retries {} errors {}",
+                    "steps {} calls {} tokens {} retries {}{} errors {}",
                     progress.steps.load(Ordering::Relaxed),
                     progress.calls.load(Ordering::Relaxed),
                     progress.tokens.load(Ordering::Relaxed),
                     progress.retries.load(Ordering::Relaxed),
+                    super::conc_field(),
                     progress.errors.load(Ordering::Relaxed),
                 ));
                 tokio::time::sleep(Duration::from_millis(200)).await;

@@ -185,9 +185,10 @@ impl DatasetProgress for EvalBars {
         let bar = self.bar.lock().unwrap_or_else(|p| p.into_inner());
         bar.inc(1);
         bar.set_message(format!(
-            "acc {:.3} tokens {} errors {}",
+            "acc {:.3} tokens {}{} errors {}",
             s.1 as f64 / answered as f64,
             s.2,
+            super::conc_field(),
             s.3
         ));
     }

@@ -23,3 +23,12 @@ pub mod swarmbench;
 pub mod swarmsys;
 pub mod view;
 pub mod wildfire;
+
+/// The adaptive-concurrency field of progress-bar messages: ` conc LIMIT/MAX` summed over the
+/// live HTTP endpoints ([`colony::llm::concurrency_label`]), or nothing when only simulated or
+/// replayed models are in use. Placed next to the retries it explains.
+pub(crate) fn conc_field() -> String {
+    colony::llm::concurrency_label()
+        .map(|label| format!(" {label}"))
+        .unwrap_or_default()
+}

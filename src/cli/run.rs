@@ -119,10 +119,11 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
                     bar.set_length(total);
                     bar.set_position(p.episodes_done.load(Ordering::Relaxed));
                     bar.set_message(format!(
-                        "calls {} tokens {} retries {} errors {}",
+                        "calls {} tokens {} retries {}{} errors {}",
                         p.calls.load(Ordering::Relaxed),
                         p.tokens.load(Ordering::Relaxed),
                         p.retries.load(Ordering::Relaxed),
+                        super::conc_field(),
                         p.errors.load(Ordering::Relaxed),
                     ));
                 }

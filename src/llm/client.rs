@@ -1,8 +1,9 @@
 //! The OpenAI-compatible chat client: `/v1/chat/completions` over reqwest + rustls.
 //!
 //! Layering per call (async-openai's order): pick an endpoint from the pool, wait for one of
-//! its concurrency permits, send with the per-request timeout, classify the outcome, and on a
-//! retryable error release the permit, back off (or wait the server's `Retry-After`) and try
+//! its adaptive concurrency permits (`adaptive.rs`: the limit halves on 429/503 and grows back
+//! on success), send with the per-request timeout, classify the outcome, and on a retryable
+//! error release the permit, back off (or wait the server's `Retry-After`) and try
 //! again, possibly on another endpoint. The overall deadline bounds all of it, waiting for
 //! permits and backoff included.
 //!
@@ -17,6 +18,7 @@ use async_trait::async_trait;
 use bytes::{Bytes, BytesMut};
 use reqwest::StatusCode;
 
+use super::adaptive::is_overload;
 use super::endpoint::{Endpoint, EndpointPool};
 use super::retry::parse_retry_after;
 use super::wire::{
@@ -174,7 +176,9 @@ impl OpenAiClient {
             .map_err(|e| ModelError::Config(format!("cannot serialize request: {e}")))
     }
 
-    /// One HTTP attempt on `ep` (permit held for its duration only).
+    /// One HTTP attempt on `ep`, holding one of its adaptive permits for its duration only
+    /// and reporting the outcome to the limit: a success may widen it, an overload answer
+    /// (429, 503) halves it; other errors leave it alone.
     async fn attempt<R: WireResponse>(
         &self,
         ep: &Endpoint,
@@ -182,7 +186,7 @@ impl OpenAiClient {
         body: Bytes,
         remaining: Option<Duration>,
     ) -> Result<R, ModelError> {
-        let _permit = ep
+        let permit = ep
             .permits
             .acquire()
             .await
@@ -191,6 +195,23 @@ impl OpenAiClient {
                 status: None,
                 message: "endpoint closed".into(),
             })?;
+        let result = self.attempt_http(ep, route, body, remaining).await;
+        match &result {
+            Ok(_) => permit.succeeded(),
+            Err(e) if is_overload(e.status()) => permit.overloaded(),
+            Err(_) => {}
+        }
+        result
+    }
+
+    /// The HTTP exchange of [`attempt`](Self::attempt), permit already held.
+    async fn attempt_http<R: WireResponse>(
+        &self,
+        ep: &Endpoint,
+        route: Route,
+        body: Bytes,
+        remaining: Option<Duration>,
+    ) -> Result<R, ModelError> {
         let timeout = remaining.map_or(self.settings.request_timeout, |r| {
             r.min(self.settings.request_timeout)
         });

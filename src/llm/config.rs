@@ -71,7 +71,8 @@ pub struct ModelSpec {
     pub base_urls: Vec<String>,
     /// Environment variable holding the API key.
     pub api_key_env: Option<String>,
-    /// Requests in flight per endpoint.
+    /// Most requests in flight per endpoint; the adaptive limit (halved on 429/503, grown
+    /// back on success) stays at or below it.
     pub max_concurrency: Option<usize>,
     /// Timeout of one HTTP attempt, seconds.
     pub timeout_secs: Option<f64>,

@@ -1,11 +1,15 @@
-//! One HTTP endpoint of a model pool: its URL, key, concurrency limit and health.
+//! One HTTP endpoint of a model pool: its URL, key, adaptive concurrency limit and health.
+//!
+//! The concurrency limit ([`AdaptiveLimit`]) and the health record answer different questions:
+//! the limit narrows how many requests an *overloaded* endpoint (429/503) gets at once, the
+//! health record takes an endpoint that keeps *failing* (any retryable error) out of the
+//! round-robin for a cool-down. A 429 feeds both.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::sync::Semaphore;
-
+use super::adaptive::AdaptiveLimit;
 use super::ApiKey;
 
 /// Consecutive failures after which an endpoint is skipped for a cool-down.
@@ -22,7 +26,8 @@ pub struct EndpointSettings {
     pub base_url: String,
     /// Key sent as `Authorization: Bearer …`, if the server needs one.
     pub api_key: Option<ApiKey>,
-    /// Requests in flight at once on this endpoint.
+    /// Most requests in flight at once on this endpoint. The effective limit adapts below it:
+    /// halved on HTTP 429/503, grown back by one after a window of successes.
     pub max_concurrency: usize,
 }
 
@@ -43,7 +48,7 @@ struct Health {
     skip_until: Option<Instant>,
 }
 
-/// A live endpoint: settings plus its semaphore and failure record.
+/// A live endpoint: settings plus its adaptive concurrency limit and failure record.
 #[derive(Debug)]
 pub(crate) struct Endpoint {
     /// The base URL as shown in messages ([`redact_url`]); requests use the URLs below.
@@ -52,7 +57,8 @@ pub(crate) struct Endpoint {
     pub(crate) models_url: String,
     pub(crate) embeddings_url: String,
     pub(crate) api_key: Option<ApiKey>,
-    pub(crate) permits: Arc<Semaphore>,
+    /// Permits of HTTP attempts (shared with the gauge registry, which holds it weakly).
+    pub(crate) permits: Arc<AdaptiveLimit>,
     health: Mutex<Health>,
 }
 
@@ -100,13 +106,16 @@ pub fn redact_url(base: &str) -> String {
 impl Endpoint {
     pub(crate) fn new(s: EndpointSettings) -> Self {
         let raw = s.base_url.trim_end_matches('/').to_string();
+        let base_url = redact_url(&raw);
+        let permits = Arc::new(AdaptiveLimit::new(s.max_concurrency));
+        super::gauges::register(&base_url, &permits);
         Self {
             completions_url: join_path(&raw, "chat/completions"),
             models_url: join_path(&raw, "models"),
             embeddings_url: join_path(&raw, "embeddings"),
-            base_url: redact_url(&raw),
+            base_url,
             api_key: s.api_key,
-            permits: Arc::new(Semaphore::new(s.max_concurrency.max(1))),
+            permits,
             health: Mutex::new(Health::default()),
         }
     }

@@ -1,7 +1,8 @@
 //! Language models: the [`ChatModel`] trait and its implementations.
 //!
 //! - [`OpenAiClient`]: any OpenAI-compatible `/v1/chat/completions` endpoint (or a pool of them),
-//!   with per-endpoint concurrency limits, timeouts, a per-call deadline and retries.
+//!   with per-endpoint adaptive concurrency limits (halved on 429/503, regrown on success,
+//!   visible through [`endpoint_gauges`]), timeouts, a per-call deadline and retries.
 //! - [`SimulatedModel`]: seeded, offline, answers QA prompts from an answer key with a chosen
 //!   accuracy (SelfOrg §2.6); also a scripted mode for tests.
 //! - [`ReplayModel`]: record/replay cache around any model.
@@ -11,12 +12,14 @@
 //!
 //! [`UsageLedger`] sums calls, tokens, retries and model time per agent and per run.
 
+mod adaptive;
 mod answer_key;
 mod client;
 mod config;
 mod endpoint;
 mod error;
 mod fatal;
+mod gauges;
 pub mod http;
 mod model;
 mod replay;
@@ -34,6 +37,7 @@ pub use config::{ModelKind, ModelOverrides, ModelSpec, ModelsConfig, SIMULATED_N
 pub use endpoint::redact_url;
 pub use error::{ErrorClass, ModelError};
 pub use fatal::stops_run;
+pub use gauges::{concurrency_label, endpoint_gauges, EndpointGauge};
 pub use model::{ChatModel, SharedModel};
 pub use replay::{request_key, ReplayMode, ReplayModel};
 pub use retry::RetryPolicy;
