@@ -145,8 +145,8 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
 pub(crate) struct EvalBars {
     quiet: bool,
     bar: std::sync::Mutex<ProgressBar>,
-    /// (done, correct, tokens, errors) of the current policy.
-    stats: std::sync::Mutex<(usize, usize, u64, usize)>,
+    /// (done, correct, tokens, errors, retries) of the current policy.
+    stats: std::sync::Mutex<(usize, usize, u64, usize, u64)>,
 }
 
 impl EvalBars {
@@ -154,7 +154,7 @@ impl EvalBars {
         Self {
             quiet,
             bar: std::sync::Mutex::new(ProgressBar::hidden()),
-            stats: std::sync::Mutex::new((0, 0, 0, 0)),
+            stats: std::sync::Mutex::new((0, 0, 0, 0, 0)),
         }
     }
 }
@@ -172,7 +172,7 @@ impl DatasetProgress for EvalBars {
         );
         bar.set_prefix(policy.to_string());
         *self.bar.lock().unwrap_or_else(|p| p.into_inner()) = bar;
-        *self.stats.lock().unwrap_or_else(|p| p.into_inner()) = (0, 0, 0, 0);
+        *self.stats.lock().unwrap_or_else(|p| p.into_inner()) = (0, 0, 0, 0, 0);
     }
 
     fn item_done(&self, r: &colony::eval::ItemResult) {
@@ -181,13 +181,15 @@ impl DatasetProgress for EvalBars {
         s.1 += usize::from(r.correct);
         s.2 += r.prompt_tokens + r.completion_tokens;
         s.3 += usize::from(r.error.is_some());
+        s.4 += r.retries;
         let answered = (s.0 - s.3).max(1);
         let bar = self.bar.lock().unwrap_or_else(|p| p.into_inner());
         bar.inc(1);
         bar.set_message(format!(
-            "acc {:.3} tokens {}{} errors {}",
+            "acc {:.3} tokens {} retries {}{} errors {}",
             s.1 as f64 / answered as f64,
             s.2,
+            s.4,
             super::conc_field(),
             s.3
         ));

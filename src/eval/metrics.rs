@@ -122,6 +122,7 @@ mod tests {
             failed_calls: 0,
             fatal: false,
             calls: 3,
+            retries: 0,
             prompt_tokens: 10,
             completion_tokens: 5,
             wall_ms: 1.0,

@@ -42,6 +42,9 @@ pub struct ItemResult {
     pub fatal: bool,
     /// Model calls made.
     pub calls: u64,
+    /// Failed attempts the client retried before its calls succeeded (or gave up).
+    #[serde(default)]
+    pub retries: u64,
     /// Prompt tokens.
     pub prompt_tokens: u64,
     /// Completion tokens.

@@ -76,6 +76,7 @@ pub async fn solve_item(
                 fatal: error.is_some() && run.fatal_failures > 0,
                 error,
                 failed_calls: failed,
+                retries: run.retries,
                 calls: run.calls,
                 // Cached (replayed) calls count: a replay's table equals the recorded run's.
                 prompt_tokens: run.usage.prompt_tokens + run.cached_usage.prompt_tokens,
@@ -99,6 +100,7 @@ pub async fn solve_item(
                 PolicyError::Runtime(RuntimeError::Model { .. })
             )),
             calls: 0,
+            retries: 0,
             prompt_tokens: 0,
             completion_tokens: 0,
             wall_ms,

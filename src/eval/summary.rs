@@ -411,6 +411,7 @@ mod tests {
             failed_calls: u64::from(error.is_some()),
             fatal: false,
             calls: 1,
+            retries: 0,
             prompt_tokens: 10,
             completion_tokens: 2,
             wall_ms: 1.0,
