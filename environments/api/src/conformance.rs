@@ -39,7 +39,7 @@ pub struct ConformanceError {
     pub message: String,
 }
 
-use crate::policy::splitmix64 as splitmix;
+use crate::rng::splitmix64 as splitmix;
 
 fn random_actions<E: Environment>(env: &E, rng: &mut u64) -> BTreeMap<AgentId, E::Action> {
     env.agents()

@@ -18,6 +18,7 @@ mod params;
 pub mod policy;
 pub mod pyrandom;
 pub mod registry;
+pub mod rng;
 
 use std::collections::BTreeMap;
 
@@ -267,7 +268,7 @@ pub trait Environment {
     }
 
     /// One step in which every agent takes [`Environment::random_action`] with draws from
-    /// [`policy::splitmix64`] on `rng`; returns whether the episode ended. This is what
+    /// [`rng::splitmix64`] on `rng`; returns whether the episode ended. This is what
     /// `colony env bench` times. The default goes through [`Environment::step`]; environments
     /// may override it with a typed path that skips the per-agent maps of the generic API
     /// (which at hundreds of agents cost more than the physics), as long as the actions are
@@ -277,7 +278,7 @@ pub trait Environment {
             .agents()
             .into_iter()
             .map(|a| {
-                let action = self.random_action(&a, policy::splitmix64(rng));
+                let action = self.random_action(&a, crate::rng::splitmix64(rng));
                 (a, action)
             })
             .collect();
@@ -340,7 +341,7 @@ pub trait DynEnvironment: Send {
             events: r.events,
         })
     }
-    /// One step with every agent taking `random_action` (draws from [`policy::splitmix64`]
+    /// One step with every agent taking `random_action` (draws from [`rng::splitmix64`]
     /// on `rng`), through the typed API with no text round trip: what `env bench` times.
     /// Returns whether the episode ended (terminated or truncated).
     fn step_random(&mut self, rng: &mut u64) -> bool;

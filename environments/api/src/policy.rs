@@ -64,15 +64,8 @@ pub fn typed_policy<E: Environment + 'static, P: Policy<E> + Send + 'static>(
     })
 }
 
-/// SplitMix64 step: a tiny fixed generator, independent of any crate version, so random
-/// rollouts stay identical across dependency upgrades.
-pub fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+// SplitMix64 lives with the other generators in `crate::rng`; this path stays for callers.
+pub use crate::rng::splitmix64;
 
 /// Uniformly random valid actions (the environment's `random_action`), seeded.
 #[derive(Debug, Clone)]

@@ -7,11 +7,9 @@ use colony_env_api::clip;
 
 use crate::geometry::Cell;
 use crate::world::Block;
+// The bound belongs to the world (its occupancy index); configurations check against it.
+pub use crate::world::MAX_GRID_SIZE;
 use crate::CubeError;
-
-/// Largest grid side `K` (configurations, layouts and states): a 2000 × 2000 grid is 4 M
-/// cells (16 MB of occupancy index), like SwarmBench's largest map.
-pub const MAX_GRID_SIZE: u32 = 2000;
 
 /// Most blocks of a configuration (the sum of the tier counts). `n = 2000` gives 55.
 pub const MAX_BLOCKS: u64 = 256;

@@ -16,21 +16,10 @@ use crate::generate::generate;
 use crate::geometry::{Cell, Prim};
 use crate::observation::{symbolic_observation, HistoryWindow, SymbolicObservation};
 use crate::plan_parser::{format_plan, parse_plan};
+pub use crate::symbolic::CubeAction;
 use crate::symbolic::SymbolicCall;
 use crate::world::{Block, DeliveredBlock, World};
 use crate::CubeError;
-
-/// One agent's action: a primitive (manual control, preempts any plan), a symbolic plan
-/// (replaces the agent's plan), or `Continue` (keep executing the plan; `STAY` without one).
-#[derive(Debug, Clone, PartialEq)]
-pub enum CubeAction {
-    /// A primitive for this step.
-    Prim(Prim),
-    /// A new plan for the executor.
-    Plan(Vec<SymbolicCall>),
-    /// Keep going (the no-op).
-    Continue,
-}
 
 /// What every agent sees after a step: a shared frame plus the observer's id. The full
 /// symbolic observation with history is [`CubeEnv::symbolic_observation`]; the grid is
@@ -445,7 +434,7 @@ impl Environment for CubeEnv {
     /// typed path: no per-agent maps, so `env bench` times the physics (design §13).
     fn step_random(&mut self, rng: &mut u64) -> bool {
         let actions: Vec<Prim> = (0..self.world.agents.len())
-            .map(|_| Prim::ALL[(colony_env_api::policy::splitmix64(rng) % 5) as usize])
+            .map(|_| Prim::ALL[(colony_env_api::rng::splitmix64(rng) % 5) as usize])
             .collect();
         match self.step_primitives(&actions) {
             Ok(info) => info.terminated || info.truncated,

@@ -12,10 +12,9 @@
 use colony_env_api::ParsedReply;
 use serde_json::Value;
 
-use crate::env::CubeAction;
 use crate::executor::{Executor, HistoryEntry};
 use crate::plan_parser::{limit_llm_plan, parse_plan, MAX_LLM_PLAN};
-use crate::symbolic::SymbolicCall;
+use crate::symbolic::{CubeAction, SymbolicCall};
 
 /// The naive-agent instructions template (design §12.2 "Prompt content", in our own words):
 /// rules, action vocabulary, strategy hint, reply format. Placeholders: `{agent}` (the

@@ -8,10 +8,10 @@
 //! `count` = the block's weight, `push_block` by its distance to the goal. Otherwise it
 //! answers with one random valid action (a `move`, an `idle`, or an action on a random block
 //! and face). All randomness comes from `draw` through
-//! [`splitmix64`](colony_env_api::policy::splitmix64), so the same prompt and draw give the
+//! [`splitmix64`](colony_env_api::rng::splitmix64), so the same prompt and draw give the
 //! same reply.
 
-use colony_env_api::policy::splitmix64;
+use colony_env_api::rng::splitmix64;
 use serde_json::{json, Value};
 
 use crate::llm_play::is_naive_agent_prompt;

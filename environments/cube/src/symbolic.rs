@@ -1,5 +1,7 @@
 //! The seven symbolic actions: raw calls as submitted, their argument validation with the
-//! spec's defaults (docs/design/cube.md §9.2), and formatting.
+//! spec's defaults (docs/design/cube.md §9.2), and formatting; and [`CubeAction`], one agent's
+//! action, which holds a plan of calls. Data only: running plans is [`crate::executor`], so the
+//! reply parsers and the environment both depend on this module and not on each other.
 //!
 //! Plans keep the raw [`SymbolicCall`]s so that an invalid call still reaches the executor and
 //! ends with `failed:invalid_args` at its first poll, as the argument-error rule requires.
@@ -11,6 +13,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::geometry::{Face, Prim};
+
+/// One agent's action: a primitive (manual control, preempts any plan), a symbolic plan
+/// (replaces the agent's plan), or `Continue` (keep executing the plan; `STAY` without one).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CubeAction {
+    /// A primitive for this step.
+    Prim(Prim),
+    /// A new plan for the executor.
+    Plan(Vec<SymbolicCall>),
+    /// Keep going (the no-op).
+    Continue,
+}
 
 /// One symbolic action call as submitted: a name and named arguments (JSON values).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

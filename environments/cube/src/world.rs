@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::geometry::Cell;
 use crate::CubeError;
 
+/// Largest grid side `K` (configurations, layouts and states): a 2000 × 2000 grid is 4 M
+/// cells (16 MB of occupancy index), like SwarmBench's largest map.
+pub const MAX_GRID_SIZE: u32 = 2000;
+
 /// A block not yet delivered: a `weight × weight` square with top-left `(row, col)` (design §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Block {
@@ -89,10 +93,10 @@ impl World {
         if k < 1 {
             return Err(CubeError::invalid("grid_size", "must be at least 1"));
         }
-        if k > crate::config::MAX_GRID_SIZE as i32 {
+        if k > MAX_GRID_SIZE as i32 {
             return Err(CubeError::invalid(
                 "grid_size",
-                &format!("{k} is above the maximum {}", crate::config::MAX_GRID_SIZE),
+                &format!("{k} is above the maximum {}", MAX_GRID_SIZE),
             ));
         }
         if agents.is_empty() {

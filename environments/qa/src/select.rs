@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use colony_env_api::pyrandom::PyRandom;
+use colony_env_api::rng::PyRandom;
 
 use crate::item::Item;
 

@@ -299,7 +299,7 @@ mod tests {
     fn random_cells(seed: &mut u64, n: usize, size: i32) -> Vec<Cell> {
         let mut cells = BTreeSet::new();
         while cells.len() < n {
-            let r = colony_env_api::policy::splitmix64(seed);
+            let r = colony_env_api::rng::splitmix64(seed);
             cells.insert(((r % size as u64) as i32, ((r >> 20) % size as u64) as i32));
         }
         cells.into_iter().collect()

@@ -187,7 +187,7 @@ mod tests {
         for (rows, cols) in [(1, 1), (3, 5), (8, 8), (8, 10), (20, 23)] {
             for _ in 0..20 {
                 let cost: Vec<i64> = (0..rows * cols)
-                    .map(|_| (colony_env_api::policy::splitmix64(&mut seed) % 50) as i64)
+                    .map(|_| (colony_env_api::rng::splitmix64(&mut seed) % 50) as i64)
                     .collect();
                 let want = kuhn_munkres_min(&Matrix::from_vec(rows, cols, cost.clone()).unwrap()).0;
                 assert_eq!(lap.solve(&cost, rows, cols, i64::MAX), Some(want));

@@ -22,11 +22,9 @@ pub mod prompt;
 pub mod pursuit;
 pub mod reply;
 pub mod rng;
-mod rules;
 pub mod scenario;
 pub mod sim_agent;
 pub mod state;
-mod transport_policy;
 pub mod view;
 pub mod world;
 

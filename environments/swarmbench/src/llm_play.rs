@@ -1,6 +1,8 @@
 //! SwarmBench's side of the opt-in "LLM play" methods of `colony_env_api::Environment`:
-//! the fixed system message (docs/design/swarmbench.md §11.1), who decides (escaped agents get no
-//! prompt, §10.1), the lenient reply parser (§12.1) and who hears whom (§10.3, appendix L.3).
+//! the fixed system message (docs/design/swarmbench.md §11.1) and the lenient reply parser
+//! (§12.1). Who decides (escaped agents get no prompt, §10.1) and who hears whom (§10.3,
+//! appendix L.3) read the live environment and live with the prompt assembly in `env`'s
+//! `observe` child.
 //!
 //! Decisions (colony's episode loop, DESIGN.md "LLM play"):
 //! - The user prompt is `observe_text` = the exact §11.2 prompt, so `parse_reply` never returns
@@ -14,7 +16,6 @@
 use colony_env_api::ParsedReply;
 
 use crate::config::Task;
-use crate::env::SwarmEnv;
 use crate::reply::{parse_reply, Reply};
 
 /// The system message of every SwarmBench call (design §11.1; "a agent" is verbatim).
@@ -50,35 +51,6 @@ pub fn lenient_reply(text: &str, task: Task, cap: usize) -> ParsedReply<Reply> {
         action: reply,
         feedback: None,
         fallback: (!reasons.is_empty()).then(|| reasons.join("; ")),
-    }
-}
-
-impl SwarmEnv {
-    /// The agents that get a prompt now: the non-escaped ones, in index order (design §10.1).
-    pub fn deciding_names(&self) -> Vec<String> {
-        self.names
-            .iter()
-            .zip(&self.escaped)
-            .filter(|(_, &e)| !e)
-            .map(|(n, _)| n.clone())
-            .collect()
-    }
-
-    /// Whether agent `listener` hears agent `speaker` at the current positions (design §10.3,
-    /// Q9): Chebyshev distance ≤ k/2, self included; with a commander (appendix L.3) Agent_0
-    /// hears everyone and everyone hears only Agent_0. The same test as
-    /// [`SwarmEnv::received_messages`]; out-of-range indices hear nothing.
-    pub fn hears_index(&self, listener: usize, speaker: usize) -> bool {
-        let n = self.agents.len();
-        if listener >= n || speaker >= n {
-            return false;
-        }
-        if self.cfg.commander {
-            return listener == 0 || speaker == 0;
-        }
-        let h = self.cfg.view / 2;
-        let (a, b) = (self.agent_pos(listener), self.agent_pos(speaker));
-        (a.0 - b.0).abs() <= h && (a.1 - b.1).abs() <= h
     }
 }
 

@@ -4,7 +4,7 @@
 //! This is the one place where STYLE.md's ChaCha rule does not apply: seed-compatible layouts
 //! need the reference's generator.
 
-use colony_env_api::pyrandom::PyRandom;
+use colony_env_api::rng::PyRandom;
 use serde::{Deserialize, Serialize};
 
 /// A seeded MT19937 stream that remembers how many 32-bit outputs it has used.

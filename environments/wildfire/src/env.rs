@@ -13,26 +13,16 @@ use colony_env_api::{
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::{AgentKind, LevelConfig};
+use crate::executor::{emit, is_complete};
 use crate::generate::{stream, streams};
+use crate::metrics::score;
 use crate::observe::{observe_agent, AgentObservation};
-use crate::primitive::{
-    emit, is_complete, max_type, parse_action_code, validate, LowLevel, Primitive,
-};
+pub use crate::primitive::WildfireAction;
+use crate::primitive::{max_type, parse_action_code, validate, LowLevel, Primitive};
 use crate::setup::new_episode;
-use crate::sim::{score, step_low_level};
+use crate::sim::step_low_level;
 use crate::state::WildfireState;
 use crate::{llm_play, prompts, render};
-
-/// One agent's action in `wildfire-v0`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WildfireAction {
-    /// Keep executing the current primitive (idle if none). Text: `continue`.
-    Continue,
-    /// Assign a new primitive (replaces the current one). Text: `[type, p1, p2, "description"]`.
-    Primitive(Primitive),
-    /// A raw low-level vector for this step, bypassing the executor. Text: `low code x y`.
-    Low(LowLevel),
-}
 
 /// The wildfire environment: a level configuration and the current episode.
 #[derive(Debug, Clone)]
@@ -78,7 +68,7 @@ impl WildfireEnv {
     pub fn try_reset(&mut self, seed: u64) -> Result<(), crate::WildfireError> {
         self.state = new_episode(&self.level, seed)?;
         self.rng = stream(seed, streams::RUNTIME);
-        crate::observe::reveal(&mut self.state);
+        crate::sim::reveal(&mut self.state);
         Ok(())
     }
 

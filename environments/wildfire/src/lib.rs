@@ -6,15 +6,22 @@
 //!
 //! Layout: [`config`] constants and levels; [`noise`] and [`generate`] map generation;
 //! [`setup`] level setup; [`grid`], [`state`] the state; [`fire`] the fire model; [`sim`] one
-//! step; [`observe`] observations; [`primitive`] primitives and action codes; [`prompts`]
-//! placeholder texts; [`metrics`] NS/BCS; [`env`] the `Environment` impl; [`entry`] the CLI
-//! registration; [`policies`] the scripted heuristic; [`render`] ASCII and SVG pictures; [`llm_play`] the
-//! LLM-play texts and [`sim_agent`] the simulated agent answering them offline.
+//! step, including the fog-of-war reveal; [`observe`] observations; [`primitive`] primitives and
+//! action codes; [`executor`] what a primitive emits and when it completes; [`prompts`]
+//! placeholder texts; [`metrics`] the score and NS/BCS; [`env`] the `Environment` impl;
+//! [`entry`] the CLI registration; [`policies`] the scripted heuristic; [`render`] ASCII and SVG
+//! pictures; [`llm_play`] the LLM-play texts and [`sim_agent`] the simulated agent answering
+//! them offline.
+//!
+//! The modules form no import cycle (`scripts/module_cycles.py`); along the main chain each uses
+//! only earlier ones: `config`, `grid`, `primitive`, `state`, `executor`, `fire`, `metrics`,
+//! `sim`, `observe`, `prompts`, `llm_play`, `env`, `policies`.
 
 pub mod config;
 pub mod entry;
 pub mod env;
 mod error;
+pub mod executor;
 pub mod fire;
 pub mod generate;
 pub mod grid;
@@ -30,7 +37,6 @@ pub mod setup;
 pub mod sim;
 pub mod sim_agent;
 pub mod state;
-mod suppress;
 mod validate;
 
 pub use entry::entry;

@@ -11,8 +11,7 @@
 
 use colony_env_api::ParsedReply;
 
-use crate::env::WildfireAction;
-use crate::primitive::{parse_action_code, translate, validate, Primitive};
+use crate::primitive::{parse_action_code, translate, validate, Primitive, WildfireAction};
 use crate::prompts;
 use crate::state::WildfireState;
 

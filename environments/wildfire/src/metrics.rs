@@ -1,13 +1,48 @@
-//! Evaluation metrics (docs/design/wildfire.md §13): the Do-Nothing baseline constants, the
-//! normalized score NS and the Behavior Competency Score BCS, plus the Markdown/JSON report of
-//! `colony wildfire bcs`.
+//! Evaluation metrics: the level score of a state (docs/design/wildfire.md §12.3), and (§13) the
+//! Do-Nothing baseline constants, the normalized score NS and the Behavior Competency Score BCS,
+//! plus the Markdown/JSON report of `colony wildfire bcs`. The score reads the state only, so the
+//! step ([`crate::sim`], for termination), the observations and the renderers all take it from here.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{levels, Behavior, LevelConfig, AGENT_PENALTY};
+use crate::config::{levels, Behavior, LevelConfig, LevelKind, AGENT_PENALTY, CIVILIAN_PENALTY};
 use crate::error::WildfireError;
+use crate::state::WildfireState;
+
+/// `TreesDestroyed` (§12.3): by fire, plus by agents unless the level counts fire only.
+pub fn trees_destroyed(s: &WildfireState) -> f64 {
+    let agents = if s.level.trees_destroyed_fire_only {
+        0
+    } else {
+        s.counters.trees_removed
+    };
+    s.counters.trees_burned.saturating_add(agents) as f64
+}
+
+/// The level's score (§12.3).
+pub fn score(s: &WildfireState) -> f64 {
+    match s.level.kind {
+        LevelKind::Cut => s
+            .targets
+            .cut_cells
+            .iter()
+            .map(|&c| f64::from(3u8.saturating_sub(s.grid.trees[s.grid.idx(c)])))
+            .sum(),
+        LevelKind::Scout => f64::from(s.counters.best_scouts),
+        LevelKind::Transport => s.transported.len() as f64,
+        LevelKind::Rescue => s.civilians.iter().filter(|c| c.rescued).count() as f64,
+        LevelKind::Suppress => {
+            -(trees_destroyed(s) + AGENT_PENALTY * s.counters.agents_lost as f64)
+        }
+        LevelKind::Full => {
+            -(trees_destroyed(s)
+                + AGENT_PENALTY * s.counters.agents_lost as f64
+                + CIVILIAN_PENALTY * s.counters.civilians_lost as f64)
+        }
+    }
+}
 
 /// Normalized score of a mean raw score `s` (§13.2): linear for finite tasks, `log2(1 + r)`
 /// for open-ended ones, with the ratio `r = (s − B)/(T − B)` clamped to `[0, 1]`.

@@ -1,71 +1,15 @@
-//! Observations (docs/design/wildfire.md §9): cell codes, the team's revealed map, the raw
-//! per-agent observation and the ASCII minimap with the paper's legend.
-
-use std::collections::HashSet;
+//! Observations (docs/design/wildfire.md §9): windows of the team's revealed map, the raw
+//! per-agent observation, the ASCII minimap with the paper's legend, and the game-level
+//! observation with its task description (§11.4). Read-only: the step ([`crate::sim`]) reveals
+//! the team map and writes its cell codes (re-exported here); this module and the prompts read it.
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::AgentKind;
-use crate::grid::{Cell, Fire, Grid, Land};
+use crate::config::{AgentKind, LevelKind};
+use crate::grid::Cell;
 use crate::state::WildfireState;
 
-/// Code of an unrevealed or off-map cell.
-pub const UNREVEALED: u8 = 0;
-/// Code of a civilian (§9.1).
-pub const CIVILIAN: u8 = 15;
-
-/// The current code of a cell (§9.1 precedence: civilian > building > fire state > water >
-/// wet/dry tree count).
-pub fn cell_code(grid: &Grid, c: Cell, civilians: &HashSet<Cell>) -> u8 {
-    if !grid.contains(c) {
-        return UNREVEALED;
-    }
-    if !civilians.is_empty() && civilians.contains(&c) {
-        return CIVILIAN;
-    }
-    let i = grid.idx(c);
-    if grid.building[i] {
-        return 14;
-    }
-    match grid.fire[i] {
-        Fire::Ignited => 9,
-        Fire::OnFire => 10,
-        Fire::Extinguishing => 11,
-        Fire::Extinguished => 12,
-        _ if grid.land[i] == Land::Water => 13,
-        _ if grid.wet[i] > 0 => 1 + grid.trees[i].min(3),
-        _ => 5 + grid.trees[i].min(3),
-    }
-}
-
-/// Cells holding a visible civilian (alive, not carried).
-pub fn civilian_cells(s: &WildfireState) -> HashSet<Cell> {
-    s.civilians
-        .iter()
-        .filter(|c| c.alive && c.carried_by.is_none())
-        .map(|c| c.cell())
-        .collect()
-}
-
-/// Refreshes the team map around every live agent (§9.1). Cells seen by several agents are
-/// coded once (a visibility mask first), which matters with thousands of agents.
-pub fn reveal(s: &mut WildfireState) {
-    let civ = civilian_cells(s);
-    let size = s.grid.size as i32;
-    let mut visible = vec![false; s.grid.len()];
-    for a in s.agents.iter().filter(|a| a.alive) {
-        let (x, y) = a.cell();
-        let r = a.kind.view_radius();
-        let (x0, x1) = ((x - r).max(0), (x + r).min(size - 1));
-        for ny in (y - r).max(0)..=(y + r).min(size - 1) {
-            let row = (ny * size) as usize;
-            visible[row + x0 as usize..=row + x1 as usize].fill(true);
-        }
-    }
-    for (i, _) in visible.iter().enumerate().filter(|(_, v)| **v) {
-        s.team_map[i] = cell_code(&s.grid, s.grid.cell(i), &civ);
-    }
-}
+pub use crate::sim::{cell_code, civilian_cells, reveal, CIVILIAN, UNREVEALED};
 
 /// The `(2R+1)²` team-map codes around `centre`, rows top to bottom; off-map cells are 0.
 pub fn window(s: &WildfireState, centre: Cell, r: i32) -> Vec<u8> {
@@ -210,15 +154,82 @@ pub fn observe_game(s: &WildfireState) -> GameObservation {
         level: s.level.id.clone(),
         kind: s.level.kind,
         map_size: s.grid.size,
-        task: crate::prompts::task_description(s),
+        task: task_description(s),
         targets: s.targets.clone(),
-        score: crate::sim::score(s),
+        score: crate::metrics::score(s),
         counters: s.counters.clone(),
         rescued: s.civilians.iter().filter(|c| c.rescued).count(),
         transported: s.transported.len(),
         fire_active: s.fire_active,
         step: s.step,
         max_steps: s.level.max_steps,
+    }
+}
+
+/// A cell as the prompts write it, `(x, y)`.
+pub(crate) fn xy(c: Cell) -> String {
+    format!("({}, {})", c.0, c.1)
+}
+
+/// `CURRENT TASK`: the level's task description (§11.4).
+pub fn task_description(s: &WildfireState) -> String {
+    let l = &s.level;
+    let t = &s.targets;
+    let m = s.grid.size - 1;
+    let area = format!("x: [0, {m}], y: [0, {m}]");
+    let list = |cells: &[Cell]| cells.iter().map(|&c| xy(c)).collect::<Vec<_>>().join(", ");
+    match l.kind {
+        LevelKind::Cut if t.lines.is_empty() => {
+            format!("Cut down all trees in the cells {}.", list(&t.cut_cells))
+        }
+        LevelKind::Cut => {
+            let lines: Vec<String> = t
+                .lines
+                .iter()
+                .map(|&(a, b)| format!("from {} to {}", xy(a), xy(b)))
+                .collect();
+            format!("Cut down all trees along the lines {}.", lines.join(", "))
+        }
+        LevelKind::Scout => format!(
+            "A fire burns somewhere in {area}. Find it and confirm it: two agents must have it in view at the same time."
+        ),
+        LevelKind::Transport => format!(
+            "Transport all firefighter agents to the target location {}.",
+            t.transport.map(xy).unwrap_or_default()
+        ),
+        LevelKind::Rescue => {
+            let target = t.rescue.map(xy).unwrap_or_default();
+            let (k, n) = l.civilians;
+            if l.known {
+                format!(
+                    "There are {k} groups of {n} civilians near {}. Bring all civilians to the safe location {target}.",
+                    list(&t.clusters)
+                )
+            } else {
+                format!(
+                    "There are {k} groups of {n} civilians scattered somewhere in {area}. Find them and bring them to {target}."
+                )
+            }
+        }
+        LevelKind::Suppress => {
+            let mut text = if l.known {
+                format!(
+                    "Fully suppress or contain the fire spreading near {} without touching it.",
+                    t.fire.map(xy).unwrap_or_default()
+                )
+            } else {
+                format!("Find the fire within {area} and fully suppress or contain it without touching it.")
+            };
+            match t.water {
+                Some(w) => text.push_str(&format!(" Refill water at the water source at {}.", xy(w))),
+                None => text.push_str(" There is no water source; cut trees to build firebreaks."),
+            }
+            text
+        }
+        LevelKind::Full => format!(
+            "A fire burns somewhere in the map; a water source exists somewhere (search for it); {} groups of {} civilians are scattered in the map. Find and contain/suppress the fire while keeping the civilians away from danger; do not touch the fire.",
+            l.civilians.0, l.civilians.1
+        ),
     }
 }
 

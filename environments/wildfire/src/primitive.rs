@@ -1,12 +1,13 @@
-//! Primitives (paper Table 5, docs/design/wildfire.md §10), the executor's emission and completion
-//! rules, and the EXECUTION side as pure text: parsing an action code into a primitive (§11.2).
+//! Primitives (paper Table 5, docs/design/wildfire.md §10) as data: the primitive, the low-level
+//! vector, one agent's action, validation per agent kind, and the EXECUTION side as pure text:
+//! parsing an action code into a primitive (§11.2). Running a primitive (what it emits each step
+//! and when it is complete) is [`crate::executor`]; this module only knows the types, so the
+//! state can hold an agent's current primitive without depending on the executor.
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::AgentKind;
 use crate::error::WildfireError;
-use crate::grid::Grid;
-use crate::state::Agent;
 
 /// A structured action `{type, param_1, param_2, description}` (§10).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +85,17 @@ pub fn max_type(kind: AgentKind) -> u8 {
         AgentKind::Drone => 1,
         AgentKind::Helicopter => 5,
     }
+}
+
+/// One agent's action in `wildfire-v0`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WildfireAction {
+    /// Keep executing the current primitive (idle if none). Text: `continue`.
+    Continue,
+    /// Assign a new primitive (replaces the current one). Text: `[type, p1, p2, "description"]`.
+    Primitive(Primitive),
+    /// A raw low-level vector for this step, bypassing the executor. Text: `low code x y`.
+    Low(LowLevel),
 }
 
 /// Why a primitive is invalid for an agent (see [`validate`]); one-line messages.
@@ -262,52 +274,6 @@ pub fn translate(text: &str, kind: AgentKind, size: u32) -> Primitive {
         .ok()
         .and_then(|p| validate(&p, kind, size).ok())
         .unwrap_or_else(|| Primitive::new(0, 0, 0, &format!("ERROR EXECUTING: {}", text.trim())))
-}
-
-/// The low-level vector a primitive emits this step (§10 table).
-pub fn emit(agent: &Agent, p: &Primitive) -> LowLevel {
-    let (x, y) = agent.cell();
-    let idle = LowLevel { code: 0, x, y };
-    let to = |code| LowLevel {
-        code,
-        x: p.p1,
-        y: p.p2,
-    };
-    let here = |code| LowLevel { code, x, y };
-    match (agent.kind, p.kind) {
-        (_, 0) => idle,
-        (AgentKind::Firefighter, 1) => to(0),
-        (AgentKind::Firefighter, 2 | 3) => here(1),
-        (AgentKind::Firefighter, 4) if agent.carrying.is_none() => here(2),
-        (AgentKind::Firefighter, 5) if agent.carrying.is_some() => here(2),
-        (AgentKind::Firefighter, 6) => to(3),
-        (AgentKind::Firefighter, 7) => here(4),
-        (AgentKind::Bulldozer, 1) => to(0),
-        (AgentKind::Bulldozer, 2) => to(1),
-        (AgentKind::Drone | AgentKind::Helicopter, 1) => to(0),
-        (AgentKind::Helicopter, 2) => here(1),
-        (AgentKind::Helicopter, 3) => here(3),
-        (AgentKind::Helicopter, 4) => here(2),
-        (AgentKind::Helicopter, 5) => here(5),
-        _ => idle,
-    }
-}
-
-/// Completion rule (§10): moves complete on reaching the target cell, "cut n" after `n`
-/// emitted steps, "cut all" when the cell has no trees, everything else after one step.
-pub fn is_complete(agent: &Agent, p: &Primitive, grid: &Grid) -> bool {
-    match (agent.kind, p.kind) {
-        (_, 0) => agent.emitted >= 1,
-        (AgentKind::Firefighter, 1)
-        | (AgentKind::Bulldozer, 1 | 2)
-        | (AgentKind::Drone | AgentKind::Helicopter, 1) => agent.cell() == (p.p1, p.p2),
-        (AgentKind::Firefighter, 2) => agent.emitted >= p.p1.max(1) as u32,
-        (AgentKind::Firefighter, 3) => {
-            let c = agent.cell();
-            !grid.contains(c) || grid.trees[grid.idx(c)] == 0
-        }
-        _ => agent.emitted >= 1,
-    }
 }
 
 #[cfg(test)]

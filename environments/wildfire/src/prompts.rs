@@ -1,22 +1,21 @@
-//! Prompt placeholder values as functions of the state (docs/design/wildfire.md §11.3), the task
-//! descriptions (§11.4) and the PERCEPTION prompt (§11.1). Pure text; no LLM code.
+//! Prompt placeholder values as functions of the state (docs/design/wildfire.md §11.3) and the
+//! PERCEPTION prompt (§11.1). Pure text; no LLM code. The task descriptions (§11.4) are part of
+//! the game observation and live in [`crate::observe`]; they are re-exported here.
 
 use std::collections::BTreeMap;
 
-use crate::config::{AgentKind, LevelKind};
-use crate::grid::Cell;
-use crate::observe::{minimap, token, window};
+use crate::config::AgentKind;
+use crate::observe::{minimap, token, window, xy};
 use crate::state::WildfireState;
+
+// The task description is part of the game observation (§9.2), so it lives in `observe`.
+pub use crate::observe::task_description;
 
 /// The legend of the PERCEPTION prompt, exactly as the paper gives it (§11.1).
 pub const LEGEND: &str = "0: brush (no trees)\n1: light forest (1 tree)\n2: medium forest (2 trees)\n3: dense forest (3 trees)\ni: Ignited\nf: On Fire\ne: Extinguishing\nx: Fully Extinguished\nw: Water Source Cell (no trees)\nB: building (no trees)\n";
 
 /// The notes under the legend, exactly (§11.1).
 pub const NOTES: &str = "IGNORE ALL \"-\". Those are unrevealed cells. They will reveal themselves when you get closer to them.\nThe cells in single quotations are wet cells. 'C' cells are civilians.\n";
-
-fn xy(c: Cell) -> String {
-    format!("({}, {})", c.0, c.1)
-}
 
 /// `AGENT X` (§11.3).
 pub fn agent_name(s: &WildfireState, i: usize) -> String {
@@ -114,68 +113,6 @@ pub fn team_abilities(s: &WildfireState) -> String {
         }
     }
     out
-}
-
-/// `CURRENT TASK`: the level's task description (§11.4).
-pub fn task_description(s: &WildfireState) -> String {
-    let l = &s.level;
-    let t = &s.targets;
-    let m = s.grid.size - 1;
-    let area = format!("x: [0, {m}], y: [0, {m}]");
-    let list = |cells: &[Cell]| cells.iter().map(|&c| xy(c)).collect::<Vec<_>>().join(", ");
-    match l.kind {
-        LevelKind::Cut if t.lines.is_empty() => {
-            format!("Cut down all trees in the cells {}.", list(&t.cut_cells))
-        }
-        LevelKind::Cut => {
-            let lines: Vec<String> = t
-                .lines
-                .iter()
-                .map(|&(a, b)| format!("from {} to {}", xy(a), xy(b)))
-                .collect();
-            format!("Cut down all trees along the lines {}.", lines.join(", "))
-        }
-        LevelKind::Scout => format!(
-            "A fire burns somewhere in {area}. Find it and confirm it: two agents must have it in view at the same time."
-        ),
-        LevelKind::Transport => format!(
-            "Transport all firefighter agents to the target location {}.",
-            t.transport.map(xy).unwrap_or_default()
-        ),
-        LevelKind::Rescue => {
-            let target = t.rescue.map(xy).unwrap_or_default();
-            let (k, n) = l.civilians;
-            if l.known {
-                format!(
-                    "There are {k} groups of {n} civilians near {}. Bring all civilians to the safe location {target}.",
-                    list(&t.clusters)
-                )
-            } else {
-                format!(
-                    "There are {k} groups of {n} civilians scattered somewhere in {area}. Find them and bring them to {target}."
-                )
-            }
-        }
-        LevelKind::Suppress => {
-            let mut text = if l.known {
-                format!(
-                    "Fully suppress or contain the fire spreading near {} without touching it.",
-                    t.fire.map(xy).unwrap_or_default()
-                )
-            } else {
-                format!("Find the fire within {area} and fully suppress or contain it without touching it.")
-            };
-            match t.water {
-                Some(w) => text.push_str(&format!(" Refill water at the water source at {}.", xy(w))),
-                None => text.push_str(" There is no water source; cut trees to build firebreaks."),
-            }
-            text
-        }
-        LevelKind::Full => format!(
-            "A fire burns somewhere in the map; a water source exists somewhere (search for it); {} groups of {} civilians are scattered in the map. Find and contain/suppress the fire while keeping the civilians away from danger; do not touch the fire.",
-            l.civilians.0, l.civilians.1
-        ),
-    }
 }
 
 /// Status lines of an agent (§11.1): carried civilian and water, or passengers and water.

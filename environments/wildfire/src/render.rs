@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::config::AgentKind;
 use crate::grid::{Fire, Land};
-use crate::sim::score;
+use crate::metrics::score;
 use crate::state::WildfireState;
 
 fn agent_char(kind: AgentKind) -> char {

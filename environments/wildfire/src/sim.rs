@@ -1,17 +1,23 @@
 //! One environment step in the specified order (docs/design/wildfire.md §8): commands, 100 frames
 //! of agent motion and actions (§6), civilians (§7), fire ticks (§5.3) and task zones, then reveal,
-//! scout count, score and termination (§12).
+//! scout count and termination (§12). The fog-of-war update (revealing the team map around the
+//! agents, §9.1) is part of the step, so it lives here with the cell codes it writes; the
+//! observations in [`crate::observe`] only read the team map. The score is [`crate::metrics`].
+
+use std::collections::HashSet;
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{AgentKind, LevelKind, AGENT_PENALTY, CIVILIAN_PENALTY, DELAY_FRAMES, FPS};
+use crate::config::{AgentKind, LevelKind, DELAY_FRAMES, FPS};
 use crate::config::{FRAMES_PER_STEP, PASSENGER_CAPACITY, WATER_CAPACITY};
 use crate::fire::{apply_water, cut_trees, dump_cells, fire_active, fire_tick, spray_cells};
-use crate::grid::{Cell, Fire, Land};
-use crate::observe::reveal;
+use crate::grid::{Cell, Fire, Grid, Land};
 use crate::primitive::LowLevel;
 use crate::state::{Delayed, WildfireState};
+
+// The score is a metric, but termination (§12.4) depends on it and callers name it `sim::score`.
+pub use crate::metrics::{score, trees_destroyed};
 
 /// Chebyshev radius of the rescue zone (§2).
 const RESCUE_ZONE: i32 = 4;
@@ -25,6 +31,64 @@ fn chebyshev(a: Cell, b: Cell) -> i32 {
 fn euclid2(a: Cell, b: Cell) -> i32 {
     let (dx, dy) = (a.0 - b.0, a.1 - b.1);
     dx * dx + dy * dy
+}
+
+/// Code of an unrevealed or off-map cell.
+pub const UNREVEALED: u8 = 0;
+/// Code of a civilian (§9.1).
+pub const CIVILIAN: u8 = 15;
+
+/// The current code of a cell (§9.1 precedence: civilian > building > fire state > water >
+/// wet/dry tree count).
+pub fn cell_code(grid: &Grid, c: Cell, civilians: &HashSet<Cell>) -> u8 {
+    if !grid.contains(c) {
+        return UNREVEALED;
+    }
+    if !civilians.is_empty() && civilians.contains(&c) {
+        return CIVILIAN;
+    }
+    let i = grid.idx(c);
+    if grid.building[i] {
+        return 14;
+    }
+    match grid.fire[i] {
+        Fire::Ignited => 9,
+        Fire::OnFire => 10,
+        Fire::Extinguishing => 11,
+        Fire::Extinguished => 12,
+        _ if grid.land[i] == Land::Water => 13,
+        _ if grid.wet[i] > 0 => 1 + grid.trees[i].min(3),
+        _ => 5 + grid.trees[i].min(3),
+    }
+}
+
+/// Cells holding a visible civilian (alive, not carried).
+pub fn civilian_cells(s: &WildfireState) -> HashSet<Cell> {
+    s.civilians
+        .iter()
+        .filter(|c| c.alive && c.carried_by.is_none())
+        .map(|c| c.cell())
+        .collect()
+}
+
+/// Refreshes the team map around every live agent (§9.1). Cells seen by several agents are
+/// coded once (a visibility mask first), which matters with thousands of agents.
+pub fn reveal(s: &mut WildfireState) {
+    let civ = civilian_cells(s);
+    let size = s.grid.size as i32;
+    let mut visible = vec![false; s.grid.len()];
+    for a in s.agents.iter().filter(|a| a.alive) {
+        let (x, y) = a.cell();
+        let r = a.kind.view_radius();
+        let (x0, x1) = ((x - r).max(0), (x + r).min(size - 1));
+        for ny in (y - r).max(0)..=(y + r).min(size - 1) {
+            let row = (ny * size) as usize;
+            visible[row + x0 as usize..=row + x1 as usize].fill(true);
+        }
+    }
+    for (i, _) in visible.iter().enumerate().filter(|(_, v)| **v) {
+        s.team_map[i] = cell_code(&s.grid, s.grid.cell(i), &civ);
+    }
 }
 
 /// Runs one step with one low-level vector per agent (index = agent id − 1; §6.3 error cases:
@@ -353,39 +417,6 @@ pub fn concurrent_scouts(s: &WildfireState) -> u32 {
         n += u32::from(seen);
     }
     n
-}
-
-/// `TreesDestroyed` (§12.3): by fire, plus by agents unless the level counts fire only.
-pub fn trees_destroyed(s: &WildfireState) -> f64 {
-    let agents = if s.level.trees_destroyed_fire_only {
-        0
-    } else {
-        s.counters.trees_removed
-    };
-    s.counters.trees_burned.saturating_add(agents) as f64
-}
-
-/// The level's score (§12.3).
-pub fn score(s: &WildfireState) -> f64 {
-    match s.level.kind {
-        LevelKind::Cut => s
-            .targets
-            .cut_cells
-            .iter()
-            .map(|&c| f64::from(3u8.saturating_sub(s.grid.trees[s.grid.idx(c)])))
-            .sum(),
-        LevelKind::Scout => f64::from(s.counters.best_scouts),
-        LevelKind::Transport => s.transported.len() as f64,
-        LevelKind::Rescue => s.civilians.iter().filter(|c| c.rescued).count() as f64,
-        LevelKind::Suppress => {
-            -(trees_destroyed(s) + AGENT_PENALTY * s.counters.agents_lost as f64)
-        }
-        LevelKind::Full => {
-            -(trees_destroyed(s)
-                + AGENT_PENALTY * s.counters.agents_lost as f64
-                + CIVILIAN_PENALTY * s.counters.civilians_lost as f64)
-        }
-    }
 }
 
 /// Termination (§12.4).

@@ -4,12 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use colony_env_api::pyrandom::PyRandom;
+use colony_env_api::rng::PyRandom;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::RawRow;
-use crate::dataset::{Dataset, RowError};
+use super::RowError;
+use crate::dataset::Dataset;
 use crate::item::{AnswerType, Item};
 
 /// The line that introduces the options in every choice layout.

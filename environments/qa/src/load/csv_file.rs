@@ -10,7 +10,7 @@ use std::rc::Rc;
 use serde_json::{Map, Value};
 
 use super::{CsvHeader, RawRow, RowResult};
-use crate::dataset::{Location, RowError};
+use super::{Location, RowError};
 
 /// Reads the rows of a CSV text.
 pub(crate) fn read(file: &Rc<Path>, text: &str, header: CsvHeader) -> Vec<RowResult> {

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::RawRow;
-use crate::dataset::RowError;
+use super::RowError;
 
 impl RawRow {
     /// An error about this row (and `field`, if given).

@@ -9,8 +9,8 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
+use super::{Location, RowError};
 use super::{RawRow, RowResult};
-use crate::dataset::{Location, RowError};
 
 /// One JSON object per non-blank line; the location is the 1-based line number.
 pub(crate) fn read_lines(file: &Rc<Path>, text: &str) -> Vec<RowResult> {

@@ -1,11 +1,13 @@
 //! Reading dataset files into raw rows (one reader per format) and turning rows into
-//! [`Item`]s (one builder per dataset family).
+//! [`Item`]s (one builder per dataset family); `api.rs` holds the public side: [`load`], its
+//! options, errors and file formats.
 //!
 //! Every reader yields [`RawRow`]s: the published field names mapped to JSON values, with the
 //! file and location kept for error messages. The builders then only deal with fields, so
 //! every dataset is accepted in every format that keeps its field names (e.g. Parquet
 //! converted to JSONL).
 
+mod api;
 mod choice;
 mod csv_file;
 mod fields;
@@ -15,6 +17,7 @@ mod numeric;
 #[cfg(feature = "parquet")]
 mod parquet_file;
 
+pub use api::{load, Format, LoadError, LoadOptions, Loaded, Location, RowError};
 pub use choice::gpqa_order;
 pub(crate) use mapped::is_header_row;
 
@@ -23,7 +26,7 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use crate::dataset::{Dataset, Format, LoadError, LoadOptions, Location, RowError};
+use crate::dataset::Dataset;
 use crate::item::Item;
 
 /// One row of a dataset file, before interpretation.

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::RawRow;
-use crate::dataset::RowError;
+use super::RowError;
 use crate::grade::last_boxed;
 use crate::item::{AnswerType, Item};
 

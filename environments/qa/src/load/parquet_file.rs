@@ -21,8 +21,8 @@ use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Map, Number, Value};
 
+use super::{LoadError, Location};
 use super::{RawRow, RowResult};
-use crate::dataset::{LoadError, Location};
 
 /// Reads every row of a Parquet file.
 pub(crate) fn read(file: &Rc<Path>) -> Result<Vec<RowResult>, LoadError> {

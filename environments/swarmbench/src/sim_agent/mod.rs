@@ -21,7 +21,7 @@
 mod expert;
 mod read;
 
-use colony_env_api::policy::splitmix64;
+use colony_env_api::rng::splitmix64;
 
 use crate::config::Task;
 use crate::prompt::SYSTEM;

@@ -14,7 +14,7 @@ mod act_read;
 mod execute;
 mod perceive;
 
-use colony_env_api::policy::splitmix64;
+use colony_env_api::rng::splitmix64;
 
 use crate::config::AgentKind;
 use crate::grid::Cell;

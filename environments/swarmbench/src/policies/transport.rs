@@ -4,9 +4,10 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::field::{assign, bfs_field, bfs_field_strict, field_at};
+use super::Heuristic;
 use crate::env::SwarmEnv;
 use crate::physics::Dir;
-use crate::policies::{bfs_field, bfs_field_strict, field_at, Heuristic};
 use crate::reply::Reply;
 use crate::world::{Cell, MeshKind, World};
 
@@ -117,7 +118,7 @@ pub(crate) fn act(h: &mut Heuristic, env: &SwarmEnv) -> Vec<Reply> {
                     cost.push(2 * d + i64::from(!h.roles.contains(&(slots[x], i))));
                 }
             }
-            let rows = crate::policies::assign(&cost, open.len(), free.len());
+            let rows = assign(&cost, open.len(), free.len());
             for (c, r) in rows.iter().enumerate() {
                 if let Some(r) = *r {
                     let x = open[r];

@@ -3,7 +3,7 @@
 
 use colony_env_api::Event;
 
-use crate::env::{SwarmEnv, TaskState};
+use super::{SwarmEnv, TaskState};
 use crate::pursuit::{self, PreyOutcome};
 
 impl SwarmEnv {

@@ -1,5 +1,15 @@
 //! The SwarmBench environment: reset, the round structure, task updates and scoring
 //! (docs/design/swarmbench.md §3, §9), behind the shared `Environment` trait.
+//!
+//! The live environment's methods are split by topic into child modules, which see its
+//! private fields: `observe` (what an agent receives: messages, the observation line, the
+//! assembled §11.2 prompt, who decides and who hears whom), `rules` (the task rules after
+//! physics) and `snapshot` (conversion to and from the saved [`SwarmState`]). The saved
+//! data types live in [`crate::state`], so saving a state does not depend on this module.
+
+mod observe;
+mod rules;
+mod snapshot;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -14,56 +24,9 @@ use crate::prompt::HistoryEntry;
 use crate::reply::{Move, Reply};
 use crate::rng::TaskRng;
 use crate::state::SwarmState;
+pub use crate::state::{PendingMessage, TaskState};
 use crate::view::{local_view, View};
 use crate::world::{Cell, World};
-
-/// Task-specific state (design §9).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "task", rename_all = "lowercase")]
-pub enum TaskState {
-    /// Pursuit: the prey object.
-    Pursuit {
-        /// Mesh index of the prey.
-        prey: usize,
-    },
-    /// Synchronization: lights and the last scored unanimous count.
-    Synchronization {
-        /// Light of each agent.
-        lights: Vec<bool>,
-        /// Number of lights on at the last point (−1 before the first).
-        prev: i64,
-    },
-    /// Foraging: who carries food.
-    Foraging {
-        /// Carrying flag of each agent.
-        carrying: Vec<bool>,
-    },
-    /// Flocking: initial and current distance.
-    Flocking {
-        /// D at reset.
-        d0: i64,
-        /// D now.
-        d: i64,
-    },
-    /// Transport: escapes already scored.
-    Transport {
-        /// Escape counted for each agent.
-        counted: Vec<bool>,
-    },
-}
-
-/// A sent message waiting for delivery (design §10.3; delays of appendix L.4).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PendingMessage {
-    /// Round it was sent in.
-    pub sent: u32,
-    /// Round in which it is delivered.
-    pub deliver: u32,
-    /// Speaker index.
-    pub speaker: usize,
-    /// Text (capped, possibly corrupted).
-    pub text: String,
-}
 
 /// One agent's prompt memory (design §10.4).
 #[derive(Debug, Clone, PartialEq)]
@@ -379,7 +342,7 @@ impl SwarmEnv {
     /// Next draw of the message-options RNG (SplitMix64; separate from the task RNG so the
     /// robustness options never change layouts or prey moves).
     fn comm_draw(&mut self) -> u64 {
-        colony_env_api::policy::splitmix64(&mut self.comm_rng)
+        colony_env_api::rng::splitmix64(&mut self.comm_rng)
     }
 
     fn send(&mut self, speaker: usize, r: u32, text: &str) {
@@ -495,7 +458,7 @@ impl Environment for SwarmEnv {
         // The same draws as the generic path (one per agent, in index order), without the
         // per-agent maps and observations.
         let replies: Vec<Reply> = (0..self.agents.len())
-            .map(|_| self.random_reply(colony_env_api::policy::splitmix64(rng)))
+            .map(|_| self.random_reply(colony_env_api::rng::splitmix64(rng)))
             .collect();
         let picked: Vec<Option<&Reply>> = replies.iter().map(Some).collect();
         self.play_replies(&picked);

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use colony_env_api::AgentId;
 
+use super::common::{act, chebyshev, clear_cells, dist2, go, search};
 use crate::config::{AgentKind, LevelKind};
 use crate::env::WildfireAction;
 use crate::grid::Cell;
-use crate::policies::{act, chebyshev, clear_cells, dist2, go, search};
 use crate::primitive::Primitive;
 use crate::state::{Agent, WildfireState};
 

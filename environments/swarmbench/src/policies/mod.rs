@@ -14,18 +14,26 @@
 //! - `transport`: plans the box's path out by BFS over box positions, fills the push slots
 //!   behind it (two-deep lines), pushes when five agents are in place, then walks out.
 //! - `heuristic`: the policy of the configured task.
+//!
+//! Layout: this file holds the policy and the rules of four tasks; `transport.rs` the
+//! Transport rules; `field.rs` the BFS distance fields and the assignment both use, so the
+//! task files depend on it and not on each other.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
-use colony_env_api::policy::splitmix64;
+use colony_env_api::rng::splitmix64;
 use colony_env_api::{typed_policy, AgentId, DynPolicy, Policy};
 
 use crate::config::Task;
 use crate::env::{SwarmEnv, TaskState};
-use crate::lap::Lap;
 use crate::physics::Dir;
 use crate::reply::{Move, Reply};
-use crate::world::{Cell, MeshKind, World};
+use crate::world::{Cell, World};
+
+use field::{assign, at, field, walkable};
+
+mod field;
+mod transport;
 
 /// Names of the crate's own policies.
 pub const NAMES: &[&str] = &[
@@ -64,51 +72,6 @@ pub struct Heuristic {
     pub rng: u64,
     /// Transport: last round's (push slot, agent) roles.
     pub roles: Vec<(Cell, usize)>,
-}
-
-const FAR: i32 = i32::MAX;
-
-/// Multi-source BFS distances over cells accepted by `passable`.
-fn field(world: &World, goals: &[Cell], passable: impl Fn(Cell) -> bool) -> Vec<i32> {
-    let (h, w) = (world.height, world.width);
-    let mut d = vec![FAR; (h * w) as usize];
-    let mut q = VecDeque::new();
-    for &g in goals {
-        if world.on_map(g) && d[(g.0 * w + g.1) as usize] == FAR {
-            d[(g.0 * w + g.1) as usize] = 0;
-            q.push_back(g);
-        }
-    }
-    while let Some(c) = q.pop_front() {
-        let dc = d[(c.0 * w + c.1) as usize];
-        for dir in Dir::PASSES {
-            let (di, dj) = dir.delta();
-            let n = (c.0 + di, c.1 + dj);
-            if world.on_map(n) && passable(n) && d[(n.0 * w + n.1) as usize] == FAR {
-                d[(n.0 * w + n.1) as usize] = dc + 1;
-                q.push_back(n);
-            }
-        }
-    }
-    d
-}
-
-fn at(world: &World, d: &[i32], c: Cell) -> i32 {
-    if world.on_map(c) {
-        d[(c.0 * world.width + c.1) as usize]
-    } else {
-        FAR
-    }
-}
-
-/// Cells agents may walk through: empty or holding an agent.
-fn walkable(world: &World) -> impl Fn(Cell) -> bool + '_ {
-    move |c| {
-        world.symbol(c) == '.'
-            || world
-                .occupant(c)
-                .is_some_and(|k| world.meshes[k].kind == MeshKind::Agent)
-    }
 }
 
 impl Heuristic {
@@ -275,19 +238,6 @@ impl Heuristic {
     }
 }
 
-/// Optimal assignment rows → columns; returns, per column, its row (if any).
-pub(crate) fn assign(cost: &[i64], rows: usize, cols: usize) -> Vec<Option<usize>> {
-    let mut lap = Lap::default();
-    let mut out = vec![None; cols];
-    if rows == 0 || rows > cols || lap.solve(cost, rows, cols, i64::MAX).is_none() {
-        return out;
-    }
-    for (j, r) in lap.row_of_column().iter().enumerate() {
-        out[j] = *r;
-    }
-    out
-}
-
 impl Policy<SwarmEnv> for Heuristic {
     fn act(&mut self, env: &SwarmEnv) -> BTreeMap<AgentId, Reply> {
         let task = self.task.unwrap_or(env.config().task);
@@ -299,7 +249,7 @@ impl Policy<SwarmEnv> for Heuristic {
             Task::Synchronization => Self::sync(env),
             Task::Foraging => self.forage(env),
             Task::Flocking => self.flock(env),
-            Task::Transport => crate::transport_policy::act(self, env),
+            Task::Transport => transport::act(self, env),
         };
         replies
             .into_iter()
@@ -321,19 +271,4 @@ impl Heuristic {
     pub(crate) fn reply(dir: Option<Dir>) -> Reply {
         Self::go(dir)
     }
-}
-
-/// BFS distances (for the Transport rules).
-pub(crate) fn bfs_field(world: &World, goals: &[Cell]) -> Vec<i32> {
-    field(world, goals, walkable(world))
-}
-
-/// BFS distances through empty cells only (walking around other agents).
-pub(crate) fn bfs_field_strict(world: &World, goals: &[Cell]) -> Vec<i32> {
-    field(world, goals, |c| world.symbol(c) == '.')
-}
-
-/// Distance lookup (for the Transport rules).
-pub(crate) fn field_at(world: &World, d: &[i32], c: Cell) -> i32 {
-    at(world, d, c)
 }
