@@ -107,18 +107,24 @@ impl Roster {
 
     /// A team of the first `n` members (all when `n` exceeds the roster).
     pub fn team(&self, n: usize) -> Result<Team, PolicyError> {
-        if self.members.is_empty() {
+        let ids: Vec<String> = (0..n.max(1).min(self.members.len().max(1)))
+            .map(Self::agent_id)
+            .collect();
+        self.team_for(&ids)
+    }
+
+    /// A team whose agent `k` is called `ids[k]` (an environment's agent ids, say) and is
+    /// member `k` of the roster, round-robin when there are more ids than members.
+    pub fn team_for<S: AsRef<str>>(&self, ids: &[S]) -> Result<Team, PolicyError> {
+        if self.members.is_empty() || ids.is_empty() {
             return Err(PolicyError::Config("the roster has no agents".into()));
         }
-        let specs = self
-            .members
-            .iter()
-            .take(n.max(1))
-            .enumerate()
-            .map(|(i, m)| {
-                AgentSpec::new(Self::agent_id(i), m.role.clone(), m.model.clone())
-                    .with_sampling(m.sampling.or(&self.sampling))
-            });
+        let n = self.members.len();
+        let specs = ids.iter().enumerate().map(|(k, id)| {
+            let m = &self.members[k % n];
+            AgentSpec::new(id.as_ref(), m.role.clone(), m.model.clone())
+                .with_sampling(m.sampling.or(&self.sampling))
+        });
         Ok(Team::builder().agents(specs).build()?)
     }
 }
@@ -320,5 +326,38 @@ mod tests {
         );
         assert_eq!(roster.effective_sampling(1), Some(MASLAB_SAMPLING));
         assert_eq!(roster.effective_sampling(2), None);
+    }
+}
+
+#[cfg(test)]
+mod roster_tests {
+    use super::*;
+    use crate::llm::{SimulatedConfig, SimulatedModel};
+
+    fn roster(n: usize) -> Roster {
+        let model: SharedModel = Arc::new(SimulatedModel::new(SimulatedConfig::default()));
+        Roster {
+            members: (0..n)
+                .map(|i| Member {
+                    role: Arc::new(RoleCard::new(format!("role{i}"), "You help.")),
+                    model: model.clone(),
+                    sampling: Sampling::default(),
+                })
+                .collect(),
+            sampling: MASLAB_SAMPLING,
+        }
+    }
+
+    #[tokio::test]
+    async fn teams_take_any_ids_and_reuse_members_round_robin() {
+        let team = roster(2).team_for(&["1", "2", "3"]).unwrap();
+        let ids: Vec<String> = team.agents().iter().map(|a| a.to_string()).collect();
+        assert_eq!(ids, ["1", "2", "3"]);
+        team.shutdown().await;
+        let team = roster(3).team(2).unwrap();
+        assert!(team.contains("agent_0") && team.contains("agent_1") && !team.contains("agent_2"));
+        team.shutdown().await;
+        assert!(roster(0).team(2).is_err());
+        assert!(roster(2).team_for::<&str>(&[]).is_err());
     }
 }
