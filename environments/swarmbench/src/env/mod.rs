@@ -78,26 +78,7 @@ impl SwarmEnv {
     /// A validated environment, reset with seed 42 (the reference's default seed).
     pub fn new(cfg: Config) -> Result<Self, ConfigError> {
         cfg.validate()?;
-        let mut env = Self {
-            cfg,
-            seed: 42,
-            world: World::new(0, 0),
-            agents: Vec::new(),
-            agent_of_mesh: Vec::new(),
-            names: Vec::new(),
-            escaped: Vec::new(),
-            rng: TaskRng::new(42),
-            task: TaskState::Flocking { d0: 0, d: 0 },
-            target: Vec::new(),
-            score: 0.0,
-            round: 0,
-            memory: Vec::new(),
-            messages: Vec::new(),
-            comm_rng: 0,
-            physics: Physics::default(),
-            phys_actions: Vec::new(),
-            flock_hint: None,
-        };
+        let mut env = Self::from_parts(cfg, 42);
         env.reset_seed(42);
         Ok(env)
     }
@@ -381,6 +362,8 @@ impl SwarmEnv {
         SwarmState::capture(self)
     }
 
+    /// An empty environment of `cfg` (nothing placed yet): what `new` resets and what a
+    /// snapshot restores into.
     pub(crate) fn from_parts(cfg: Config, seed: i64) -> Self {
         Self {
             cfg,
