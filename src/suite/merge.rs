@@ -158,9 +158,35 @@ struct Assembly {
     finished: BTreeMap<String, PathBuf>,
     /// (source dir, destination dir) trees to copy.
     trees: Vec<(PathBuf, PathBuf)>,
+    /// (source file, destination file) JSONL files whose whole lines are appended, in order.
+    appends: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Assembly {
+    /// Appends a shard's results file (`path`, whole lines) to `dest` and records the work
+    /// items it finished (`finished` gives a line's key when it is not an error).
+    fn append_results<T: serde::de::DeserializeOwned>(
+        &mut self,
+        path: &Path,
+        dest: PathBuf,
+        shard: &Path,
+        finished: impl Fn(&T) -> Option<String>,
+    ) -> Result<(), MergeError> {
+        let text = read_bounded(path)?.unwrap_or_default();
+        let mut keys = Vec::new();
+        let out = self.files.entry(dest).or_default();
+        for (n, line) in lines(&text) {
+            let r: T =
+                serde_json::from_str(line).map_err(|e| io(path)(format!("line {n}: {e}")))?;
+            out.extend_from_slice(line.as_bytes());
+            keys.extend(finished(&r));
+        }
+        for k in keys {
+            self.finish(k, shard)?;
+        }
+        Ok(())
+    }
+
     fn finish(&mut self, key: String, shard: &Path) -> Result<(), MergeError> {
         if let Some(a) = self.finished.get(&key) {
             if a != shard {
@@ -304,23 +330,11 @@ fn scan_dataset_unit(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         if name.ends_with(".jsonl") {
-            let text = read_bounded(&path)?.unwrap_or_default();
-            let dest = asm.files.entry(rel.join(&name)).or_default();
-            let mut finished = Vec::new();
-            for (n, line) in lines(&text) {
-                let r: ItemResult =
-                    serde_json::from_str(line).map_err(|e| io(&path)(format!("line {n}: {e}")))?;
-                dest.extend_from_slice(line.as_bytes());
-                if r.error.is_none() {
-                    finished.push(format!(
-                        "{model}/{label}/{}/{}/{}",
-                        r.dataset, r.policy, r.id
-                    ));
-                }
-            }
-            for k in finished {
-                asm.finish(k, shard)?;
-            }
+            asm.append_results(&path, rel.join(&name), shard, |r: &ItemResult| {
+                r.error
+                    .is_none()
+                    .then(|| format!("{model}/{label}/{}/{}/{}", r.dataset, r.policy, r.id))
+            })?;
         } else if name == "settings.json" {
             merge_settings(asm, &rel.join(&name), &path)?;
         } else if name == "calls" && path.is_dir() {
@@ -331,15 +345,12 @@ fn scan_dataset_unit(
                 .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
                 .collect();
             for c in calls {
-                let text = read_bounded(&c)?.unwrap_or_default();
                 let file = c
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                let dest = asm.files.entry(rel.join("calls").join(file)).or_default();
-                for (_, line) in lines(&text) {
-                    dest.extend_from_slice(line.as_bytes());
-                }
+                // Call logs are the largest files: streamed at write time, not held here.
+                asm.appends.push((c.clone(), rel.join("calls").join(file)));
             }
         }
     }
@@ -396,26 +407,16 @@ fn scan_env_unit(
             asm.files.insert(dest_settings, text.into_bytes());
         }
     }
-    let path = src.join("episodes.jsonl");
-    let text = read_bounded(&path)?.unwrap_or_default();
-    let mut finished = Vec::new();
-    {
-        let dest = asm.files.entry(rel.join("episodes.jsonl")).or_default();
-        for (n, line) in lines(&text) {
-            let r: EpisodeResult =
-                serde_json::from_str(line).map_err(|e| io(&path)(format!("line {n}: {e}")))?;
-            dest.extend_from_slice(line.as_bytes());
-            if r.error.is_none() {
-                finished.push(format!(
-                    "{model}/{label}/{}/{}/{}",
-                    r.config, r.policy, r.seed
-                ));
-            }
-        }
-    }
-    for k in finished {
-        asm.finish(k, shard)?;
-    }
+    asm.append_results(
+        &src.join("episodes.jsonl"),
+        rel.join("episodes.jsonl"),
+        shard,
+        |r: &EpisodeResult| {
+            r.error
+                .is_none()
+                .then(|| format!("{model}/{label}/{}/{}/{}", r.config, r.policy, r.seed))
+        },
+    )?;
     if src.join("episodes").is_dir() {
         asm.trees.push((src.join("episodes"), rel.join("episodes")));
     }
@@ -440,11 +441,43 @@ fn write_assembly(out: &Path, asm: &Assembly) -> Result<(), MergeError> {
         let mut f = std::fs::File::create(&path).map_err(|e| io(&path)(e.to_string()))?;
         f.write_all(bytes).map_err(|e| io(&path)(e.to_string()))?;
     }
+    for (src, rel) in &asm.appends {
+        append_lines(src, &out.join(rel))?;
+    }
     for (src, rel) in &asm.trees {
         copy_tree(src, &out.join(rel))?;
     }
     std::fs::create_dir_all(out).map_err(|e| io(out)(e.to_string()))?;
     Ok(())
+}
+
+/// Appends the whole lines of `src` to `dest` (a torn last line of a killed shard is left
+/// out), one line in memory at a time.
+fn append_lines(src: &Path, dest: &Path) -> Result<(), MergeError> {
+    use std::io::BufRead;
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| io(parent)(e.to_string()))?;
+    }
+    let input = std::fs::File::open(src).map_err(|e| io(src)(e.to_string()))?;
+    let mut input = std::io::BufReader::new(input);
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dest)
+        .map_err(|e| io(dest)(e.to_string()))?;
+    let mut out = std::io::BufWriter::new(out);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = input
+            .read_until(b'\n', &mut line)
+            .map_err(|e| io(src)(e.to_string()))?;
+        if n == 0 || line.last() != Some(&b'\n') {
+            break;
+        }
+        out.write_all(&line).map_err(|e| io(dest)(e.to_string()))?;
+    }
+    out.flush().map_err(|e| io(dest)(e.to_string()))
 }
 
 fn copy_tree(src: &Path, dest: &Path) -> Result<(), MergeError> {
