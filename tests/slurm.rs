@@ -9,34 +9,13 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{colony, Mock, BIN};
-use serde_json::Value;
+use common::{colony, summary, timeless, Mock, BIN};
 
 fn slurm_ready() -> bool {
     Command::new("sinfo")
         .args(["-h", "-o", "%t"])
         .output()
         .is_ok_and(|o| o.status.success() && !o.stdout.is_empty())
-}
-
-fn timeless(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| !k.contains("wall") && !k.contains("latency"))
-                .map(|(k, x)| (k.clone(), timeless(x)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(timeless).collect()),
-        Value::String(s) if s.contains("| Method |") || s.contains("| policy |") => {
-            Value::String(String::new())
-        }
-        other => other.clone(),
-    }
-}
-
-fn summary(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
 }
 
 #[test]

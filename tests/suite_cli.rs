@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{colony, jsonl, Mock};
+use common::{colony, jsonl, summary, timeless, Mock};
 use serde_json::Value;
 
 /// A small suite touching both kinds of unit; `limit` varies it for the manifest test.
@@ -48,27 +48,6 @@ fn run(args: &[&str]) -> String {
     let (ok, out, err) = colony(args);
     assert!(ok, "colony {args:?} failed: {err}");
     out
-}
-
-/// The summary without wall-clock fields (the only thing two runs may differ in).
-fn timeless(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| !k.contains("wall") && !k.contains("latency"))
-                .map(|(k, x)| (k.clone(), timeless(x)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(timeless).collect()),
-        Value::String(s) if s.contains("| Method |") || s.contains("| policy |") => {
-            Value::String(String::new())
-        }
-        other => other.clone(),
-    }
-}
-
-fn summary(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
 }
 
 #[test]

@@ -222,3 +222,18 @@ pub fn call_pattern(calls: &[Value], step: u64) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// `v` without its wall-clock fields (`*wall*`, `*latency*`): the only thing two runs of the
+/// same work may differ in.
+pub fn timeless(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !k.contains("wall") && !k.contains("latency"))
+                .map(|(k, x)| (k.clone(), timeless(x)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(timeless).collect()),
+        other => other.clone(),
+    }
+}
