@@ -142,7 +142,6 @@ pub async fn run_dataset(
     for policy in &run.policies {
         let name = policy.name().to_string();
         let only = run.only.as_ref().and_then(|m| m.get(&name));
-        let items: Vec<Item> = run.items.clone();
         let settings = RunSettings::of(&run.roster, run.run_seed);
         let earlier = record_settings(&run.out, &mut summary, &run.dataset, &name, settings)?;
         if earlier.is_some() {
@@ -173,10 +172,10 @@ pub async fn run_dataset(
             }
             progress.item_done(r);
         };
-        progress.policy_started(&name, pending_count(&items, only));
+        progress.policy_started(&name, pending_count(&run.items, only));
         let run_one = run_policy(
             policy.clone(),
-            &items,
+            &run.items,
             &run.roster,
             &eval,
             &path,

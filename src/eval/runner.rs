@@ -160,9 +160,12 @@ pub async fn run_policy(
         })
         .buffer_unordered(config.concurrency.max(1));
     let mut stopped = None;
-    while let Some(result) = finished.next().await {
+    while let Some(mut result) = finished.next().await {
         file.append(&result)?;
         on_done(&result);
+        // The transcript went to the calls log; the summary needs none, and keeping every
+        // item's transcript would grow memory with the run.
+        result.transcript = None;
         if result.fatal && stopped.is_none() {
             // Items already in flight finish and are kept; no new item starts.
             stopped = result.error.clone();

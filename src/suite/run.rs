@@ -216,14 +216,7 @@ pub async fn run_suite(
                         &out,
                         hooks.dataset,
                     )
-                    .await
-                    .map_err(|source| match source {
-                        EntryError::Run(source) => SuiteRunError::Dataset {
-                            unit: rel.display().to_string(),
-                            source,
-                        },
-                        EntryError::Setup(e) => e,
-                    })?;
+                    .await?;
                     if let Some((_, why)) = outcome.stopped {
                         return Err(SuiteRunError::Stopped {
                             unit: rel.display().to_string(),
@@ -292,20 +285,6 @@ pub async fn run_suite(
     })
 }
 
-/// Why one dataset entry did not run.
-enum EntryError {
-    /// Its roster, embedder or policies could not be built.
-    Setup(SuiteRunError),
-    /// The run failed.
-    Run(DatasetRunError),
-}
-
-impl<E: Into<SuiteRunError>> From<E> for EntryError {
-    fn from(e: E) -> Self {
-        Self::Setup(e.into())
-    }
-}
-
 /// Runs one dataset entry of a unit into the unit's directory (its shard's share).
 #[allow(clippy::too_many_arguments)]
 async fn run_dataset_entry(
@@ -317,7 +296,7 @@ async fn run_dataset_entry(
     (d, items): (&super::spec::DatasetUnit, &Vec<colony_qa::Item>),
     out: &Path,
     progress: &dyn DatasetProgress,
-) -> Result<crate::eval::dataset_run::DatasetOutcome, EntryError> {
+) -> Result<crate::eval::dataset_run::DatasetOutcome, SuiteRunError> {
     let roster = reasoning_roster(
         std::slice::from_ref(spec),
         &suite.roles,
@@ -344,7 +323,10 @@ async fn run_dataset_entry(
         progress,
     )
     .await
-    .map_err(EntryError::Run)
+    .map_err(|source| SuiteRunError::Dataset {
+        unit: unit.rel_dir().display().to_string(),
+        source,
+    })
 }
 
 /// The `colony compare` settings of an environment unit for one model. `build_models`:
