@@ -85,6 +85,78 @@ impl Placer<'_> {
             draws: MAX_DRAWS,
         })
     }
+
+    /// The level's fire: a burnable cell in the `(lo, span)` band, more than `away`·size from
+    /// the spawn along x or y (§12.2), ignited (on a cell made dense when every condition had
+    /// to be dropped). Scout, Suppress and Full differ only in the band and the distance.
+    fn fire(
+        &mut self,
+        grid: &mut Grid,
+        targets: &mut Targets,
+        (lo, span): (f64, f64),
+        away: f64,
+    ) -> Result<Cell, WildfireError> {
+        let (spawn, limit) = (targets.spawn, away * self.s as f64);
+        let g = &*grid;
+        let (c, relax) = self.place(
+            "fire",
+            lo,
+            span,
+            |c| c != spawn,
+            |c, _| far(c.0, spawn.0, limit) || far(c.1, spawn.1, limit),
+            |c| g.fire[g.idx(c)] == Fire::Burnable,
+        )?;
+        start_fire(grid, targets, c, relax);
+        Ok(c)
+    }
+
+    /// The water cell of Suppress and Full levels: anywhere in the wide band except the spawn
+    /// and the fire `f`, subject to the level's `distance` rule.
+    fn water(
+        &mut self,
+        grid: &mut Grid,
+        targets: &mut Targets,
+        f: Cell,
+        distance: impl Fn(Cell) -> bool,
+    ) -> Result<Cell, WildfireError> {
+        let spawn = targets.spawn;
+        let (w, _) = self.place(
+            "water",
+            0.05,
+            0.9,
+            |c| c != spawn && c != f,
+            |c, _| distance(c),
+            |_| true,
+        )?;
+        grid.make_water(w);
+        targets.water = Some(w);
+        Ok(w)
+    }
+
+    /// `count` civilian clusters, each on a new cell other than the spawn and the cells
+    /// `distinct` excludes, subject to the level's `distance` rule.
+    fn clusters(
+        &mut self,
+        targets: &mut Targets,
+        count: u32,
+        distinct: impl Fn(Cell) -> bool,
+        distance: impl Fn(Cell) -> bool,
+    ) -> Result<(), WildfireError> {
+        let spawn = targets.spawn;
+        for k in 0..count {
+            let placed = &targets.clusters;
+            let (c, _) = self.place(
+                &format!("civilian cluster {k}"),
+                0.1,
+                0.8,
+                |c| c != spawn && distinct(c) && !placed.contains(&c),
+                |c, _| distance(c),
+                |_| true,
+            )?;
+            targets.clusters.push(c);
+        }
+        Ok(())
+    }
 }
 
 fn far(a: i32, b: i32, limit: f64) -> bool {
@@ -119,16 +191,7 @@ pub fn new_episode(level: &LevelConfig, seed: u64) -> Result<WildfireState, Wild
     match level.kind {
         LevelKind::Cut => setup_cut(level, &mut grid, &mut placer, &mut targets)?,
         LevelKind::Scout => {
-            let g = &grid;
-            let (c, relax) = placer.place(
-                "fire",
-                0.05,
-                0.9,
-                |c| c != spawn,
-                |c, _| far(c.0, spawn.0, 0.4 * sf) || far(c.1, spawn.1, 0.4 * sf),
-                |c| g.fire[g.idx(c)] == Fire::Burnable,
-            )?;
-            start_fire(&mut grid, &mut targets, c, relax);
+            placer.fire(&mut grid, &mut targets, (0.05, 0.9), 0.4)?;
             fire_ever_ignited = true;
         }
         LevelKind::Transport => {
@@ -152,81 +215,33 @@ pub fn new_episode(level: &LevelConfig, seed: u64) -> Result<WildfireState, Wild
                 |_| true,
             )?;
             targets.rescue = Some(t);
-            for k in 0..level.civilians.0 {
-                let placed = targets.clusters.clone();
-                let (c, _) = placer.place(
-                    &format!("civilian cluster {k}"),
-                    0.1,
-                    0.8,
-                    |c| c != spawn && c != t && !placed.contains(&c),
-                    |c, _| {
-                        (far(c.0, t.0, 0.3 * sf) || far(c.1, t.1, 0.3 * sf))
-                            && (far(c.0, spawn.0, 0.2 * sf) || far(c.1, spawn.1, 0.2 * sf))
-                    },
-                    |_| true,
-                )?;
-                targets.clusters.push(c);
-            }
+            placer.clusters(
+                &mut targets,
+                level.civilians.0,
+                |c| c != t,
+                |c| {
+                    (far(c.0, t.0, 0.3 * sf) || far(c.1, t.1, 0.3 * sf))
+                        && (far(c.0, spawn.0, 0.2 * sf) || far(c.1, spawn.1, 0.2 * sf))
+                },
+            )?;
         }
         LevelKind::Suppress => {
-            let g = &grid;
-            let (f, relax) = placer.place(
-                "fire",
-                0.1,
-                0.8,
-                |c| c != spawn,
-                |c, _| far(c.0, spawn.0, 0.2 * sf) || far(c.1, spawn.1, 0.2 * sf),
-                |c| g.fire[g.idx(c)] == Fire::Burnable,
-            )?;
-            start_fire(&mut grid, &mut targets, f, relax);
+            let f = placer.fire(&mut grid, &mut targets, (0.1, 0.8), 0.2)?;
             fire_ever_ignited = true;
             if level.water {
-                let (w, _) = placer.place(
-                    "water",
-                    0.05,
-                    0.9,
-                    |c| c != spawn && c != f,
-                    |_, _| true,
-                    |_| true,
-                )?;
-                grid.make_water(w);
-                targets.water = Some(w);
+                placer.water(&mut grid, &mut targets, f, |_| true)?;
             }
         }
         LevelKind::Full => {
-            let g = &grid;
-            let (f, relax) = placer.place(
-                "fire",
-                0.15,
-                0.7,
-                |c| c != spawn,
-                |c, _| far(c.0, spawn.0, 0.25 * sf) || far(c.1, spawn.1, 0.25 * sf),
-                |c| g.fire[g.idx(c)] == Fire::Burnable,
-            )?;
-            start_fire(&mut grid, &mut targets, f, relax);
+            let f = placer.fire(&mut grid, &mut targets, (0.15, 0.7), 0.25)?;
             fire_ever_ignited = true;
-            let (w, _) = placer.place(
-                "water",
-                0.05,
-                0.9,
-                |c| c != spawn && c != f,
-                |c, _| c.0 != f.0 && c.1 != f.1,
-                |_| true,
+            let w = placer.water(&mut grid, &mut targets, f, |c| c.0 != f.0 && c.1 != f.1)?;
+            placer.clusters(
+                &mut targets,
+                level.civilians.0,
+                |c| c != f && c != w,
+                |c| far(c.0, f.0, 0.25 * sf) && far(c.1, f.1, 0.25 * sf),
             )?;
-            grid.make_water(w);
-            targets.water = Some(w);
-            for k in 0..level.civilians.0 {
-                let placed = targets.clusters.clone();
-                let (c, _) = placer.place(
-                    &format!("civilian cluster {k}"),
-                    0.1,
-                    0.8,
-                    |c| c != spawn && c != f && c != w && !placed.contains(&c),
-                    |c, _| far(c.0, f.0, 0.25 * sf) && far(c.1, f.1, 0.25 * sf),
-                    |_| true,
-                )?;
-                targets.clusters.push(c);
-            }
         }
     }
     for &c in &targets.clusters {

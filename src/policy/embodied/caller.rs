@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{AgentView, EmbodiedError, ReplyScript};
 use crate::llm::{approx_prompt_tokens, approx_tokens, Message, Sampling, SharedModel, Usage};
-use crate::runtime::{AgentSpec, AskOptions, RoleCard, Team};
+use crate::policy::reasoning::{Member, Roster};
+use crate::runtime::{AskOptions, RoleCard, Team};
 use crate::stable_hash::StableHasher;
 use colony_env_api::AgentId;
 
@@ -119,6 +120,9 @@ impl CallerConfig {
 #[derive(Debug)]
 pub struct Caller {
     config: CallerConfig,
+    /// The models as a roster (member `m` = model `m` with its sampling): agents are built
+    /// the way reasoning teams are, with the environment's instructions as their role.
+    roster: Roster,
     team: Option<Team>,
     /// Index of each agent in the environment's order (for round-robin models).
     order: BTreeMap<AgentId, usize>,
@@ -128,8 +132,23 @@ pub struct Caller {
 impl Caller {
     /// A caller for an episode with `seed`.
     pub fn new(config: CallerConfig, seed: u64) -> Self {
+        let placeholder = Arc::new(RoleCard::new("environment", String::new()));
+        let roster = Roster {
+            members: config
+                .models
+                .iter()
+                .enumerate()
+                .map(|(m, model)| Member {
+                    role: placeholder.clone(),
+                    model: model.clone(),
+                    sampling: config.model_sampling.get(m).cloned().unwrap_or_default(),
+                })
+                .collect(),
+            sampling: config.sampling.clone(),
+        };
         Self {
             config,
+            roster,
             team: None,
             order: BTreeMap::new(),
             seed,
@@ -153,11 +172,12 @@ impl Caller {
                 .map(|(i, a)| (a.clone(), i))
                 .collect();
         }
-        if self.config.models.is_empty() {
-            return Err(EmbodiedError::Config {
-                policy: "caller".into(),
-                message: "no model configured".into(),
-            });
+        let no_model = || EmbodiedError::Config {
+            policy: "caller".into(),
+            message: "no model configured".into(),
+        };
+        if self.roster.members.is_empty() {
+            return Err(no_model());
         }
         if self.team.is_none() {
             // Mailboxes hold at most a few pending asks per agent in these policies.
@@ -171,11 +191,8 @@ impl Caller {
                 continue;
             }
             let i = self.order.get(&view.id).copied().unwrap_or(0);
-            let m = i % self.config.models.len();
-            let model = self.config.models[m].clone();
-            let role = RoleCard::new("environment", view.instructions.clone());
-            let spec = AgentSpec::new(view.id.as_str(), role, model)
-                .with_sampling(self.config.effective_sampling(m));
+            let mut spec = self.roster.spec(i, &view.id).ok_or_else(no_model)?;
+            spec.role = Arc::new(RoleCard::new("environment", view.instructions.clone()));
             team.add_agent(spec)?;
         }
         Ok(())
@@ -268,6 +285,52 @@ impl Caller {
     pub async fn shutdown(&mut self) {
         if let Some(team) = self.team.take() {
             team.shutdown().await;
+        }
+    }
+}
+
+/// The model-facing state every LLM-driven embodied policy owns: its [`CallerConfig`], the
+/// episode's [`Caller`] (started on the first decision, when the seed and the agents are
+/// known) and the trace of the step just decided. Policies hand it to the episode loop
+/// through [`super::EmbodiedPolicy::slot`], so taking the trace and stopping the actors at the
+/// end of an episode are written once, not once per policy.
+#[derive(Debug)]
+pub struct CallerSlot {
+    config: CallerConfig,
+    caller: Option<Caller>,
+    /// The trace of the step just decided (see [`super::EmbodiedPolicy::take_trace`]).
+    pub trace: Option<serde_json::Value>,
+}
+
+impl CallerSlot {
+    /// An empty slot whose caller will use `config`.
+    pub fn new(config: CallerConfig) -> Self {
+        Self {
+            config,
+            caller: None,
+            trace: None,
+        }
+    }
+
+    /// The episode's caller (created for `seed` on first use) with an actor for every agent
+    /// of `deciding`; `all` is the environment's agent order, which assigns models.
+    pub fn caller(
+        &mut self,
+        seed: u64,
+        all: &[AgentId],
+        deciding: &[AgentView],
+    ) -> Result<&Caller, EmbodiedError> {
+        let caller = self
+            .caller
+            .get_or_insert_with(|| Caller::new(self.config.clone(), seed));
+        caller.ensure_agents(all, deciding)?;
+        Ok(caller)
+    }
+
+    /// Stops the caller's actors; the next episode starts a new caller.
+    pub async fn shutdown(&mut self) {
+        if let Some(mut caller) = self.caller.take() {
+            caller.shutdown().await;
         }
     }
 }

@@ -51,9 +51,11 @@ use colony_env_api::{AgentId, DynEnvironment};
 use minijinja::context;
 use serde_json::json;
 
-use super::framework::{self, with_calls, Names};
+use super::framework::{self, with_calls, Names, Opening};
 use super::tags::tag_content;
-use super::{AgentView, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView};
+use super::{
+    AgentView, CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView,
+};
 use crate::policy::reasoning::prompts::render;
 
 /// `prompts/camon/generate_plan.jinja`: GeneratePlan (A.5).
@@ -107,14 +109,12 @@ pub struct CamonCounts {
 /// The `camon` framework (see the module docs).
 #[derive(Debug)]
 pub struct Camon {
-    config: CallerConfig,
-    caller: Option<Caller>,
+    slot: CallerSlot,
     leader: Option<AgentId>,
     chats: BTreeMap<AgentId, Vec<ChatEntry>>,
     history: BTreeMap<AgentId, Vec<String>>,
     current: BTreeMap<AgentId, String>,
     counts: CamonCounts,
-    trace: Option<serde_json::Value>,
 }
 
 impl Camon {
@@ -123,14 +123,12 @@ impl Camon {
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
         framework::no_options("camon", options)?;
         Ok(Self {
-            config,
-            caller: None,
+            slot: CallerSlot::new(config),
             leader: None,
             chats: BTreeMap::new(),
             history: BTreeMap::new(),
             current: BTreeMap::new(),
             counts: CamonCounts::default(),
-            trace: None,
         })
     }
 
@@ -266,11 +264,16 @@ impl EmbodiedPolicy for Camon {
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let env = view.snapshot("camon")?;
-        let step = view.step;
-        let names = Names::new(&view.agents);
-        let mut live = Vec::new();
-        live.extend(framework::live_views(&*env, &view.deciding)?);
+        let Opening {
+            env,
+            step,
+            names,
+            live,
+            caller,
+            perceptions,
+            mut calls,
+            briefing,
+        } = framework::open_step("camon", &mut self.slot, &view).await?;
         let live_ids: Vec<AgentId> = live.iter().map(|v| v.id.clone()).collect();
         let mut leader = self
             .leader
@@ -283,13 +286,6 @@ impl EmbodiedPolicy for Camon {
                 None => return Ok(Decision::default()),
             }
         }
-        let caller = self
-            .caller
-            .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));
-        caller.ensure_agents(&view.agents, &live)?;
-        let caller: &Caller = caller;
-        let (perceptions, mut calls) = framework::perceive(caller, &env, step, &live).await?;
-        let briefing = framework::briefing(&*env, &names);
         let on_wildfire = wildfire(&*env).is_some();
         let deciding: Vec<&AgentView> = view
             .deciding
@@ -508,7 +504,7 @@ impl EmbodiedPolicy for Camon {
         self.chats = chats;
         self.counts = counts;
         self.leader = Some(leader.clone());
-        self.trace = Some(json!({
+        self.slot.trace = Some(json!({
             "leader_before": leader_before,
             "leader": leader,
             "events": plan.events,
@@ -517,14 +513,8 @@ impl EmbodiedPolicy for Camon {
         Ok(Decision { replies, calls })
     }
 
-    fn take_trace(&mut self) -> Option<serde_json::Value> {
-        self.trace.take()
-    }
-
-    async fn finish(&mut self) {
-        if let Some(mut caller) = self.caller.take() {
-            caller.shutdown().await;
-        }
+    fn slot(&mut self) -> Option<&mut CallerSlot> {
+        Some(&mut self.slot)
     }
 }
 

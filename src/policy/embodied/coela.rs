@@ -41,9 +41,11 @@ use colony_env_api::{AgentId, DynEnvironment};
 use minijinja::context;
 use serde_json::json;
 
-use super::framework::{self, with_calls, Briefing, Names};
+use super::framework::{self, with_calls, Briefing, Opening};
 use super::tags::tag_content;
-use super::{AgentView, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView};
+use super::{
+    AgentView, CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView,
+};
 use crate::policy::reasoning::prompts::render;
 
 /// `prompts/coela/message.jinja`: ProposeMessage (A.8).
@@ -117,12 +119,10 @@ pub struct CoelaCounts {
 /// The `coela` framework (see the module docs).
 #[derive(Debug)]
 pub struct Coela {
-    config: CallerConfig,
-    caller: Option<Caller>,
+    slot: CallerSlot,
     chat: GroupChat,
     history: BTreeMap<AgentId, Vec<String>>,
     counts: CoelaCounts,
-    trace: Option<serde_json::Value>,
 }
 
 impl Coela {
@@ -131,12 +131,10 @@ impl Coela {
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
         framework::no_options("coela", options)?;
         Ok(Self {
-            config,
-            caller: None,
+            slot: CallerSlot::new(config),
             chat: GroupChat::new(CHAT_CAP),
             history: BTreeMap::new(),
             counts: CoelaCounts::default(),
-            trace: None,
         })
     }
 
@@ -230,18 +228,17 @@ impl EmbodiedPolicy for Coela {
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let env = view.snapshot("coela")?;
-        let step = view.step;
-        let names = Names::new(&view.agents);
-        let live_views = framework::live_views(&*env, &view.deciding)?;
+        let Opening {
+            env,
+            step,
+            names,
+            live: live_views,
+            caller,
+            perceptions,
+            mut calls,
+            briefing,
+        } = framework::open_step("coela", &mut self.slot, &view).await?;
         let live: Vec<AgentId> = live_views.iter().map(|v| v.id.clone()).collect();
-        let caller = self
-            .caller
-            .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));
-        caller.ensure_agents(&view.agents, &live_views)?;
-        let caller: &Caller = caller;
-        let (perceptions, mut calls) = framework::perceive(caller, &env, step, &live_views).await?;
-        let briefing = framework::briefing(&*env, &names);
 
         let mut chat = self.chat.clone();
         let mut counts = self.counts;
@@ -328,7 +325,7 @@ impl EmbodiedPolicy for Coela {
         for (agent, fixed, chosen) in record {
             self.remember(&agent, chosen.as_deref().unwrap_or(fixed));
         }
-        self.trace = Some(json!({
+        self.slot.trace = Some(json!({
             "sent": sent,
             "chat_len": self.chat.len(),
             "missing_message": counts.missing_message,
@@ -338,14 +335,8 @@ impl EmbodiedPolicy for Coela {
         Ok(Decision { replies, calls })
     }
 
-    fn take_trace(&mut self) -> Option<serde_json::Value> {
-        self.trace.take()
-    }
-
-    async fn finish(&mut self) {
-        if let Some(mut caller) = self.caller.take() {
-            caller.shutdown().await;
-        }
+    fn slot(&mut self) -> Option<&mut CallerSlot> {
+        Some(&mut self.slot)
     }
 }
 

@@ -44,9 +44,11 @@ use minijinja::context;
 use serde_json::json;
 
 use super::caller::merge_failure;
-use super::framework::{self, with_calls, Briefing, Names};
+use super::framework::{self, with_calls, Briefing, Names, Opening};
 use super::tags::tag_content;
-use super::{AgentView, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView};
+use super::{
+    AgentView, CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView,
+};
 use crate::policy::reasoning::prompts::render;
 
 mod chat;
@@ -87,12 +89,10 @@ pub struct EmbodiedCounts {
 /// The `embodied` framework (see the module docs).
 #[derive(Debug)]
 pub struct EmbodiedFramework {
-    config: CallerConfig,
-    caller: Option<Caller>,
+    slot: CallerSlot,
     chats: ChatStore,
     history: BTreeMap<AgentId, Vec<String>>,
     counts: EmbodiedCounts,
-    trace: Option<serde_json::Value>,
 }
 
 impl EmbodiedFramework {
@@ -101,12 +101,10 @@ impl EmbodiedFramework {
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
         framework::no_options("embodied", options)?;
         Ok(Self {
-            config,
-            caller: None,
+            slot: CallerSlot::new(config),
             chats: ChatStore::new(LIFESPAN),
             history: BTreeMap::new(),
             counts: EmbodiedCounts::default(),
-            trace: None,
         })
     }
 
@@ -265,20 +263,18 @@ impl EmbodiedPolicy for EmbodiedFramework {
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let env = view.snapshot("embodied")?;
-        let step = view.step;
-        let names = Names::new(&view.agents);
-        let mut live = Vec::new();
-        live.extend(framework::live_views(&*env, &view.deciding)?);
-        let caller = self
-            .caller
-            .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));
-        caller.ensure_agents(&view.agents, &live)?;
+        let Opening {
+            env,
+            step,
+            names,
+            live,
+            caller,
+            perceptions,
+            mut calls,
+            briefing,
+        } = framework::open_step("embodied", &mut self.slot, &view).await?;
         let mut chats = self.chats.clone();
         let purged = chats.purge(step);
-        let caller: &Caller = caller;
-        let (perceptions, mut calls) = framework::perceive(caller, &env, step, &live).await?;
-        let briefing = framework::briefing(&*env, &names);
         let ctxs = Self::contexts(&self.history, &*env, &names, &live, &perceptions);
         let mut counts = self.counts;
         counts.purged += purged as u64;
@@ -371,7 +367,7 @@ impl EmbodiedPolicy for EmbodiedFramework {
         for (agent, what) in record {
             self.remember(&agent, &what);
         }
-        self.trace = Some(json!({
+        self.slot.trace = Some(json!({
             "sent": sent,
             "purged": purged,
             "chat_entries": self.chats.len(),
@@ -384,14 +380,8 @@ impl EmbodiedPolicy for EmbodiedFramework {
         Ok(Decision { replies, calls })
     }
 
-    fn take_trace(&mut self) -> Option<serde_json::Value> {
-        self.trace.take()
-    }
-
-    async fn finish(&mut self) {
-        if let Some(mut caller) = self.caller.take() {
-            caller.shutdown().await;
-        }
+    fn slot(&mut self) -> Option<&mut CallerSlot> {
+        Some(&mut self.slot)
     }
 }
 

@@ -30,7 +30,7 @@ use futures::future::join_all;
 
 use super::caller::merge_failure;
 use super::tags::TagText;
-use super::{AgentView, CallLog, Caller, EmbodiedError};
+use super::{AgentView, CallLog, Caller, CallerSlot, EmbodiedError, StepView};
 
 /// Framework names of the environment's agents: `AGENT_<k>` where `k` is the id itself when
 /// it is a number (Wildfire `1…`, CUBE `0…`), else its index (SwarmBench `Agent_3` →
@@ -295,6 +295,52 @@ pub async fn perceive(
         out.insert(a.id.clone(), text);
     }
     Ok((out, logs))
+}
+
+/// What every framework step starts from (§14.1 steps 1–2): the environment snapshot, the
+/// agents' names, the live agents' views, the episode's caller, each live agent's perception
+/// (with the perception calls made for it) and the shared briefing.
+pub(crate) struct Opening<'a> {
+    /// The step's read-only environment copy.
+    pub env: Arc<dyn DynEnvironment + Sync>,
+    /// Environment steps taken so far.
+    pub step: u64,
+    /// Names of all agents.
+    pub names: Names,
+    /// Views of the agents that take part ([`live_views`]).
+    pub live: Vec<AgentView>,
+    /// The caller, with an actor for every live agent.
+    pub caller: &'a Caller,
+    /// Perception text per live agent ([`perceive`]).
+    pub perceptions: BTreeMap<AgentId, String>,
+    /// The perception calls (the step's first calls).
+    pub calls: Vec<CallLog>,
+    /// The shared texts of this step's prompts.
+    pub briefing: Briefing,
+}
+
+/// Opens a framework step for `policy` (see [`Opening`]). With no live agent it makes no call.
+pub(crate) async fn open_step<'a>(
+    policy: &str,
+    slot: &'a mut CallerSlot,
+    view: &StepView,
+) -> Result<Opening<'a>, EmbodiedError> {
+    let env = view.snapshot(policy)?;
+    let names = Names::new(&view.agents);
+    let live = live_views(&*env, &view.deciding)?;
+    let caller = slot.caller(view.seed, &view.agents, &live)?;
+    let (perceptions, calls) = perceive(caller, &env, view.step, &live).await?;
+    let briefing = briefing(&*env, &names);
+    Ok(Opening {
+        env,
+        step: view.step,
+        names,
+        live,
+        caller,
+        perceptions,
+        calls,
+        briefing,
+    })
 }
 
 /// Turns a chosen text action of `agent` into the reply its environment parses: the EXECUTION

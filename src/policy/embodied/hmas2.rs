@@ -46,9 +46,11 @@ use minijinja::context;
 use serde_json::json;
 
 use super::caller::merge_failure;
-use super::framework::{self, with_calls, Names};
+use super::framework::{self, with_calls, Names, Opening};
 use super::tags::tag_content;
-use super::{AgentView, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView};
+use super::{
+    AgentView, CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView,
+};
 use crate::policy::reasoning::prompts::render;
 
 /// `prompts/hmas2/plan.jinja`: CentralPlan (A.12).
@@ -162,11 +164,9 @@ pub struct Hmas2Counts {
 /// The `hmas2` framework (see the module docs).
 #[derive(Debug)]
 pub struct Hmas2 {
-    config: CallerConfig,
-    caller: Option<Caller>,
+    slot: CallerSlot,
     history: StepHistory,
     counts: Hmas2Counts,
-    trace: Option<serde_json::Value>,
 }
 
 impl Hmas2 {
@@ -175,11 +175,9 @@ impl Hmas2 {
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
         framework::no_options("hmas2", options)?;
         Ok(Self {
-            config,
-            caller: None,
+            slot: CallerSlot::new(config),
             history: StepHistory::new(HISTORY_CAP),
             counts: Hmas2Counts::default(),
-            trace: None,
         })
     }
 
@@ -312,21 +310,19 @@ impl EmbodiedPolicy for Hmas2 {
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let env = view.snapshot("hmas2")?;
-        let step = view.step;
-        let names = Names::new(&view.agents);
-        let mut live = Vec::new();
-        live.extend(framework::live_views(&*env, &view.deciding)?);
+        let Opening {
+            env,
+            step,
+            names,
+            live,
+            caller,
+            perceptions,
+            mut calls,
+            briefing,
+        } = framework::open_step("hmas2", &mut self.slot, &view).await?;
         let Some(planner) = live.first().cloned() else {
             return Ok(Decision::default());
         };
-        let caller = self
-            .caller
-            .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));
-        caller.ensure_agents(&view.agents, &live)?;
-        let caller: &Caller = caller;
-        let (perceptions, mut calls) = framework::perceive(caller, &env, step, &live).await?;
-        let briefing = framework::briefing(&*env, &names);
         let task = briefing.task.trim_end();
         let history = self.history.render();
         let blocks = global_state(&*env, &names, &live, &perceptions);
@@ -445,7 +441,7 @@ impl EmbodiedPolicy for Hmas2 {
             state: summary(&*env, &names, &live, &perceptions),
             actions: taken,
         });
-        self.trace = Some(json!({
+        self.slot.trace = Some(json!({
             "plans": rejected_by.len(),
             "rejected_by": rejected_by,
             "accepted": rejected_by.last().is_some_and(Vec::is_empty),
@@ -464,14 +460,8 @@ impl EmbodiedPolicy for Hmas2 {
         Ok(Decision { replies, calls })
     }
 
-    fn take_trace(&mut self) -> Option<serde_json::Value> {
-        self.trace.take()
-    }
-
-    async fn finish(&mut self) {
-        if let Some(mut caller) = self.caller.take() {
-            caller.shutdown().await;
-        }
+    fn slot(&mut self) -> Option<&mut CallerSlot> {
+        Some(&mut self.slot)
     }
 }
 

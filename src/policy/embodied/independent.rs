@@ -26,22 +26,21 @@ use futures::future::join_all;
 use super::caller::merge_failure;
 use super::tags::tag_content;
 use super::{
-    AgentView, CallLog, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView,
+    AgentView, CallLog, Caller, CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy,
+    StepView,
 };
 
 /// The `independent` policy (see the module docs).
 #[derive(Debug)]
 pub struct Independent {
-    config: CallerConfig,
-    caller: Option<Caller>,
+    slot: CallerSlot,
 }
 
 impl Independent {
     /// A policy whose calls go through `config`.
     pub fn new(config: CallerConfig) -> Self {
         Self {
-            config,
-            caller: None,
+            slot: CallerSlot::new(config),
         }
     }
 }
@@ -144,11 +143,7 @@ impl EmbodiedPolicy for Independent {
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let caller = self
-            .caller
-            .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));
-        caller.ensure_agents(&view.agents, &view.deciding)?;
-        let caller = &*caller;
+        let caller = self.slot.caller(view.seed, &view.agents, &view.deciding)?;
         let env = view.env.as_ref();
         let results = join_all(
             view.deciding
@@ -166,9 +161,7 @@ impl EmbodiedPolicy for Independent {
         Ok(Decision { replies, calls })
     }
 
-    async fn finish(&mut self) {
-        if let Some(mut caller) = self.caller.take() {
-            caller.shutdown().await;
-        }
+    fn slot(&mut self) -> Option<&mut CallerSlot> {
+        Some(&mut self.slot)
     }
 }

@@ -33,7 +33,7 @@ pub mod tags;
 #[cfg(test)]
 mod test_support;
 
-pub use caller::{CallLog, Caller, CallerConfig, EMBODIED_SAMPLING};
+pub use caller::{CallLog, Caller, CallerConfig, CallerSlot, EMBODIED_SAMPLING};
 pub use independent::Independent;
 pub use registry::{embodied_policy, uses_models, PolicyContext, EMBODIED_POLICY_NAMES};
 pub use script::{ReplyScript, ScriptError};
@@ -222,12 +222,24 @@ pub trait EmbodiedPolicy: Send {
     /// Decides for the agents in `view.deciding`.
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError>;
 
-    /// The policy's trace of the step just decided (e.g. SelfOrg's ψ, edges, order, leader),
-    /// written into `steps.jsonl` under `trace`; `None` by default.
-    fn take_trace(&mut self) -> Option<serde_json::Value> {
+    /// The policy's model-facing state, for LLM-driven policies (`None`, the default, for
+    /// scripted ones): what the default [`EmbodiedPolicy::take_trace`] and
+    /// [`EmbodiedPolicy::finish`] work on.
+    fn slot(&mut self) -> Option<&mut CallerSlot> {
         None
     }
 
-    /// Called once when the episode ends (stop actors, flush state).
-    async fn finish(&mut self) {}
+    /// The policy's trace of the step just decided (e.g. SelfOrg's ψ, edges, order, leader),
+    /// written into `steps.jsonl` under `trace`; by default the slot's trace, if any.
+    fn take_trace(&mut self) -> Option<serde_json::Value> {
+        self.slot().and_then(|s| s.trace.take())
+    }
+
+    /// Called once when the episode ends (stop actors, flush state); by default stops the
+    /// slot's caller.
+    async fn finish(&mut self) {
+        if let Some(slot) = self.slot() {
+            slot.shutdown().await;
+        }
+    }
 }

@@ -33,7 +33,7 @@ use super::framework::{execute_all, perceive, Names};
 use super::independent::with_feedback;
 use super::tags::tag_content;
 use super::{
-    AgentView, CallLog, Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView,
+    AgentView, CallLog, CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView,
 };
 use crate::embed::{Embedder, HashingEmbedder};
 use crate::policy::reasoning::selforg::graph::{build_graph, GraphOptions, Rule};
@@ -43,12 +43,10 @@ pub const MAX_ROUNDS: usize = 5;
 
 /// The embodied SelfOrg policy (see the module docs).
 pub struct EmbodiedSelfOrg {
-    config: CallerConfig,
-    caller: Option<Caller>,
+    slot: CallerSlot,
     graph: GraphOptions,
     rounds: usize,
     embedder: Arc<dyn Embedder>,
-    trace: Option<serde_json::Value>,
 }
 
 impl std::fmt::Debug for EmbodiedSelfOrg {
@@ -117,12 +115,10 @@ impl EmbodiedSelfOrg {
             }
         }
         Ok(Self {
-            config,
-            caller: None,
+            slot: CallerSlot::new(config),
             graph,
             rounds,
             embedder: Arc::new(HashingEmbedder::new(512)),
-            trace: None,
         })
     }
 }
@@ -171,11 +167,7 @@ impl EmbodiedPolicy for EmbodiedSelfOrg {
                 })
             }
         };
-        let caller = self
-            .caller
-            .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));
-        caller.ensure_agents(&view.agents, &view.deciding)?;
-        let caller = &*caller;
+        let caller = self.slot.caller(view.seed, &view.agents, &view.deciding)?;
         let step = view.step;
         let names = Names::new(&view.agents);
         let mut calls: Vec<CallLog> = Vec::new();
@@ -307,17 +299,11 @@ impl EmbodiedPolicy for EmbodiedSelfOrg {
         }
         calls.append(&mut exec_logs);
         caller.forget_transcript();
-        self.trace = (!trace_rounds.is_empty()).then(|| json!({"rounds": trace_rounds}));
+        self.slot.trace = (!trace_rounds.is_empty()).then(|| json!({"rounds": trace_rounds}));
         Ok(Decision { replies, calls })
     }
 
-    fn take_trace(&mut self) -> Option<serde_json::Value> {
-        self.trace.take()
-    }
-
-    async fn finish(&mut self) {
-        if let Some(mut caller) = self.caller.take() {
-            caller.shutdown().await;
-        }
+    fn slot(&mut self) -> Option<&mut CallerSlot> {
+        Some(&mut self.slot)
     }
 }

@@ -406,15 +406,15 @@ impl ReasoningPolicy for AgentVerse {
             }
         }
         let answer = query.extract(&final_text);
-        let output = failures.finish(&team, |errors| {
-            let trace = json!({
-                "method": METHOD, "experts": e, "max_turns": o.turns,
-                "critic_rounds": o.critic_rounds, "turns": turns, "fallbacks": fallbacks,
-                "stop": stop, "answer": answer, "errors": errors,
-            });
-            (final_text, answer.clone(), trace)
-        });
-        team.shutdown().await;
-        output
+        failures
+            .finish(team, |errors| {
+                let trace = json!({
+                    "method": METHOD, "experts": e, "max_turns": o.turns,
+                    "critic_rounds": o.critic_rounds, "turns": turns, "fallbacks": fallbacks,
+                    "stop": stop, "answer": answer, "errors": errors,
+                });
+                (final_text, answer.clone(), trace)
+            })
+            .await
     }
 }

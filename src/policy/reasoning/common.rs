@@ -77,15 +77,15 @@ pub(crate) async fn one_call(
         .collect();
     let text = turns.into_iter().next().map(|t| t.text).unwrap_or_default();
     let answer = query.extract(&text);
-    let output = failures.finish(&team, |errors| {
-        (
-            text,
-            answer.clone(),
-            json!({ "method": method, "answer": answer, "errors": errors }),
-        )
-    });
-    team.shutdown().await;
-    output
+    failures
+        .finish(team, |errors| {
+            (
+                text,
+                answer.clone(),
+                json!({ "method": method, "answer": answer, "errors": errors }),
+            )
+        })
+        .await
 }
 
 /// The answer-format suffix of the query (design §0.4): the prompt after the question body.
@@ -206,26 +206,29 @@ impl Failures {
         }
     }
 
-    /// The output: `build(errors)` gives (final text, answer, trace). Fails only when no call
-    /// succeeded and a failure was not the model's (budget exhausted, team shut down, …).
-    pub fn finish(
+    /// The output, and the team shut down: `build(errors)` gives (final text, answer, trace).
+    /// Fails only when no call succeeded and a failure was not the model's (budget exhausted,
+    /// team shut down, …). Every policy ends here, so no team outlives its query.
+    pub async fn finish(
         self,
-        team: &Team,
+        team: Team,
         build: impl FnOnce(Vec<serde_json::Value>) -> (String, Option<String>, serde_json::Value),
     ) -> Result<PolicyOutput, PolicyError> {
-        if self.successes == 0 {
-            if let Some(e) = self.fatal {
-                return Err(e.into());
+        let output = match self.fatal {
+            Some(e) if self.successes == 0 => Err(e.into()),
+            _ => {
+                let (final_text, answer, trace) = build(self.errors);
+                Ok(PolicyOutput {
+                    final_text,
+                    answer,
+                    transcript: team.transcript(),
+                    usage: team.usage(),
+                    trace,
+                })
             }
-        }
-        let (final_text, answer, trace) = build(self.errors);
-        Ok(PolicyOutput {
-            final_text,
-            answer,
-            transcript: team.transcript(),
-            usage: team.usage(),
-            trace,
-        })
+        };
+        team.shutdown().await;
+        output
     }
 }
 

@@ -114,21 +114,21 @@ impl ReasoningPolicy for Debate {
             .map(|turns| turns.iter().map(|t| t.text.as_str()).collect())
             .unwrap_or_default();
         let d = decide(&texts, &last_answers, &query.item.answer_type);
-        let output = failures.finish(&team, |errors| {
-            let trace = json!({
-                "method": "debate",
-                "agents": n,
-                "rounds": rounds,
-                "answers": per_round,
-                "clusters": d.vote.clusters,
-                "winner": d.vote.winner,
-                "chosen_agent": d.chosen,
-                "answer": d.answer,
-                "errors": errors,
-            });
-            (d.text.clone(), d.answer.clone(), trace)
-        });
-        team.shutdown().await;
-        output
+        failures
+            .finish(team, |errors| {
+                let trace = json!({
+                    "method": "debate",
+                    "agents": n,
+                    "rounds": rounds,
+                    "answers": per_round,
+                    "clusters": d.vote.clusters,
+                    "winner": d.vote.winner,
+                    "chosen_agent": d.chosen,
+                    "answer": d.answer,
+                    "errors": errors,
+                });
+                (d.text.clone(), d.answer.clone(), trace)
+            })
+            .await
     }
 }

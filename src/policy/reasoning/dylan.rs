@@ -564,18 +564,18 @@ impl ReasoningPolicy for Dylan {
             .enumerate()
             .map(|(a, s)| (Roster::agent_id(a), s))
             .collect();
-        let output = failures.finish(&team, |errors| {
-            let trace = json!({
-                "method": METHOD, "agents": n, "roles": roles, "mixed_roles": mixed,
-                "rounds": trace_rounds, "ranking": ranking, "importance": scores,
-                "fallbacks": fallbacks, "stop": stop,
-                "chosen": {"round": rounds.len(), "agent": chosen_agent},
-                "answer": answer, "errors": errors,
-            });
-            (final_text, answer.clone(), trace)
-        });
-        team.shutdown().await;
-        output
+        failures
+            .finish(team, |errors| {
+                let trace = json!({
+                    "method": METHOD, "agents": n, "roles": roles, "mixed_roles": mixed,
+                    "rounds": trace_rounds, "ranking": ranking, "importance": scores,
+                    "fallbacks": fallbacks, "stop": stop,
+                    "chosen": {"round": rounds.len(), "agent": chosen_agent},
+                    "answer": answer, "errors": errors,
+                });
+                (final_text, answer.clone(), trace)
+            })
+            .await
     }
 }
 

@@ -450,22 +450,22 @@ impl ReasoningPolicy for MacNet {
             .iter()
             .map(|l| l.iter().map(|&v| Roster::agent_id(v)).collect())
             .collect();
-        let output = failures.finish(&team, |errors| {
-            let trace = json!({
-                "method": METHOD, "agents": n, "fixed_topology": self.options.fixed_topology,
-                "m": topo.edges.len(), "edges": topo.edges, "depth": depth,
-                "sink_depth": topo.sink_depth, "temperature": temperature, "personas": persona,
-                "layers": layers, "nodes": nodes,
-                "sink": {
-                    "agent": Roster::agent_id(n),
-                    "inputs": sinks.iter().map(|&u| Roster::agent_id(u)).collect::<Vec<_>>(),
-                    "synthesis": sink_synthesis,
-                },
-                "counts": counts, "answer": final_answer, "errors": errors,
-            });
-            (final_text, final_answer.clone(), trace)
-        });
-        team.shutdown().await;
-        output
+        failures
+            .finish(team, |errors| {
+                let trace = json!({
+                    "method": METHOD, "agents": n, "fixed_topology": self.options.fixed_topology,
+                    "m": topo.edges.len(), "edges": topo.edges, "depth": depth,
+                    "sink_depth": topo.sink_depth, "temperature": temperature, "personas": persona,
+                    "layers": layers, "nodes": nodes,
+                    "sink": {
+                        "agent": Roster::agent_id(n),
+                        "inputs": sinks.iter().map(|&u| Roster::agent_id(u)).collect::<Vec<_>>(),
+                        "synthesis": sink_synthesis,
+                    },
+                    "counts": counts, "answer": final_answer, "errors": errors,
+                });
+                (final_text, final_answer.clone(), trace)
+            })
+            .await
     }
 }

@@ -92,6 +92,20 @@ pub struct Roster {
     pub sampling: Sampling,
 }
 
+impl std::fmt::Debug for Roster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let members: Vec<(&str, &str)> = self
+            .members
+            .iter()
+            .map(|m| (m.role.name.as_str(), m.model.id()))
+            .collect();
+        f.debug_struct("Roster")
+            .field("members", &members)
+            .field("sampling", &self.sampling)
+            .finish()
+    }
+}
+
 impl Roster {
     /// The id of agent `i`.
     pub fn agent_id(i: usize) -> String {
@@ -116,16 +130,26 @@ impl Roster {
     /// A team whose agent `k` is called `ids[k]` (an environment's agent ids, say) and is
     /// member `k` of the roster, round-robin when there are more ids than members.
     pub fn team_for<S: AsRef<str>>(&self, ids: &[S]) -> Result<Team, PolicyError> {
-        if self.members.is_empty() || ids.is_empty() {
-            return Err(PolicyError::Config("the roster has no agents".into()));
+        let specs: Option<Vec<AgentSpec>> = ids
+            .iter()
+            .enumerate()
+            .map(|(k, id)| self.spec(k, id.as_ref()))
+            .collect();
+        match specs {
+            Some(specs) if !specs.is_empty() => Ok(Team::builder().agents(specs).build()?),
+            _ => Err(PolicyError::Config("the roster has no agents".into())),
         }
-        let n = self.members.len();
-        let specs = ids.iter().enumerate().map(|(k, id)| {
-            let m = &self.members[k % n];
-            AgentSpec::new(id.as_ref(), m.role.clone(), m.model.clone())
-                .with_sampling(m.sampling.or(&self.sampling))
-        });
-        Ok(Team::builder().agents(specs).build()?)
+    }
+
+    /// The agent `id` played by member `k` (round-robin past the roster): its role card and
+    /// model, with its model's sampling over the roster's default. `None` for an empty
+    /// roster. Reasoning teams and the embodied policies' callers build agents with it.
+    pub fn spec(&self, k: usize, id: &str) -> Option<AgentSpec> {
+        let m = self.members.get(k % self.members.len().max(1))?;
+        Some(
+            AgentSpec::new(id, m.role.clone(), m.model.clone())
+                .with_sampling(m.sampling.or(&self.sampling)),
+        )
     }
 }
 

@@ -69,20 +69,20 @@ impl ReasoningPolicy for SelfConsistency {
         let answers: Vec<Option<String>> = turns.iter().map(|t| query.extract(&t.text)).collect();
         let texts: Vec<&str> = turns.iter().map(|t| t.text.as_str()).collect();
         let d = decide(&texts, &answers, &query.item.answer_type);
-        let output = failures.finish(&team, |errors| {
-            let trace = json!({
-                "method": "self_consistency",
-                "k": k,
-                "answers": answers,
-                "clusters": d.vote.clusters,
-                "winner": d.vote.winner,
-                "chosen_sample": d.chosen,
-                "answer": d.answer,
-                "errors": errors,
-            });
-            (d.text.clone(), d.answer.clone(), trace)
-        });
-        team.shutdown().await;
-        output
+        failures
+            .finish(team, |errors| {
+                let trace = json!({
+                    "method": "self_consistency",
+                    "k": k,
+                    "answers": answers,
+                    "clusters": d.vote.clusters,
+                    "winner": d.vote.winner,
+                    "chosen_sample": d.chosen,
+                    "answer": d.answer,
+                    "errors": errors,
+                });
+                (d.text.clone(), d.answer.clone(), trace)
+            })
+            .await
     }
 }

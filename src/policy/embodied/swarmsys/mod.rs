@@ -45,7 +45,7 @@ use serde_json::json;
 use super::caller::merge_failure;
 use super::framework::abilities;
 use super::independent::decide_agent_with;
-use super::{Caller, CallerConfig, Decision, EmbodiedError, EmbodiedPolicy, StepView};
+use super::{CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView};
 use crate::embed::Embedder;
 use crate::policy::reasoning::stream;
 use crate::policy::reasoning::swarmsys::encode::{
@@ -91,12 +91,10 @@ struct Pending {
 
 /// The embodied SwarmSys policy (see the module docs).
 pub struct EmbodiedSwarmSys {
-    config: CallerConfig,
-    caller: Option<Caller>,
+    slot: CallerSlot,
     embedder: Arc<dyn Embedder>,
     memory: BTreeMap<AgentId, Memory>,
     pending: Vec<Pending>,
-    trace: Option<serde_json::Value>,
 }
 
 impl std::fmt::Debug for EmbodiedSwarmSys {
@@ -117,12 +115,10 @@ impl EmbodiedSwarmSys {
             return Err(unsupported(env_id));
         }
         Ok(Self {
-            config,
-            caller: None,
+            slot: CallerSlot::new(config),
             embedder: Arc::new(crate::embed::default_embedder()),
             memory: BTreeMap::new(),
             pending: Vec::new(),
-            trace: None,
         })
     }
 
@@ -300,11 +296,7 @@ impl EmbodiedPolicy for EmbodiedSwarmSys {
             .collect();
 
         // One act call per matched agent, in parallel; results are kept in agent order.
-        let caller = self
-            .caller
-            .get_or_insert_with(|| Caller::new(self.config.clone(), view.seed));
-        caller.ensure_agents(&view.agents, &view.deciding)?;
-        let caller = &*caller;
+        let caller = self.slot.caller(view.seed, &view.agents, &view.deciding)?;
         let env_ref = Some(&env);
         let results = join_all(view.deciding.iter().zip(&matched).filter_map(|(ag, j)| {
             let goal = open.get((*j)?)?.description.clone();
@@ -353,7 +345,7 @@ impl EmbodiedPolicy for EmbodiedSwarmSys {
                 (id.clone(), json!(n))
             })
             .collect();
-        self.trace = Some(json!({
+        self.slot.trace = Some(json!({
             "events": goals.iter().map(|g| json!({
                 "id": g.id, "description": g.description, "progress": g.progress, "open": g.open,
             })).collect::<Vec<_>>(),
@@ -366,14 +358,8 @@ impl EmbodiedPolicy for EmbodiedSwarmSys {
         Ok(Decision { replies, calls })
     }
 
-    fn take_trace(&mut self) -> Option<serde_json::Value> {
-        self.trace.take()
-    }
-
-    async fn finish(&mut self) {
-        if let Some(mut caller) = self.caller.take() {
-            caller.shutdown().await;
-        }
+    fn slot(&mut self) -> Option<&mut CallerSlot> {
+        Some(&mut self.slot)
     }
 }
 

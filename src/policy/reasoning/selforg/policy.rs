@@ -343,20 +343,20 @@ impl ReasoningPolicy for SelfOrg {
         }
         let answer = query.extract(&rstar);
         let embedder = self.embedder.id().to_string();
-        let output = failures.finish(&team, |errors| {
-            let trace = json!({
-                "method": "selforg",
-                "embedder": embedder,
-                "embed": opts.embed.name(),
-                "rounds": rounds,
-                "stop": stop,
-                "answer": answer,
-                "errors": errors,
-            });
-            (rstar, answer.clone(), trace)
-        });
-        team.shutdown().await;
-        output
+        failures
+            .finish(team, |errors| {
+                let trace = json!({
+                    "method": "selforg",
+                    "embedder": embedder,
+                    "embed": opts.embed.name(),
+                    "rounds": rounds,
+                    "stop": stop,
+                    "answer": answer,
+                    "errors": errors,
+                });
+                (rstar, answer.clone(), trace)
+            })
+            .await
     }
 }
 
