@@ -41,6 +41,7 @@ pub use gauges::{concurrency_label, endpoint_gauges, EndpointGauge};
 pub use model::{ChatModel, SharedModel};
 pub use replay::{request_key, ReplayMode, ReplayModel};
 pub use retry::RetryPolicy;
+pub(crate) use sampling::sampling_setters;
 pub use sampling::{Sampling, SamplingError, SamplingKeys, MAX_TOKENS_LIMIT};
 pub use secret::ApiKey;
 pub use simulated::{SimulatedConfig, SimulatedModel};

@@ -145,6 +145,50 @@ impl Sampling {
     }
 }
 
+/// The builder setters of a type that carries a [`Sampling`] in field `$field`: one definition
+/// for [`ChatRequest`](super::ChatRequest) and [`AskOptions`](crate::runtime::AskOptions), so
+/// the two builders cannot drift apart.
+macro_rules! sampling_setters {
+    ($field:ident) => {
+        /// Sets every sampling field at once.
+        pub fn with_sampling(mut self, sampling: $crate::llm::Sampling) -> Self {
+            self.$field = sampling;
+            self
+        }
+
+        /// Sets the temperature.
+        pub fn temperature(mut self, t: f32) -> Self {
+            self.$field.temperature = Some(t);
+            self
+        }
+
+        /// Sets top-p.
+        pub fn top_p(mut self, p: f32) -> Self {
+            self.$field.top_p = Some(p);
+            self
+        }
+
+        /// Sets the completion-token limit.
+        pub fn max_tokens(mut self, n: u32) -> Self {
+            self.$field.max_tokens = Some(n);
+            self
+        }
+
+        /// Sets the sampling seed.
+        pub fn seed(mut self, seed: u64) -> Self {
+            self.$field.seed = Some(seed);
+            self
+        }
+
+        /// Sets the stop sequences.
+        pub fn stop(mut self, stop: Vec<String>) -> Self {
+            self.$field.stop = stop;
+            self
+        }
+    };
+}
+pub(crate) use sampling_setters;
+
 #[cfg(test)]
 mod tests {
     use super::*;

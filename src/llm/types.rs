@@ -85,36 +85,8 @@ impl ChatRequest {
             ..Self::default()
         }
     }
-    /// Sets every sampling field at once.
-    pub fn with_sampling(mut self, sampling: Sampling) -> Self {
-        self.sampling = sampling;
-        self
-    }
-    /// Sets the temperature.
-    pub fn temperature(mut self, t: f32) -> Self {
-        self.sampling.temperature = Some(t);
-        self
-    }
-    /// Sets top-p.
-    pub fn top_p(mut self, p: f32) -> Self {
-        self.sampling.top_p = Some(p);
-        self
-    }
-    /// Sets the completion-token limit.
-    pub fn max_tokens(mut self, n: u32) -> Self {
-        self.sampling.max_tokens = Some(n);
-        self
-    }
-    /// Sets the sampling seed.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.sampling.seed = Some(seed);
-        self
-    }
-    /// Sets the stop sequences.
-    pub fn stop(mut self, stop: Vec<String>) -> Self {
-        self.sampling.stop = stop;
-        self
-    }
+    super::sampling::sampling_setters!(sampling);
+
     /// Sets the sample index.
     pub fn sample_index(mut self, i: u32) -> Self {
         self.sample_index = i;

@@ -8,6 +8,7 @@
 //! from property tests, picking keys and fields from [`EnvEntry::info`] and a real state.
 
 use serde_json::Value;
+use thiserror::Error;
 
 use crate::{DynEnvironment, EnvEntry, EnvError, EnvParams, CLIP_CHARS, MAX_MESSAGE_CHARS};
 
@@ -183,23 +184,49 @@ pub fn state_paths(state: &Value) -> Vec<String> {
     out
 }
 
+/// How an environment mishandled a hostile input (what the checks below report).
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum HostileFailure {
+    /// The error message is longer than a clean error may be.
+    #[error("error message of {chars} characters (max {MAX_ERROR_CHARS}): {head}…")]
+    LongMessage {
+        /// Length of the message, in characters.
+        chars: usize,
+        /// Its first 200 characters.
+        head: String,
+    },
+    /// A parameter error names a key that is not one of the environment's parameters.
+    #[error("parameter error names no known parameter: {0}")]
+    UnknownParameter(String),
+    /// A state error names no field.
+    #[error("state error names no field: {0}")]
+    UnnamedField(String),
+    /// An accepted environment has no agents to exercise.
+    #[error("the environment has no agents")]
+    NoAgents,
+    /// The test's own base settings were refused (a mistake in the test, not the input).
+    #[error("base settings: {0}")]
+    BaseSettings(EnvError),
+}
+
 /// Checks that an error from a hostile input is clean: a parameter error names a known
 /// parameter, a state error names a field, and the message is short.
-pub fn check_error(e: &EnvError, known_params: &[String]) -> Result<(), String> {
+pub fn check_error(e: &EnvError, known_params: &[String]) -> Result<(), HostileFailure> {
     let text = e.to_string();
-    if text.chars().count() > MAX_ERROR_CHARS {
-        return Err(format!(
-            "error message of {} characters (max {MAX_ERROR_CHARS}): {}…",
-            text.chars().count(),
-            text.chars().take(200).collect::<String>()
-        ));
+    let chars = text.chars().count();
+    if chars > MAX_ERROR_CHARS {
+        return Err(HostileFailure::LongMessage {
+            chars,
+            head: text.chars().take(200).collect(),
+        });
     }
     match e {
         EnvError::Param { key, .. } if !known_params.iter().any(|k| k == key) => {
-            Err(format!("parameter error names no known parameter: {text}"))
+            Err(HostileFailure::UnknownParameter(text))
         }
         EnvError::State { field, .. } if field.is_empty() => {
-            Err(format!("state error names no field: {text}"))
+            Err(HostileFailure::UnnamedField(text))
         }
         _ => Ok(()),
     }
@@ -208,9 +235,9 @@ pub fn check_error(e: &EnvError, known_params: &[String]) -> Result<(), String> 
 /// Uses an environment that accepted a hostile input: one random step, the first agent's
 /// observation, the state, the picture, then a reset and another step. Errors of
 /// `observe_text` are fine; a panic, hang or huge allocation is not.
-pub fn exercise(env: &mut dyn DynEnvironment) -> Result<(), String> {
+pub fn exercise(env: &mut dyn DynEnvironment) -> Result<(), HostileFailure> {
     let agents = env.agents();
-    let first = agents.first().ok_or("no agents")?.clone();
+    let first = agents.first().ok_or(HostileFailure::NoAgents)?.clone();
     let mut rng = 11;
     env.step_random(&mut rng);
     let _ = env.observe_text(&first);
@@ -237,7 +264,7 @@ pub fn check_param(
     base: &[&str],
     key: &str,
     value: &str,
-) -> Result<(), String> {
+) -> Result<(), HostileFailure> {
     let mut settings: Vec<String> = base
         .iter()
         .filter(|s| s.split_once('=').map(|(k, _)| k.trim()) != Some(key))
@@ -251,9 +278,13 @@ pub fn check_param(
 }
 
 /// A valid state of the environment made from `base`: reset with `seed`, a few random steps.
-pub fn valid_state(entry: &dyn EnvEntry, base: &[&str], seed: u64) -> Result<Value, String> {
+pub fn valid_state(
+    entry: &dyn EnvEntry,
+    base: &[&str],
+    seed: u64,
+) -> Result<Value, HostileFailure> {
     let settings: Vec<String> = base.iter().map(|s| s.to_string()).collect();
-    let mut env = make(entry, &settings).map_err(|e| format!("base settings: {e}"))?;
+    let mut env = make(entry, &settings).map_err(HostileFailure::BaseSettings)?;
     env.reset(seed);
     let mut rng = seed;
     for _ in 0..3 {
@@ -273,14 +304,14 @@ pub fn check_state_field(
     state: &Value,
     pointer: &str,
     value: Value,
-) -> Result<(), String> {
+) -> Result<(), HostileFailure> {
     let mut hostile = state.clone();
     let Some(slot) = hostile.pointer_mut(pointer) else {
         return Ok(());
     };
     *slot = value;
     let settings: Vec<String> = base.iter().map(|s| s.to_string()).collect();
-    let mut env = make(entry, &settings).map_err(|e| format!("base settings: {e}"))?;
+    let mut env = make(entry, &settings).map_err(HostileFailure::BaseSettings)?;
     match env.load_state_json(hostile) {
         Err(e) => check_error(&e, &known(entry)),
         Ok(()) => exercise(env.as_mut()),

@@ -29,7 +29,7 @@ use thiserror::Error;
 pub use llm_play::{ExecutionPrompter, ParsedReply, ReplyOutcome};
 pub use params::{EnvParams, ParamSpec};
 pub use policy::{typed_policy, DynPolicy, NoopPolicy, Policy, RandomPolicy};
-pub use registry::EnvEntry;
+pub use registry::{EnvEntry, SimulatedAgent};
 
 /// An agent's id, e.g. `"0"` or `"Agent_3"`.
 pub type AgentId = String;

@@ -5,6 +5,14 @@
 use crate::policy::{DynPolicy, NoopPolicy, RandomPolicy};
 use crate::{DynEnvironment, EnvError, EnvInfo, EnvParams};
 
+/// A benchmark's simulated agent: `(system, user, accuracy, draw)` → the reply to a prompt of
+/// that benchmark, or `None` when the prompt is not one of its own. With probability
+/// `accuracy` the reply carries the action an expert would choose from the prompt text alone,
+/// otherwise a random legal action; all randomness comes from `draw`, so the same prompt and
+/// draw give the same reply. The reply is in the format the prompt requests (it goes through
+/// the benchmark's parser). It lets the offline default model play every environment.
+pub type SimulatedAgent = fn(&str, &str, f64, u64) -> Option<String>;
+
 /// One environment as the command line sees it. Each environment crate exports one
 /// (e.g. `colony_cube::entry()`), and the `colony` binary lists them.
 pub trait EnvEntry: Send + Sync {
@@ -41,12 +49,15 @@ pub trait EnvEntry: Send + Sync {
         Err(unknown_policy(name, &self.policy_names()))
     }
 
-    /// The reply a simulated agent gives to a prompt of this benchmark, or `None` when the
-    /// prompt is not one of this environment's (the offline default model asks every
-    /// environment in turn). With probability `accuracy` the reply carries the action an
-    /// expert would choose from the prompt text alone, otherwise a random legal action; all
-    /// randomness comes from `draw`, so the same prompt and draw give the same reply. The
-    /// reply is in the format the prompt requests (it goes through the benchmark's parser).
+    /// The environment's simulated agent, if it has one (`None` by default): see
+    /// [`SimulatedAgent`].
+    fn simulated_agent(&self) -> Option<SimulatedAgent> {
+        None
+    }
+
+    /// The reply the simulated agent ([`EnvEntry::simulated_agent`]) gives to a prompt of
+    /// this benchmark, or `None` when the environment has none or the prompt is not one of
+    /// its own (the offline default model asks every environment in turn).
     fn simulated_reply(
         &self,
         system: &str,
@@ -54,8 +65,8 @@ pub trait EnvEntry: Send + Sync {
         accuracy: f64,
         draw: u64,
     ) -> Option<String> {
-        let _ = (system, user, accuracy, draw);
-        None
+        self.simulated_agent()
+            .and_then(|agent| agent(system, user, accuracy, draw))
     }
 
     /// Builds any built-in policy: `random`, `noop`, or one of the environment's own.

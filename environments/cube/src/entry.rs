@@ -127,14 +127,8 @@ impl EnvEntry for CubeEntry {
     /// The simulated naive language agent (docs/design/cube.md §12.2,
     /// [`crate::sim_agent::simulated_reply`]): `None` for prompts that are not CUBE naive-agent
     /// prompts.
-    fn simulated_reply(
-        &self,
-        system: &str,
-        user: &str,
-        accuracy: f64,
-        draw: u64,
-    ) -> Option<String> {
-        crate::sim_agent::simulated_reply(system, user, accuracy, draw)
+    fn simulated_agent(&self) -> Option<colony_env_api::SimulatedAgent> {
+        Some(crate::sim_agent::simulated_reply)
     }
 
     fn policy_names(&self) -> Vec<&'static str> {

@@ -113,14 +113,8 @@ impl EnvEntry for SwarmEntry {
     /// The simulated SwarmBench agent ([`crate::sim_agent::simulated_reply`]): `None` unless
     /// `system` is the §11.1 text and `user` a §11.2 prompt; the expert move with probability
     /// `accuracy`, else a random legal one; all randomness from `draw`.
-    fn simulated_reply(
-        &self,
-        system: &str,
-        user: &str,
-        accuracy: f64,
-        draw: u64,
-    ) -> Option<String> {
-        crate::sim_agent::simulated_reply(system, user, accuracy, draw)
+    fn simulated_agent(&self) -> Option<colony_env_api::SimulatedAgent> {
+        Some(crate::sim_agent::simulated_reply)
     }
 
     fn policy_names(&self) -> Vec<&'static str> {

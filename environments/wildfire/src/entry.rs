@@ -136,14 +136,8 @@ impl EnvEntry for WildfireEntry {
     }
 
     /// docs/design/wildfire.md §11: the simulated agent of [`crate::sim_agent::simulated_reply`].
-    fn simulated_reply(
-        &self,
-        system: &str,
-        user: &str,
-        accuracy: f64,
-        draw: u64,
-    ) -> Option<String> {
-        crate::sim_agent::simulated_reply(system, user, accuracy, draw)
+    fn simulated_agent(&self) -> Option<colony_env_api::SimulatedAgent> {
+        Some(crate::sim_agent::simulated_reply)
     }
 
     fn make_own_policy(&self, name: &str, _seed: u64) -> Result<Box<dyn DynPolicy>, EnvError> {
