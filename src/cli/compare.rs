@@ -204,12 +204,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
     bar.finish_and_clear();
     let outcome = result.with_context(|| format!("colony compare into {}", a.out.display()))?;
     println!("{}", outcome.markdown());
-    let errors: usize = outcome
-        .summaries
-        .iter()
-        .flat_map(|(_, s)| s.policies.values())
-        .map(|p| p.errors)
-        .sum();
+    let errors = outcome.errors();
     if errors > 0 {
         eprintln!(
             "{errors} episode(s) ended with an error (see episodes.jsonl); they are not scored \

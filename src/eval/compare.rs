@@ -373,6 +373,16 @@ pub struct CompareOutcome {
 }
 
 impl CompareOutcome {
+    /// Episodes that ended with an error, over every configuration and policy (not scored;
+    /// a rerun plays them again).
+    pub fn errors(&self) -> usize {
+        self.summaries
+            .iter()
+            .flat_map(|(_, s)| s.policies.values())
+            .map(|p| p.errors)
+            .sum()
+    }
+
     /// The Markdown report printed at the end.
     pub fn markdown(&self) -> String {
         match (&self.grid, self.summaries.first()) {

@@ -533,12 +533,7 @@ async fn rebuild_reports(
             std::fs::create_dir_all(&dir).map_err(|e| io(&dir)(e.to_string()))?;
             let config = compare_config(suite, e, &spec_of(model), &dir, CallRouting::Live, false)?;
             let outcome = write_compare_reports(&config).await?;
-            let errors = outcome
-                .summaries
-                .iter()
-                .flat_map(|(_, s)| s.policies.values())
-                .map(|p| p.errors)
-                .sum();
+            let errors = outcome.errors();
             units.push(unit_report(
                 (&model.name, &e.label),
                 &dir,

@@ -259,12 +259,7 @@ pub async fn run_suite(
                         source,
                     })?,
                 };
-                let errors = outcome
-                    .summaries
-                    .iter()
-                    .flat_map(|(_, s)| s.policies.values())
-                    .map(|p| p.errors)
-                    .sum();
+                let errors = outcome.errors();
                 unit_report(
                     (&unit.model, unit.label()),
                     &out,
