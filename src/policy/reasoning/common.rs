@@ -175,6 +175,21 @@ pub(crate) struct Failures {
 }
 
 impl Failures {
+    /// Runs the asks of `round` concurrently ([`ask_all`]) and returns each one's text (empty
+    /// for a failed ask, which is recorded here), in input order.
+    pub(crate) async fn ask_texts(
+        &mut self,
+        team: &Team,
+        round: Option<u32>,
+        asks: Vec<(usize, String, AskOptions)>,
+    ) -> Vec<String> {
+        ask_all(team, asks)
+            .await
+            .into_iter()
+            .map(|(i, r)| self.turn(round, i, r).text)
+            .collect()
+    }
+
     /// The turn of `agent` in `round` from its ask result.
     pub fn turn(
         &mut self,

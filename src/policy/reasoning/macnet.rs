@@ -339,11 +339,7 @@ impl ReasoningPolicy for MacNet {
                 }
             }
             counts.reviews += asks.len() as u32;
-            let reviews: Vec<String> = ask_all(&team, asks)
-                .await
-                .into_iter()
-                .map(|(v, r)| failures.turn(Some(round), v, r).text)
-                .collect();
+            let reviews: Vec<String> = failures.ask_texts(&team, Some(round), asks).await;
             let mut reviews = reviews.into_iter();
             // Phase 2: improvements, one per input edge.
             let mut asks = Vec::new();
@@ -368,11 +364,7 @@ impl ReasoningPolicy for MacNet {
                 }
             }
             counts.improvements += asks.len() as u32;
-            let improved: Vec<String> = ask_all(&team, asks)
-                .await
-                .into_iter()
-                .map(|(v, r)| failures.turn(Some(round), v, r).text)
-                .collect();
+            let improved: Vec<String> = failures.ask_texts(&team, Some(round), asks).await;
             let mut improved = improved.into_iter();
             // Phase 3: syntheses of nodes with two or more inputs.
             let mut asks = Vec::new();

@@ -20,7 +20,7 @@ use super::{
     aggregate_masked, build_graph_from, early_stop, similarity, EmbedInput, Graph, GraphOptions,
 };
 use crate::embed::Embedder;
-use crate::policy::reasoning::common::{ask_all, ask_options, format_suffix, Failures};
+use crate::policy::reasoning::common::{ask_options, format_suffix, Failures};
 use crate::policy::reasoning::{
     check_range, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster,
 };
@@ -278,11 +278,7 @@ impl ReasoningPolicy for SelfOrg {
                 )
             })
             .collect();
-        let mut responses: Vec<String> = ask_all(&team, asks)
-            .await
-            .into_iter()
-            .map(|(i, r)| failures.turn(Some(0), i, r).text)
-            .collect();
+        let mut responses: Vec<String> = failures.ask_texts(&team, Some(0), asks).await;
         let mut rstar = String::new();
         let mut nstar = 0usize;
         let mut graph_in_use: Option<Graph> = None;
