@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use colony::env::parse_seeds;
+use colony::env::parse_compare_seeds;
 use colony::eval::models::caller_models;
 use colony::eval::{run_compare, CallRouting, CompareConfig, Progress};
 use colony::llm::{ModelKind, ModelsConfig, Sampling, SharedModel};
@@ -30,7 +30,9 @@ pub struct CompareArgs {
     /// An environment parameter, `key=value` (repeatable; see `colony env list`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Seeds, `A..B` (B exclusive), `A..=B`, one number or a list.
+    /// Seeds, `A..B` (B exclusive), `A..=B`, one number or a list; or `level`: each Wildfire
+    /// level plays its own evaluation seeds (CREW-Wildfire Table 9; with `--grid level=…`
+    /// the paper's protocol and its cross-level BCS).
     #[arg(long, default_value = "0..5")]
     pub seeds: String,
     /// A parameter grid, `key=values` (`level=all`, `level=1..=17`, `n=1,2,4,8`; repeatable,
@@ -119,7 +121,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
     a.model.max_concurrency = Some(a.concurrency);
     // Checks the sampling flags even when no model is built (scripted policies, script:FILE).
     a.model.overrides()?;
-    let seeds = parse_seeds(&a.seeds)?;
+    let (seeds, level_seeds) = parse_compare_seeds(&a.seeds)?;
     let policies = colony::policy::split_policy_list(&a.policies);
     anyhow::ensure!(!policies.is_empty(), "--policies is empty");
     let mut caller = CallerConfig {
@@ -156,6 +158,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         set: a.set.clone(),
         policies,
         seeds,
+        level_seeds,
         max_steps: a.max_steps,
         episodes_in_flight: a.episodes_in_flight,
         out: a.out.clone(),

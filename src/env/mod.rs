@@ -8,7 +8,7 @@
 
 mod seeds;
 
-pub use seeds::{parse_seeds, SeedsError};
+pub use seeds::{parse_compare_seeds, parse_seeds, SeedsError, LEVEL_SEEDS};
 
 use colony_env_api::{DynEnvironment, EnvEntry, EnvError, EnvParams};
 use thiserror::Error;

@@ -16,6 +16,19 @@ pub struct SeedsError {
     pub message: String,
 }
 
+/// The `--seeds` word of `colony compare` and suites that means "each Wildfire level's own
+/// evaluation seeds" (see `CompareConfig::level_seeds`).
+pub const LEVEL_SEEDS: &str = "level";
+
+/// Seeds of an embodied comparison: `Ok((seeds, false))` for a list [`parse_seeds`] reads, or
+/// `Ok((vec![], true))` for [`LEVEL_SEEDS`] (the seeds then come from each configuration).
+pub fn parse_compare_seeds(spec: &str) -> Result<(Vec<u64>, bool), SeedsError> {
+    if spec.trim() == LEVEL_SEEDS {
+        return Ok((Vec::new(), true));
+    }
+    parse_seeds(spec).map(|s| (s, false))
+}
+
 /// Parses `A..B`, `A..=B`, `A` or `A,B,…` into a list of seeds.
 pub fn parse_seeds(spec: &str) -> Result<Vec<u64>, SeedsError> {
     let err = |message: String| SeedsError {
@@ -62,5 +75,12 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("\"a\""));
+    }
+
+    #[test]
+    fn compare_seeds_are_a_list_or_the_level_word() {
+        assert_eq!(parse_compare_seeds("0..2").unwrap(), (vec![0, 1], false));
+        assert_eq!(parse_compare_seeds(" level ").unwrap(), (vec![], true));
+        assert!(parse_compare_seeds("levels").is_err());
     }
 }

@@ -46,8 +46,13 @@ pub struct CompareConfig {
     pub set: Vec<String>,
     /// Policy specs (`independent`, `scripted:heuristic`, …).
     pub policies: Vec<String>,
-    /// Seeds.
+    /// Seeds (with [`CompareConfig::level_seeds`], filled per configuration).
     pub seeds: Vec<u64>,
+    /// Each configuration plays its Wildfire level's own evaluation seeds (CREW-Wildfire
+    /// Table 9; `--seeds level`) instead of `seeds`, so that one grid over every level gives
+    /// the paper's protocol and its cross-level BCS. Decision: only Wildfire levels carry
+    /// evaluation seeds; on other environments it is a configuration error.
+    pub level_seeds: bool,
     /// Safety cap on steps per episode.
     pub max_steps: usize,
     /// Episodes run at once.
@@ -153,6 +158,14 @@ pub enum CompareError {
     /// covers them).
     #[error("run stopped early: a failure no retry can fix: {0} (finished episodes are kept; errored ones run again next time)")]
     Stopped(String),
+    /// `--seeds level` on a configuration that is not a Wildfire level.
+    #[error("--seeds level: configuration `{config}` of {env} is not a Wildfire level, which alone carries evaluation seeds")]
+    NoLevelSeeds {
+        /// The environment.
+        env: String,
+        /// The configuration's settings.
+        config: String,
+    },
 }
 
 /// Live counters for a progress display.
@@ -442,7 +455,7 @@ pub async fn run_compare(
     let mut jobs = Vec::new();
     for sub in &subs {
         for policy in &config.policies {
-            for &seed in &config.seeds {
+            for &seed in &sub.seeds {
                 let key = (sub.label.clone(), policy.clone(), seed);
                 let mine = config.only.as_ref().is_none_or(|o| o.contains(&key));
                 if mine && !done.contains(&key) {
@@ -497,7 +510,7 @@ pub async fn run_compare(
 
 /// The configurations of a comparison: itself without a grid, else one per grid point.
 fn sub_configs(config: &CompareConfig) -> Result<Vec<CompareConfig>, CompareError> {
-    Ok(if config.grid.is_empty() {
+    let mut subs = if config.grid.is_empty() {
         vec![config.clone()]
     } else {
         configurations(&config.set, &config.grid)?
@@ -508,7 +521,31 @@ fn sub_configs(config: &CompareConfig) -> Result<Vec<CompareConfig>, CompareErro
                 ..config.clone()
             })
             .collect()
-    })
+    };
+    for sub in &mut subs {
+        sub.seeds = configuration_seeds(&sub.env, &sub.set, &config.seeds, config.level_seeds)?;
+    }
+    Ok(subs)
+}
+
+/// The seeds the configuration `set` of `env` plays: `seeds`, or with `level_seeds` its
+/// Wildfire level's own evaluation seeds (see [`CompareConfig::level_seeds`]). Suites plan
+/// their shards with it, so a shard owns exactly the episodes the run will play.
+pub fn configuration_seeds(
+    env: &str,
+    set: &[String],
+    seeds: &[u64],
+    level_seeds: bool,
+) -> Result<Vec<u64>, CompareError> {
+    if !level_seeds {
+        return Ok(seeds.to_vec());
+    }
+    super::compare_report::wildfire_level(env, set)
+        .map(|level| level.seeds)
+        .ok_or_else(|| CompareError::NoLevelSeeds {
+            env: env.to_string(),
+            config: set.join(","),
+        })
 }
 
 /// Writes the report of `config.out` from its `episodes.jsonl` (every finished episode,

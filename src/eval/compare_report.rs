@@ -352,7 +352,11 @@ impl CompareSummary {
     }
 }
 
-fn wildfire_level(env: &str, set: &[String]) -> Option<colony_wildfire::config::LevelConfig> {
+/// The Wildfire level configuration `set` builds (`None` on other environments).
+pub(crate) fn wildfire_level(
+    env: &str,
+    set: &[String],
+) -> Option<colony_wildfire::config::LevelConfig> {
     let (_, e) = build(env, set).ok()?;
     e.as_any()
         .downcast_ref::<colony_wildfire::WildfireEnv>()

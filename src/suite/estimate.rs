@@ -99,7 +99,7 @@ pub async fn matrix(
             }
             UnitWork::Env { unit: e, configs } => {
                 let owned = shard.map(|s| unit.owned_episodes(s));
-                let per_policy = configs.len() * e.seeds.len();
+                let per_policy = configs.iter().map(|(_, seeds)| seeds.len()).sum();
                 for p in &e.policies {
                     let calls = if uses_models(p) {
                         episode_calls(suite, e, p, &sim).await?
@@ -146,7 +146,10 @@ async fn episode_calls(
             }
         }
     }
-    let seed = e.seeds.first().copied().unwrap_or(0);
+    let seed = crate::eval::compare::configuration_seeds(&e.env, &set, &e.seeds, e.level_seeds)
+        .ok()
+        .and_then(|seeds| seeds.first().copied())
+        .unwrap_or(0);
     let err = |message: String| SuiteRunError::Io {
         path: e.label.clone().into(),
         message,

@@ -15,7 +15,7 @@ use thiserror::Error;
 
 use super::shard::Shard;
 use super::spec::{DatasetUnit, EnvUnit, Suite};
-use crate::eval::compare::EpisodeKey;
+use crate::eval::compare::{configuration_seeds, EpisodeKey};
 use crate::eval::grid::{configurations, parse_axis};
 
 /// A dataset could not be loaded, or an environment grid not expanded.
@@ -63,12 +63,12 @@ pub enum UnitWork {
         /// The suite's entries with their selected items, in file order.
         entries: Vec<DatasetEntry>,
     },
-    /// An environment: its grid configurations (labels; one empty label without a grid).
+    /// An environment: its grid configurations (one empty label without a grid).
     Env {
         /// The suite's entry.
         unit: EnvUnit,
-        /// Configuration labels.
-        configs: Vec<String>,
+        /// Configuration labels, each with the seeds it plays.
+        configs: Vec<(String, Vec<u64>)>,
     },
 }
 
@@ -113,11 +113,9 @@ impl PlannedUnit {
                 .collect(),
             UnitWork::Env { unit, configs } => configs
                 .iter()
-                .flat_map(|c| {
+                .flat_map(|(c, seeds)| {
                     unit.policies.iter().flat_map(move |p| {
-                        unit.seeds
-                            .iter()
-                            .map(move |s| format!("{prefix}/{c}/{p}/{s}"))
+                        seeds.iter().map(move |s| format!("{prefix}/{c}/{p}/{s}"))
                     })
                 })
                 .collect(),
@@ -155,9 +153,9 @@ impl PlannedUnit {
     pub fn owned_episodes(&self, shard: Shard) -> BTreeSet<EpisodeKey> {
         let mut out = BTreeSet::new();
         if let UnitWork::Env { unit, configs } = &self.work {
-            for c in configs {
+            for (c, seeds) in configs {
                 for p in &unit.policies {
-                    for &s in &unit.seeds {
+                    for &s in seeds {
                         let key = format!("{}/{}/{c}/{p}/{s}", self.model, unit.label);
                         if shard.owns(&key) {
                             out.insert((c.clone(), p.clone(), s));
@@ -253,11 +251,9 @@ pub fn load_items(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Ite
     Ok(items)
 }
 
-/// The grid configuration labels of an environment unit (one empty label without a grid).
-pub fn env_configs(unit: &EnvUnit) -> Result<Vec<String>, PlanError> {
-    if unit.grid.is_empty() {
-        return Ok(vec![String::new()]);
-    }
+/// The grid configurations of an environment unit (one empty label without a grid), each
+/// with the seeds it plays ([`configuration_seeds`]).
+pub fn env_configs(unit: &EnvUnit) -> Result<Vec<(String, Vec<u64>)>, PlanError> {
     let err = |message: String| PlanError::Grid {
         label: unit.label.clone(),
         message,
@@ -267,11 +263,19 @@ pub fn env_configs(unit: &EnvUnit) -> Result<Vec<String>, PlanError> {
         .iter()
         .map(|g| parse_axis(g).map_err(|e| err(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(configurations(&unit.set, &axes)
-        .map_err(|e| err(e.to_string()))?
+    let configs = if axes.is_empty() {
+        vec![(String::new(), unit.set.clone())]
+    } else {
+        configurations(&unit.set, &axes).map_err(|e| err(e.to_string()))?
+    };
+    configs
         .into_iter()
-        .map(|(label, _)| label)
-        .collect())
+        .map(|(label, set)| {
+            let seeds = configuration_seeds(&unit.env, &set, &unit.seeds, unit.level_seeds)
+                .map_err(|e| err(e.to_string()))?;
+            Ok((label, seeds))
+        })
+        .collect()
 }
 
 /// Expands a suite for these model names: models outermost, then datasets, then

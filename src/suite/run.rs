@@ -359,6 +359,7 @@ pub fn compare_config(
         set: e.set.clone(),
         policies: e.policies.clone(),
         seeds: e.seeds.clone(),
+        level_seeds: e.level_seeds,
         max_steps: e.max_steps,
         episodes_in_flight: suite.episodes_in_flight,
         out: out.to_path_buf(),

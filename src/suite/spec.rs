@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use toml::Spanned;
 
-use crate::env::parse_seeds;
+use crate::env::parse_compare_seeds;
 use crate::eval::grid::parse_axis;
 
 /// Largest suite file read, in bytes (a suite is a page of TOML).
@@ -181,8 +181,12 @@ pub struct EnvUnit {
     pub env: String,
     /// `--set key=value`, in key order.
     pub set: Vec<String>,
-    /// Seeds (as `--seeds`), expanded.
+    /// Seeds (as `--seeds`), expanded; empty with `level_seeds`.
     pub seeds: Vec<u64>,
+    /// `seeds = "level"`: each Wildfire level configuration plays its own evaluation seeds
+    /// (as `--seeds level`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub level_seeds: bool,
     /// `--max-steps`.
     pub max_steps: usize,
     /// `--grid key=values`, in key order.
@@ -447,8 +451,18 @@ impl Suite {
                 SeedsValue::One(n) => n.to_string(),
                 SeedsValue::List(v) => v.iter().map(u64::to_string).collect::<Vec<_>>().join(","),
             };
-            let seeds = parse_seeds(&seeds_text)
+            let (seeds, level_seeds) = parse_compare_seeds(&seeds_text)
                 .map_err(|e| invalid(t.seeds.span().start, &key("seeds"), e.to_string()))?;
+            if level_seeds && entry.info().id != "wildfire-v0" {
+                return Err(invalid(
+                    t.seeds.span().start,
+                    &key("seeds"),
+                    format!(
+                        "`{}` (each level's own evaluation seeds) needs the wildfire environment",
+                        crate::env::LEVEL_SEEDS
+                    ),
+                ));
+            }
             let grid = pairs(&t.grid);
             let grid_at = t.grid.as_ref().map_or(at, |g| g.span().start);
             for g in &grid {
@@ -467,6 +481,7 @@ impl Suite {
                 env: id,
                 set,
                 seeds,
+                level_seeds,
                 max_steps: t.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
                 grid,
                 policies: embodied_policies(

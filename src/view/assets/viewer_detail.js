@@ -173,9 +173,20 @@ function legendMap(unit) {
   return m;
 }
 
+// A column ruler (CUBE draws one: digits, one per cell) is drawn as the grid's first row, in
+// the grid's own font and spacing, so that it lines up with the cells; elsewhere it would sit
+// in the status text with other spacing.
+function isRuler(line, frame) {
+  var t = line.trim();
+  return /^[0-9]+$/.test(t) && frame.grid.length > 0 && t.length === frame.grid[0].length;
+}
+
 function gridView(unit, frame, step) {
   var lm = legendMap(unit);
   var g = h("div", { class: "grid", "data-step": step });
+  frame.text.filter(function (l) { return isRuler(l, frame); }).forEach(function (l) {
+    g.appendChild(h("div", { class: "ruler", text: l.trim() }));
+  });
   frame.grid.forEach(function (row) {
     var line = h("div", { class: "row" });
     var i = 0;
@@ -214,7 +225,7 @@ function stepView(unit, d, frames, step, byStep) {
   var rec = d.steps[step];
   var out = [];
   if (frames[step]) {
-    out.push(pre(frames[step].text.join("\n"), "status"));
+    out.push(pre(frames[step].text.filter(function (l) { return !isRuler(l, frames[step]); }).join("\n"), "status"));
     out.push(gridView(unit, frames[step], step));
   } else {
     out.push(h("p", { class: "muted grid-missing", "data-step": step, text: "No picture for step " + step + " (see the warnings and notes above)." }));
