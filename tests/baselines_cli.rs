@@ -7,47 +7,16 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Output;
-
-use common::eval_run::{eval_output, gsm8k_mock};
-use common::{jsonl, stats, summary, Mock};
+use common::eval_run::eval_counted_by_the_server;
+use common::jsonl;
 
 const POLICIES: &str = "single;dylan;macnet;agentverse";
 const FILES: [&str; 3] = ["dylan", "macnet", "agentverse"];
 
-fn mock(extra: &[&str]) -> Mock {
-    gsm8k_mock("0.5", extra)
-}
-
-fn eval(url: &str, out: &Path, extra: &[&str]) -> Output {
-    eval_output(POLICIES, url, out, extra)
-}
-
 #[test]
 fn eval_over_http_totals_equal_the_servers_counts() {
-    let m = mock(&[]);
-    let dir = tempfile::tempdir().unwrap();
-    let out = eval(&m.url, dir.path(), &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s = summary(dir.path());
-    let (mut prompt, mut completion, mut calls) = (0, 0, 0);
-    for p in ["single", "dylan", "macnet", "agentverse"] {
-        let row = &s["policies"][p];
-        assert_eq!(row["n"], 12, "{p}");
-        assert_eq!(row["errors"], 0, "{p}");
-        prompt += row["prompt_tokens"].as_u64().unwrap();
-        completion += row["completion_tokens"].as_u64().unwrap();
-        calls += row["calls"].as_u64().unwrap();
-    }
-    let st = stats(&m.url);
-    assert_eq!(st["prompt_tokens"].as_u64().unwrap(), prompt);
-    assert_eq!(st["completion_tokens"].as_u64().unwrap(), completion);
-    assert_eq!(st["requests"].as_u64().unwrap(), calls, "{st}");
+    let counted = ["single", "dylan", "macnet", "agentverse"];
+    let (dir, out, _) = eval_counted_by_the_server(POLICIES, "0.5", &counted);
     for p in FILES {
         let rows = jsonl(&dir.path().join(format!("{p}.jsonl")));
         assert_eq!(rows.len(), 12, "{p}");

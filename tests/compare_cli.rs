@@ -9,10 +9,13 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use colony_env_api::Environment;
-use common::{colony, jsonl, stats, Mock, BIN};
+use common::{
+    assert_stopped_early, colony, compare_args, compare_flags, compare_resumed_after_kill,
+    episode_files, jsonl, stats, summary, Mock,
+};
 use serde_json::Value;
 
 /// Small settings per environment, so each episode takes milliseconds.
@@ -23,21 +26,9 @@ const ENVS: &[(&str, &[&str])] = &[
 ];
 
 fn compare(env: &str, set: &[&str], extra: &[&str], out: &Path) -> (bool, String, String) {
-    let mut args = vec!["compare", "--env", env];
-    args.extend_from_slice(set);
-    args.extend_from_slice(&[
-        "--policies",
-        "independent,scripted:noop",
-        "--seeds",
-        "0..2",
-        "--max-steps",
-        "40",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    args.extend_from_slice(extra);
-    colony(&args)
+    let rest = [&["--seeds", "0..2", "--max-steps", "40"][..], extra].concat();
+    let policies = "independent,scripted:noop";
+    colony(&compare_args(env, set, policies, &rest, out))
 }
 
 #[test]
@@ -115,10 +106,7 @@ fn in_process_simulation_is_labelled_and_wildfire_gets_its_normalized_score() {
         );
         let svg = std::fs::read_to_string(dir.path().join("score.svg")).unwrap();
         assert!(svg.contains("SIMULATION"));
-        let summary: Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.path().join("summary.json")).unwrap(),
-        )
-        .unwrap();
+        let summary = summary(dir.path());
         assert_eq!(summary["simulated"], true);
         if *env == "wildfire" {
             assert!(summary["do_nothing"].is_object(), "{summary}");
@@ -134,17 +122,13 @@ fn in_process_simulation_is_labelled_and_wildfire_gets_its_normalized_score() {
 /// environment's prompt function, replaying the logged actions on a fresh copy.
 fn prompts_match_the_environment(set: &[&str], rounds: u64, agents: u64) {
     let dir = tempfile::tempdir().unwrap();
-    let mut args = vec!["compare", "--env", "swarmbench"];
-    args.extend_from_slice(set);
-    args.extend_from_slice(&[
-        "--policies",
+    let args = compare_args(
+        "swarmbench",
+        set,
         "independent",
-        "--seeds",
-        "3",
-        "--quiet",
-        "--out",
-        dir.path().to_str().unwrap(),
-    ]);
+        &["--seeds", "3"],
+        dir.path(),
+    );
     let (ok, _, err) = colony(&args);
     assert!(ok, "{err}");
     let ep = dir.path().join("episodes/independent/3");
@@ -259,24 +243,11 @@ fn the_appendix_b_prompt_comes_out_of_a_real_episode_byte_for_byte() {
     let file = dir.path().join("appendix_b.jsonl");
     std::fs::write(&file, script).unwrap();
     let out = dir.path().join("run");
-    let (ok, _, err) = colony(&[
-        "compare",
-        "--env",
-        "swarmbench",
-        "--set",
-        "task=synchronization",
-        "--policies",
-        "independent",
-        "--seeds",
-        "42",
-        "--max-steps",
-        "3",
-        "--model",
-        &format!("script:{}", file.display()),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let model = format!("script:{}", file.display());
+    let rest = ["--seeds", "42", "--max-steps", "3", "--model", &model];
+    let set = ["--set", "task=synchronization"];
+    let args = compare_args("swarmbench", &set, "independent", &rest, &out);
+    let (ok, _, err) = colony(&args);
     assert!(ok, "{err}");
     let calls = jsonl(&out.join("episodes/independent/42/calls.jsonl"));
     let c = calls
@@ -315,27 +286,13 @@ fn scripted_replies_fallbacks_are_counted_and_a_missing_line_is_an_episode_error
     std::fs::write(&script, text).unwrap();
     let out = dir.path().join("run");
     let model = format!("script:{}", script.display());
-    let run = |max_round: &str| {
-        colony(&[
-            "compare",
-            "--env",
-            "swarmbench",
-            "--set",
-            "agents=2",
-            "--set",
-            &format!("max_round={max_round}"),
-            "--policies",
-            "independent",
-            "--seeds",
-            "0",
-            "--model",
-            &model,
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ])
+    let run = |max_round: &str, out: &Path| {
+        let rounds = format!("max_round={max_round}");
+        let set = ["--set", "agents=2", "--set", &rounds];
+        let rest = ["--seeds", "0", "--model", &model];
+        colony(&compare_args("swarmbench", &set, "independent", &rest, out))
     };
-    let (ok, _, err) = run("2");
+    let (ok, _, err) = run("2", &out);
     assert!(ok, "{err}");
     let rows = jsonl(&out.join("episodes.jsonl"));
     assert_eq!(rows[0]["fallbacks"], 2, "{}", rows[0]);
@@ -365,24 +322,7 @@ fn scripted_replies_fallbacks_are_counted_and_a_missing_line_is_an_episode_error
     // A third round has no script line: the episode is recorded with an error naming the
     // call, the run completes, and (every episode having failed) exits non-zero.
     let out2 = dir.path().join("run2");
-    let (ok, _, err) = colony(&[
-        "compare",
-        "--env",
-        "swarmbench",
-        "--set",
-        "agents=2",
-        "--set",
-        "max_round=3",
-        "--policies",
-        "independent",
-        "--seeds",
-        "0",
-        "--model",
-        &model,
-        "--quiet",
-        "--out",
-        out2.to_str().unwrap(),
-    ]);
+    let (ok, _, err) = run("3", &out2);
     assert!(!ok);
     assert!(err.contains("error"), "{err}");
     let rows = jsonl(&out2.join("episodes.jsonl"));
@@ -394,21 +334,8 @@ fn scripted_replies_fallbacks_are_counted_and_a_missing_line_is_an_episode_error
 }
 
 /// Every file of every episode, by relative path.
-fn episode_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.join("episodes")];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
+fn all_episode_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    episode_files(dir, |_| true)
 }
 
 /// A JSONL file's lines with every `latency_ms` zeroed.
@@ -441,23 +368,17 @@ fn same_seeds_give_identical_trajectories_and_replay_is_offline_and_identical() 
     ];
     let run = |name: &str, extra: &[&str]| {
         let out = root.path().join(name);
-        let mut args = vec!["compare", "--env", "swarmbench"];
-        args.extend_from_slice(&set);
-        args.extend_from_slice(&[
-            "--policies",
-            "independent,scripted:random",
+        let flags = [
             "--seeds",
             "0..6",
             "--episodes-in-flight",
             "6",
             "--concurrency",
             "32",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        args.extend_from_slice(extra);
-        let (ok, _, err) = colony(&args);
+        ];
+        let rest = [&flags[..], extra].concat();
+        let policies = "independent,scripted:random";
+        let (ok, _, err) = colony(&compare_args("swarmbench", &set, policies, &rest, &out));
         assert!(ok, "{name}: {err}");
         out
     };
@@ -474,9 +395,9 @@ fn same_seeds_give_identical_trajectories_and_replay_is_offline_and_identical() 
         ],
     );
     let b = run("b", &["--base-url", &m.url, "--model", "sim"]);
-    let files_a = episode_files(&a);
+    let files_a = all_episode_files(&a);
     assert_eq!(files_a.len(), 2 * 6 * 3);
-    let files_b = episode_files(&b);
+    let files_b = all_episode_files(&b);
     assert_eq!(
         files_a.keys().collect::<Vec<_>>(),
         files_b.keys().collect::<Vec<_>>()
@@ -503,7 +424,7 @@ fn same_seeds_give_identical_trajectories_and_replay_is_offline_and_identical() 
             rec.to_str().unwrap(),
         ],
     );
-    let files_c = episode_files(&c);
+    let files_c = all_episode_files(&c);
     assert_eq!(files_a.len(), files_c.len());
     for (path, bytes) in &files_a {
         assert!(
@@ -518,57 +439,11 @@ fn same_seeds_give_identical_trajectories_and_replay_is_offline_and_identical() 
 fn killed_mid_run_resumes_without_duplicates_to_the_same_summary() {
     let m = Mock::start(&["--latency-ms", "15"], &[]);
     let root = tempfile::tempdir().unwrap();
-    let args = |out: &Path| -> Vec<String> {
-        [
-            "compare",
-            "--env",
-            "swarmbench",
-            "--set",
-            "agents=3",
-            "--set",
-            "max_round=6",
-            "--policies",
-            "independent",
-            "--seeds",
-            "0..12",
-            "--episodes-in-flight",
-            "2",
-            "--base-url",
-            &m.url,
-            "--model",
-            "sim",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
-    };
-    let whole = root.path().join("whole");
-    let (ok, _, err) = colony(&args(&whole).iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(ok, "{err}");
-    let killed = root.path().join("killed");
-    let mut child = Command::new(BIN)
-        .args(args(&killed))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let episodes = killed.join("episodes.jsonl");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::fs::read_to_string(&episodes).map_or(0, |t| t.lines().count()) < 3 {
-        assert!(std::time::Instant::now() < deadline, "no progress");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let done_before = jsonl(&episodes).len();
-    assert!(done_before < 12, "the run finished before it was killed");
-    assert!(!killed.join("summary.json").exists());
-    let (ok, _, err) = colony(&args(&killed).iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(ok, "{err}");
-    let rows = jsonl(&episodes);
+    let set = ["--set", "agents=3", "--set", "max_round=6"];
+    let rest = ["--seeds", "0..12", "--episodes-in-flight", "2"];
+    let rest = [&rest[..], &["--base-url", &m.url, "--model", "sim"]].concat();
+    let args = compare_flags("swarmbench", &set, "independent", &rest);
+    let rows = compare_resumed_after_kill(&args, root.path(), 3, 12, Duration::from_secs(60));
     let mut seeds: Vec<u64> = rows.iter().map(|r| r["seed"].as_u64().unwrap()).collect();
     seeds.sort();
     assert_eq!(
@@ -576,10 +451,6 @@ fn killed_mid_run_resumes_without_duplicates_to_the_same_summary() {
         (0..12).collect::<Vec<_>>(),
         "each episode exactly once"
     );
-    let summary = |d: &Path| -> Value {
-        serde_json::from_str(&std::fs::read_to_string(d.join("summary.json")).unwrap()).unwrap()
-    };
-    assert_eq!(summary(&whole), summary(&killed));
 }
 
 #[test]
@@ -681,14 +552,7 @@ fn bad_input_is_a_clear_error_and_a_failing_endpoint_is_recorded_not_scored() {
     // scored, the other policy still runs, and the run exits non-zero naming the policy
     // whose every episode failed.
     let m = Mock::start(&["--fail-500", "1.0"], &[]);
-    let (ok, out_text, err) = colony(&[
-        "compare",
-        "--env",
-        "cube",
-        "--set",
-        "n=1",
-        "--policies",
-        "independent,scripted:heuristic",
+    let rest = [
         "--seeds",
         "0..2",
         "--base-url",
@@ -697,10 +561,10 @@ fn bad_input_is_a_clear_error_and_a_failing_endpoint_is_recorded_not_scored() {
         "sim",
         "--max-retries",
         "0",
-        "--quiet",
-        "--out",
-        o,
-    ]);
+    ];
+    let policies = "independent,scripted:heuristic";
+    let args = compare_args("cube", &["--set", "n=1"], policies, &rest, &out);
+    let (ok, out_text, err) = colony(&args);
     assert!(!ok);
     assert!(err.contains("2 episode(s) ended with an error"), "{err}");
     assert!(
@@ -731,16 +595,8 @@ fn a_failure_no_retry_can_fix_stops_the_run_early_with_one_line() {
     // Nothing listens on port 9: connection refused on every call.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x");
-    let (ok, _, err) = colony(&[
-        "compare",
-        "--env",
-        "swarmbench",
-        "--set",
-        "agents=2",
-        "--set",
-        "max_round=3",
-        "--policies",
-        "independent",
+    let set = ["--set", "agents=2", "--set", "max_round=3"];
+    let rest = [
         "--seeds",
         "0..40",
         "--episodes-in-flight",
@@ -751,15 +607,10 @@ fn a_failure_no_retry_can_fix_stops_the_run_early_with_one_line() {
         "sim",
         "--max-retries",
         "0",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(!ok);
-    assert!(
-        err.contains("run stopped early") && err.contains("efused"),
-        "{err}"
-    );
+    ];
+    let args = compare_args("swarmbench", &set, "independent", &rest, &out);
+    let (ok, _, err) = colony(&args);
+    assert_stopped_early(ok, &err, "efused");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     let rows = jsonl(&out.join("episodes.jsonl"));
     assert!(
@@ -773,51 +624,31 @@ fn a_failure_no_retry_can_fix_stops_the_run_early_with_one_line() {
     let rec = dir.path().join("empty-record");
     std::fs::create_dir_all(&rec).unwrap();
     std::fs::write(rec.join("calls.jsonl"), "").unwrap();
-    let (ok, _, err) = colony(&[
-        "compare",
-        "--env",
-        "cube",
-        "--set",
-        "n=1",
-        "--policies",
-        "independent",
+    let rest = [
         "--seeds",
         "0..5",
         "--episodes-in-flight",
         "1",
         "--replay",
         rec.to_str().unwrap(),
-        "--quiet",
-        "--out",
-        dir.path().join("y").to_str().unwrap(),
-    ]);
-    assert!(!ok);
-    assert!(
-        err.contains("run stopped early") && err.contains("replay cache miss"),
-        "{err}"
-    );
+    ];
+    let y = dir.path().join("y");
+    let args = compare_args("cube", &["--set", "n=1"], "independent", &rest, &y);
+    let (ok, _, err) = colony(&args);
+    assert_stopped_early(ok, &err, "replay cache miss");
 }
 
 #[test]
 fn a_level_grid_reports_ns_per_configuration_and_bcs_per_policy() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("grid");
-    let args = [
-        "compare",
-        "--env",
+    let args = compare_args(
         "wildfire",
-        "--grid",
-        "level=1,13",
-        "--policies",
+        &["--grid", "level=1,13"],
         "independent,scripted:heuristic",
-        "--seeds",
-        "0..2",
-        "--max-steps",
-        "20",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ];
+        &["--seeds", "0..2", "--max-steps", "20"],
+        &out,
+    );
     let (ok, text, err) = colony(&args);
     assert!(ok, "{err}");
     assert!(
@@ -833,8 +664,7 @@ fn a_level_grid_reports_ns_per_configuration_and_bcs_per_policy() {
         .join("episodes/level=13/independent/1/steps.jsonl")
         .is_file());
     assert!(out.join("configurations/level=1/score.svg").is_file());
-    let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let summary = summary(&out);
     let ns = &summary["bcs"]["ns"]["scripted:heuristic"];
     assert!(ns["1"].is_number() && ns["13"].is_number(), "{summary}");
     assert!(
@@ -850,23 +680,14 @@ fn a_level_grid_reports_ns_per_configuration_and_bcs_per_policy() {
         std::fs::read_to_string(out.join("episodes.jsonl")).unwrap()
     );
     // Bad grids are one-line errors naming the problem.
+    let bad = dir.path().join("bad");
     for (grid, needle) in [
         ("level", "key=values"),
         ("n=all", "level"),
         ("level=99", "level"),
     ] {
-        let (ok, _, err) = colony(&[
-            "compare",
-            "--env",
-            "wildfire",
-            "--grid",
-            grid,
-            "--policies",
-            "scripted:noop",
-            "--quiet",
-            "--out",
-            dir.path().join("bad").to_str().unwrap(),
-        ]);
+        let args = compare_args("wildfire", &["--grid", grid], "scripted:noop", &[], &bad);
+        let (ok, _, err) = colony(&args);
         assert!(!ok && err.contains(needle), "{grid}: {err}");
     }
 }
@@ -876,24 +697,10 @@ fn selforg_proposes_builds_the_graph_revises_along_it_and_traces_each_step() {
     let dir = tempfile::tempdir().unwrap();
     let run = |name: &str| {
         let out = dir.path().join(name);
-        let (ok, _, err) = colony(&[
-            "compare",
-            "--env",
-            "swarmbench",
-            "--set",
-            "agents=4",
-            "--set",
-            "max_round=3",
-            "--policies",
-            "selforg:k=2,rounds=1",
-            "--seeds",
-            "0..3",
-            "--episodes-in-flight",
-            "3",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let set = ["--set", "agents=4", "--set", "max_round=3"];
+        let rest = ["--seeds", "0..3", "--episodes-in-flight", "3"];
+        let args = compare_args("swarmbench", &set, "selforg:k=2,rounds=1", &rest, &out);
+        let (ok, _, err) = colony(&args);
         assert!(ok, "{err}");
         out
     };
@@ -920,5 +727,5 @@ fn selforg_proposes_builds_the_graph_revises_along_it_and_traces_each_step() {
             .unwrap()
             .contains("Proposals of the teammates")));
     let b = run("b");
-    assert_eq!(episode_files(&a), episode_files(&b));
+    assert_eq!(all_episode_files(&a), all_episode_files(&b));
 }

@@ -1,19 +1,9 @@
 //! `colony env … cube`: the environment command-line contract for CUBE (DESIGN.md).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::process::Command;
+mod common;
 
-fn colony(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_colony"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::colony;
 
 fn tmp(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("cube_cli_{}", std::process::id()));
@@ -73,15 +63,11 @@ fn layout_then_step_with_a_plan_and_with_primitives() {
     assert!(ok, "{err}");
     let state = tmp("c1.json");
     std::fs::write(&state, &out).unwrap();
-    let (ok, out, err) = colony(&[
-        "env",
-        "step",
-        "cube",
-        "--state",
-        state.to_str().unwrap(),
-        "--actions",
-        r#"{"0": "RIGHT", "1": "RIGHT", "2": "RIGHT"}"#,
-    ]);
+    let step = |a: &str| {
+        let s = state.to_str().unwrap();
+        colony(&["env", "step", "cube", "--state", s, "--actions", a])
+    };
+    let (ok, out, err) = step(r#"{"0": "RIGHT", "1": "RIGHT", "2": "RIGHT"}"#);
     assert!(ok, "{err}");
     let s: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(s["state"]["blocks"][0]["col"], 3);
@@ -89,15 +75,7 @@ fn layout_then_step_with_a_plan_and_with_primitives() {
     assert_eq!(s["events"][0]["kind"], "push");
     assert_eq!(s["rewards"]["0"], -0.01);
     // A symbolic plan: agent 0 pushes alone (fails: the chain weighs 3), then keeps going.
-    let (ok, out, err) = colony(&[
-        "env",
-        "step",
-        "cube",
-        "--state",
-        state.to_str().unwrap(),
-        "--actions",
-        r#"{"0": "push_block(block=1, steps=1)"}"#,
-    ]);
+    let (ok, out, err) = step(r#"{"0": "push_block(block=1, steps=1)"}"#);
     assert!(ok, "{err}");
     let s: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(s["state"]["executor"]["history"][0]["action"], "push_block");
@@ -105,15 +83,7 @@ fn layout_then_step_with_a_plan_and_with_primitives() {
         s["state"]["executor"]["history"][0]["outcome"],
         "failed:not_aligned"
     );
-    let (ok, _, err) = colony(&[
-        "env",
-        "step",
-        "cube",
-        "--state",
-        state.to_str().unwrap(),
-        "--actions",
-        r#"{"0": "fly(up)"}"#,
-    ]);
+    let (ok, _, err) = step(r#"{"0": "fly(up)"}"#);
     assert!(!ok && err.contains("unknown action"), "{err}");
 }
 

@@ -8,7 +8,8 @@
 // A test crate: helpers fail loudly on anything unexpected.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::process::Command;
+mod common;
+
 use std::sync::Arc;
 
 use colony::embed::{
@@ -17,6 +18,7 @@ use colony::embed::{
 };
 use colony::llm::{SimulatedConfig, SimulatedModel};
 use colony::mock_server::{Fault, FaultConfig, MockServer, MockServerConfig};
+use common::colony;
 
 fn cos(e: &ndarray::Array2<f32>, i: usize, j: usize) -> f32 {
     e.row(i).dot(&e.row(j))
@@ -198,22 +200,15 @@ async fn remote_embedder_against_serve_mock() {
 
 #[test]
 fn embed_command_prints_the_cosine_matrix() {
-    let out = Command::new(env!("CARGO_BIN_EXE_colony"))
-        .args([
-            "embed",
-            "--json",
-            "The answer is 42.",
-            "so the final answer is 42",
-            "The answer is 17.",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (ok, out, err) = colony(&[
+        "embed",
+        "--json",
+        "The answer is 42.",
+        "so the final answer is 42",
+        "The answer is 17.",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["embedder"], "hashing-v1-512");
     assert_eq!(v["dim"], 512);
     let c = &v["cosine"];
@@ -222,15 +217,9 @@ fn embed_command_prints_the_cosine_matrix() {
     assert_eq!(c[0][1], c[1][0]);
     assert!(c[0][1].as_f64().unwrap() > c[0][2].as_f64().unwrap());
 
-    let out = Command::new(env!("CARGO_BIN_EXE_colony"))
-        .args(["embed", "--embedder", "bert", "x"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("embedder \"bert\""));
-    let out = Command::new(env!("CARGO_BIN_EXE_colony"))
-        .args(["embed", "--embedder", "minilm:/nonexistent/dir", "x"])
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("has no config.json"));
+    let (ok, _, err) = colony(&["embed", "--embedder", "bert", "x"]);
+    assert!(!ok);
+    assert!(err.contains("embedder \"bert\""));
+    let (_, _, err) = colony(&["embed", "--embedder", "minilm:/nonexistent/dir", "x"]);
+    assert!(err.contains("has no config.json"));
 }

@@ -3,18 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::process::Command;
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_colony");
-
-fn colony(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(BIN).args(args).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::colony;
 
 #[test]
 fn list_names_every_registered_environment() {
@@ -103,9 +94,7 @@ fn run_compares_policies_on_the_same_seeds_and_writes_trajectories() {
         out.contains("| random | 2 |") && out.contains("| noop | 2 |"),
         "{out}"
     );
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap())
-            .unwrap();
+    let summary = common::summary(dir.path());
     assert_eq!(
         summary["policies"]["noop"]["seeds"],
         serde_json::json!([0, 1])

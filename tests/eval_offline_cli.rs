@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::BIN;
+use common::{compare_args, BIN};
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -65,8 +65,7 @@ fn eval(
 
 /// Per policy: (n, correct, accuracy, errors) from `summary.json`.
 fn scores(out: &Path) -> Vec<(String, serde_json::Value)> {
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let s = common::summary(out);
     let mut v: Vec<(String, serde_json::Value)> = s["policies"]
         .as_object()
         .unwrap()
@@ -188,25 +187,15 @@ fn compare_records_and_replays_a_models_list() {
     let calls = dir.path().join("calls");
     let run = |out: &str, extra: &[&str]| {
         let out = dir.path().join(out);
-        let mut args = vec![
-            "--models-config",
-            cfg.to_str().unwrap(),
-            "compare",
-            "--env",
+        let rest = [&["--seeds", "0..2", "--models", "strong,weak"][..], extra].concat();
+        let mut args = vec!["--models-config", cfg.to_str().unwrap()];
+        args.extend(compare_args(
             "cube",
-            "--set",
-            "n=2",
-            "--policies",
+            &["--set", "n=2"],
             "independent",
-            "--seeds",
-            "0..2",
-            "--models",
-            "strong,weak",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
+            &rest,
+            &out,
+        ));
         ok(&colony(&args));
         std::fs::read_to_string(out.join("results.md")).unwrap()
     };

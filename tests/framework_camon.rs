@@ -8,14 +8,13 @@
 
 mod common;
 
-use common::{call_pattern, compare_policy, jsonl, scripted_wildfire, user_prompt};
+use common::frameworks::*;
+use common::user_prompt;
 use serde_json::Value;
 
 #[test]
 fn wildfire_call_pattern_with_scripted_replies() {
-    let dir = tempfile::tempdir().unwrap();
-    let nothing = "[0, 0, 0, \"do nothing\"]";
-    let mut lines = vec![
+    let lines = vec![
         // Step 0, leader 1: it plans for itself; 2 proposes a far move, accepted; 3 proposes
         // to wait, rejected without an action (the proposal stands).
         (
@@ -24,7 +23,7 @@ fn wildfire_call_pattern_with_scripted_replies() {
             "camon.generate_plan",
             "<reasoning>wait</reasoning><action>do nothing</action>",
         ),
-        ("1", 0, "execution", nothing),
+        ("1", 0, "execution", DO_NOTHING),
         ("2", 0, "camon.propose", "<action>move to (28, 28)</action>"),
         (
             "1",
@@ -40,7 +39,7 @@ fn wildfire_call_pattern_with_scripted_replies() {
             "camon.review",
             "<DECISION>REJECT<DECISION><message>stay put<message>",
         ),
-        ("3", 0, "execution", nothing),
+        ("3", 0, "execution", DO_NOTHING),
         // Step 1, leader 3, agent 2 still moving: 1 proposes and 3 reviews, interrupting 2
         // (`AGENT 2`, repeated-tag closing); then 3 proposes nothing and 1 reviews.
         ("1", 1, "camon.propose", "<action>do nothing</action>"),
@@ -51,27 +50,17 @@ fn wildfire_call_pattern_with_scripted_replies() {
             "<decision>ACCEPT</decision><action>do nothing</action><message>ok</message>\
              <AGENT 2-action>move to (5, 5)<AGENT 2-action><AGENT 2-message>come back<AGENT 2-message>",
         ),
-        ("1", 1, "execution", nothing),
+        ("1", 1, "execution", DO_NOTHING),
         ("2", 1, "execution", "[1, 5, 5, \"move to (5, 5)\"]"),
         ("3", 1, "camon.propose", "<reasoning>no idea</reasoning>"),
         ("1", 1, "camon.review", "<decision>ACCEPT</decision>"),
-        ("3", 1, "execution", nothing),
+        ("3", 1, "execution", DO_NOTHING),
     ];
-    for step in 0..2u64 {
-        for a in ["1", "2", "3"] {
-            lines.push((a, step, "perception", "Trees all around me."));
-        }
-    }
-    let (_, calls) = scripted_wildfire(dir.path(), "camon", 2, &lines);
+    let (_, calls, steps) = scripted_wildfire("camon", 2, &lines);
     let pattern = |step: u64| call_pattern(&calls, step);
-    let want = |v: &[(&str, &str)]| -> Vec<(String, String)> {
-        v.iter()
-            .map(|(a, p)| (a.to_string(), p.to_string()))
-            .collect()
-    };
     assert_eq!(
         pattern(0),
-        want(&[
+        pairs(&[
             ("1", "perception"),
             ("2", "perception"),
             ("3", "perception"),
@@ -89,7 +78,7 @@ fn wildfire_call_pattern_with_scripted_replies() {
     // Agent 2 is busy but interrupted by the override pair: it gets an execution too.
     assert_eq!(
         pattern(1),
-        want(&[
+        pairs(&[
             ("1", "perception"),
             ("2", "perception"),
             ("3", "perception"),
@@ -102,12 +91,7 @@ fn wildfire_call_pattern_with_scripted_replies() {
             ("3", "execution"),
         ])
     );
-    let find = |step: u64, agent: &str, purpose: &str| {
-        calls
-            .iter()
-            .find(|c| c["step"] == step && c["agent"] == agent && c["purpose"] == purpose)
-            .unwrap()
-    };
+    let find = |step, agent, purpose| find_call(&calls, step, agent, purpose);
     // The interrupt became agent 2's action.
     let exec = find(1, "2", "execution");
     assert!(user_prompt(exec).contains("move to (5, 5)"), "{exec}");
@@ -137,7 +121,6 @@ fn wildfire_call_pattern_with_scripted_replies() {
     assert!(user_prompt(find(1, "3", "camon.propose")).contains("TIME 0: AGENT_2: stay put"));
     assert!(user_prompt(find(0, "1", "camon.generate_plan")).contains("Current action: IDLE"));
     // The trace: leaders, the interrupt and the fallbacks.
-    let steps = jsonl(&dir.path().join("run/episodes/camon/0/steps.jsonl"));
     assert_eq!(steps.len(), 2);
     let t0 = &steps[0]["trace"];
     assert_eq!(
@@ -163,27 +146,12 @@ fn wildfire_call_pattern_with_scripted_replies() {
     );
 }
 
-/// Small settings per environment (environment, settings, max steps).
-const ENVS: &[(&str, &[&str], &str)] = &[
-    (
-        "swarmbench",
-        &["--set", "agents=4", "--set", "max_round=5"],
-        "40",
-    ),
-    ("cube", &["--set", "n=2"], "60"),
-    ("wildfire", &["--set", "level=1"], "20"),
-];
-
 #[test]
 fn every_environment_with_the_simulated_model() {
-    for (env, set, max_steps) in ENVS {
-        let dir = tempfile::tempdir().unwrap();
-        compare_policy("camon", env, set, max_steps, &[], dir.path());
-        let calls = jsonl(&dir.path().join("episodes/camon/0/calls.jsonl"));
-        check_sequence(env, &calls);
+    on_every_environment("camon", |env, calls, steps| {
+        check_sequence(env, calls);
         // The simulated model answers every tag the framework asks for.
-        let steps = jsonl(&dir.path().join("episodes/camon/0/steps.jsonl"));
-        let trace = &steps.iter().rev().find(|s| !s["trace"].is_null()).unwrap()["trace"];
+        let trace = last_trace(steps);
         let counts = &trace["counts"];
         assert!(counts["plans"].as_u64().unwrap() > 0, "{env}: {trace}");
         assert_eq!(counts["missing_plan_action"], 0, "{env}: {trace}");
@@ -191,16 +159,13 @@ fn every_environment_with_the_simulated_model() {
         assert_eq!(counts["missing_review_action"], 0, "{env}: {trace}");
         assert_eq!(counts["missing_decision"], 0, "{env}: {trace}");
         assert_eq!(counts["missing_message"], 0, "{env}: {trace}");
-    }
+    });
 }
 
 /// Every framework call is a leader's plan or a proposal followed by the review of the
 /// same step, and the leader after a review is the proposer.
 fn check_sequence(env: &str, calls: &[Value]) {
-    let framework: Vec<&Value> = calls
-        .iter()
-        .filter(|c| c["purpose"].as_str().unwrap().starts_with("camon."))
-        .collect();
+    let framework = purpose_calls(calls, "camon.");
     assert!(!framework.is_empty(), "{env}");
     let mut leader: Option<&str> = None;
     let mut i = 0;
@@ -233,6 +198,5 @@ fn check_sequence(env: &str, calls: &[Value]) {
 
 #[test]
 fn against_serve_mock_the_tokens_are_the_servers() {
-    let (env, set, max_steps) = ENVS[2];
-    common::assert_tokens_are_the_servers("camon", env, set, max_steps);
+    assert_tokens_are_the_servers_on("camon", 2);
 }

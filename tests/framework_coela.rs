@@ -7,14 +7,12 @@
 
 mod common;
 
-use common::{call_pattern, compare_policy, jsonl, scripted_wildfire, user_prompt};
-use serde_json::Value;
+use common::frameworks::*;
+use common::user_prompt;
 
 #[test]
 fn wildfire_call_pattern_with_scripted_replies() {
-    let dir = tempfile::tempdir().unwrap();
-    let nothing = "[0, 0, 0, \"do nothing\"]";
-    let mut lines = vec![
+    let lines = vec![
         // Step 0: agent 1 sends, agent 2 moves far (still busy at step 1), agent 3 gives
         // neither a message nor an action.
         (
@@ -29,13 +27,13 @@ fn wildfire_call_pattern_with_scripted_replies() {
             "coela.action",
             "<reasoning>tell them</reasoning><action>SEND MESSAGE fire spotted north</action>",
         ),
-        ("1", 0, "execution", nothing),
+        ("1", 0, "execution", DO_NOTHING),
         ("2", 0, "coela.message", "<message>heading out</message>"),
         ("2", 0, "coela.action", "<action>move to (28, 28)</action>"),
         ("2", 0, "execution", "[1, 28, 28, \"move to (28, 28)\"]"),
         ("3", 0, "coela.message", "<reasoning>silent</reasoning>"),
         ("3", 0, "coela.action", "<reasoning>no idea</reasoning>"),
-        ("3", 0, "execution", nothing),
+        ("3", 0, "execution", DO_NOTHING),
         // Step 1: agent 1 sends again in lower case, agent 3 acts.
         ("1", 1, "coela.message", "<message>still burning</message>"),
         (
@@ -44,7 +42,7 @@ fn wildfire_call_pattern_with_scripted_replies() {
             "coela.action",
             "<action>send message still burning</action>",
         ),
-        ("1", 1, "execution", nothing),
+        ("1", 1, "execution", DO_NOTHING),
         ("3", 1, "coela.message", "<message>ok</message>"),
         (
             "3",
@@ -54,57 +52,22 @@ fn wildfire_call_pattern_with_scripted_replies() {
         ),
         ("3", 1, "execution", "[3, 0, 0, \"cut all trees\"]"),
     ];
-    for step in 0..2u64 {
-        for a in ["1", "2", "3"] {
-            lines.push((a, step, "perception", "Trees all around me."));
-        }
-    }
-    let (_, calls) = scripted_wildfire(dir.path(), "coela", 2, &lines);
+    let (_, calls, steps) = scripted_wildfire("coela", 2, &lines);
     let pattern = |step: u64| call_pattern(&calls, step);
-    let want = |v: &[(&str, &str)]| -> Vec<(String, String)> {
-        v.iter()
-            .map(|(a, p)| (a.to_string(), p.to_string()))
-            .collect()
+    // Every live agent is perceived (§14.1 step 3); each deciding agent, in id order, sends
+    // a message then chooses an action, and the deciding agents' actions are executed.
+    let expected = |deciding: &[&str]| {
+        let mut v: Vec<(&str, &str)> = ["1", "2", "3"].map(|a| (a, "perception")).to_vec();
+        for a in deciding {
+            v.extend([(*a, "coela.message"), (*a, "coela.action")]);
+        }
+        v.extend(deciding.iter().map(|a| (*a, "execution")));
+        pairs(&v)
     };
-    assert_eq!(
-        pattern(0),
-        want(&[
-            ("1", "perception"),
-            ("2", "perception"),
-            ("3", "perception"),
-            ("1", "coela.message"),
-            ("1", "coela.action"),
-            ("2", "coela.message"),
-            ("2", "coela.action"),
-            ("3", "coela.message"),
-            ("3", "coela.action"),
-            ("1", "execution"),
-            ("2", "execution"),
-            ("3", "execution"),
-        ])
-    );
-    // Agent 2 is still moving at step 1: only the idle agents 1 and 3 decide; every live
-    // agent is perceived (§14.1 step 3).
-    assert_eq!(
-        pattern(1),
-        want(&[
-            ("1", "perception"),
-            ("2", "perception"),
-            ("3", "perception"),
-            ("1", "coela.message"),
-            ("1", "coela.action"),
-            ("3", "coela.message"),
-            ("3", "coela.action"),
-            ("1", "execution"),
-            ("3", "execution"),
-        ])
-    );
-    let find = |step: u64, agent: &str, purpose: &str| {
-        calls
-            .iter()
-            .find(|c| c["step"] == step && c["agent"] == agent && c["purpose"] == purpose)
-            .unwrap()
-    };
+    assert_eq!(pattern(0), expected(&["1", "2", "3"]));
+    // Agent 2 is still moving at step 1: only the idle agents 1 and 3 decide.
+    assert_eq!(pattern(1), expected(&["1", "3"]));
+    let find = |step, agent, purpose| find_call(&calls, step, agent, purpose);
     // Sending (any case) and a missing action both become "do nothing" through EXECUTION.
     for (step, agent) in [(0, "1"), (0, "3"), (1, "1")] {
         let exec = find(step, agent, "execution");
@@ -123,7 +86,6 @@ fn wildfire_call_pattern_with_scripted_replies() {
     assert!(offered.lines().last().unwrap().starts_with("Reply with:"));
     assert!(user_prompt(find(1, "3", "coela.action")).contains("TIME 1: AGENT_1: still burning"));
     // The trace counts the fallbacks and the messages.
-    let steps = jsonl(&dir.path().join("run/episodes/coela/0/steps.jsonl"));
     assert_eq!(steps.len(), 2);
     let t0 = &steps[0]["trace"];
     assert_eq!(t0["missing_action"], 1, "{t0}");
@@ -135,23 +97,9 @@ fn wildfire_call_pattern_with_scripted_replies() {
     assert_eq!(t1["sent"][0]["message"], "still burning", "{t1}");
 }
 
-/// Small settings per environment (environment, settings, max steps).
-const ENVS: &[(&str, &[&str], &str)] = &[
-    (
-        "swarmbench",
-        &["--set", "agents=4", "--set", "max_round=5"],
-        "40",
-    ),
-    ("cube", &["--set", "n=2"], "60"),
-    ("wildfire", &["--set", "level=1"], "20"),
-];
-
 #[test]
 fn every_environment_with_the_simulated_model() {
-    for (env, set, max_steps) in ENVS {
-        let dir = tempfile::tempdir().unwrap();
-        compare_policy("coela", env, set, max_steps, &[], dir.path());
-        let calls = jsonl(&dir.path().join("episodes/coela/0/calls.jsonl"));
+    on_every_environment("coela", |env, calls, steps| {
         assert!(
             calls.iter().any(|c| c["purpose"] == "coela.message"),
             "{env}"
@@ -161,27 +109,22 @@ fn every_environment_with_the_simulated_model() {
             "{env}"
         );
         // Every ProposeMessage is followed by the same agent's ChooseAction.
-        let framework: Vec<&Value> = calls
-            .iter()
-            .filter(|c| c["purpose"].as_str().unwrap().starts_with("coela."))
-            .collect();
+        let framework = purpose_calls(calls, "coela.");
         for pair in framework.chunks(2) {
             assert_eq!(pair[0]["purpose"], "coela.message", "{env}");
             assert_eq!(pair[1]["purpose"], "coela.action", "{env}");
             assert_eq!(pair[0]["agent"], pair[1]["agent"], "{env}");
             assert_eq!(pair[0]["step"], pair[1]["step"], "{env}");
         }
-        // The simulated model answers both tags on every environment.
-        let steps = jsonl(&dir.path().join("episodes/coela/0/steps.jsonl"));
-        // Steps in which nobody decided carry no trace; the counts are cumulative.
-        let trace = &steps.iter().rev().find(|s| !s["trace"].is_null()).unwrap()["trace"];
+        // The simulated model answers both tags on every environment; the counts are
+        // cumulative.
+        let trace = last_trace(steps);
         assert_eq!(trace["missing_message"], 0, "{env}: {trace}");
         assert_eq!(trace["missing_action"], 0, "{env}: {trace}");
-    }
+    });
 }
 
 #[test]
 fn against_serve_mock_the_tokens_are_the_servers() {
-    let (env, set, max_steps) = ENVS[2];
-    common::assert_tokens_are_the_servers("coela", env, set, max_steps);
+    assert_tokens_are_the_servers_on("coela", 2);
 }

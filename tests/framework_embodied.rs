@@ -9,20 +9,19 @@
 
 mod common;
 
-use common::{call_pattern, compare_policy, jsonl, scripted_wildfire, user_prompt};
+use common::frameworks::*;
+use common::user_prompt;
 
 const AGENTS: [&str; 3] = ["1", "2", "3"];
 
 #[test]
 fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
-    let dir = tempfile::tempdir().unwrap();
-    let nothing = "[0, 0, 0, \"do nothing\"]";
     let quiet = "<reasoning>nothing to say</reasoning>";
     let idle = "<action>do nothing</action>";
     let mut lines: Vec<(&str, u64, &str, &str)> = vec![
         // Step 0: agent 1 writes privately to 2 (and to an unknown AGENT_9), agent 2 stays
         // silent, agent 3 writes to everyone; agent 2 starts a long move, agent 3 gives no
-        // action (do nothing).
+        // action (do DO_NOTHING).
         (
             "1",
             0,
@@ -39,23 +38,18 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
             "<action>move to (28, 28)</action>",
         ),
         ("3", 0, "embodied.action", "<reasoning>unsure</reasoning>"),
-        ("1", 0, "execution", nothing),
+        ("1", 0, "execution", DO_NOTHING),
         ("2", 0, "execution", "[1, 28, 28, \"move to (28, 28)\"]"),
-        ("3", 0, "execution", nothing),
+        ("3", 0, "execution", DO_NOTHING),
     ];
     for step in 1..4u64 {
         for a in AGENTS {
             lines.push((a, step, "embodied.messages", quiet));
             lines.push((a, step, "embodied.action", idle));
-            lines.push((a, step, "execution", nothing));
+            lines.push((a, step, "execution", DO_NOTHING));
         }
     }
-    for step in 0..4u64 {
-        for a in AGENTS {
-            lines.push((a, step, "perception", "Trees all around me."));
-        }
-    }
-    let (row, calls) = scripted_wildfire(dir.path(), "embodied", 4, &lines);
+    let (row, calls, steps) = scripted_wildfire("embodied", 4, &lines);
     assert_eq!(row["steps"], 4, "{row}");
     // Every step, every live agent (agent 2 still moving at step 1 included): perceptions,
     // two message rounds in id order, actions, executions.
@@ -69,13 +63,7 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
     for step in 0..4u64 {
         assert_eq!(call_pattern(&calls, step), want, "step {step}");
     }
-    let find = |step: u64, agent: &str, purpose: &str, nth: usize| {
-        calls
-            .iter()
-            .filter(|c| c["step"] == step && c["agent"] == agent && c["purpose"] == purpose)
-            .nth(nth)
-            .unwrap()
-    };
+    let find = |step, agent, purpose, nth| nth_call(&calls, step, agent, purpose, nth);
     let msg = |step, agent, round| user_prompt(find(step, agent, "embodied.messages", round));
     let act = |step, agent| user_prompt(find(step, agent, "embodied.action", 0));
     // Later speakers see earlier messages of the same round; private stays private.
@@ -126,7 +114,6 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
         .unwrap()
         .contains("do nothing"));
     // The trace counts messages, fallbacks and purges.
-    let steps = jsonl(&dir.path().join("run/episodes/embodied/0/steps.jsonl"));
     let t = |s: usize| &steps[s]["trace"];
     assert_eq!(t(0)["private_sent"], 2, "{}", t(0));
     assert_eq!(t(0)["global_sent"], 2, "{}", t(0));
@@ -140,23 +127,9 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
     assert_eq!(t(3)["chat_entries"], 0, "{}", t(3));
 }
 
-/// Small settings per environment (environment, settings, max steps).
-const ENVS: &[(&str, &[&str], &str)] = &[
-    (
-        "swarmbench",
-        &["--set", "agents=4", "--set", "max_round=5"],
-        "40",
-    ),
-    ("cube", &["--set", "n=2"], "60"),
-    ("wildfire", &["--set", "level=1"], "20"),
-];
-
 #[test]
 fn every_environment_with_the_simulated_model() {
-    for (env, set, max_steps) in ENVS {
-        let dir = tempfile::tempdir().unwrap();
-        compare_policy("embodied", env, set, max_steps, &[], dir.path());
-        let calls = jsonl(&dir.path().join("episodes/embodied/0/calls.jsonl"));
+    on_every_environment("embodied", |env, calls, _| {
         // Per decided step: 2 rounds of messages over the same agents, then their actions.
         let mut steps: Vec<u64> = calls.iter().map(|c| c["step"].as_u64().unwrap()).collect();
         steps.dedup();
@@ -176,11 +149,10 @@ fn every_environment_with_the_simulated_model() {
             assert_eq!(messages[..actions.len()], actions[..], "{env} step {s}");
             assert_eq!(messages[actions.len()..], actions[..], "{env} step {s}");
         }
-    }
+    });
 }
 
 #[test]
 fn against_serve_mock_the_tokens_are_the_servers() {
-    let (env, set, max_steps) = ENVS[2];
-    common::assert_tokens_are_the_servers("embodied", env, set, max_steps);
+    assert_tokens_are_the_servers_on("embodied", 2);
 }

@@ -8,15 +8,15 @@
 
 mod common;
 
-use common::{call_pattern, compare_policy, jsonl, scripted_wildfire, user_prompt};
+use common::frameworks::*;
+use common::user_prompt;
 use serde_json::{json, Value};
 
 const AGENTS: [&str; 3] = ["1", "2", "3"];
 
 #[test]
 fn wildfire_call_pattern_with_scripted_replies() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut lines = vec![
+    let lines = vec![
         // Step 0: everybody accepts (in different spellings); agent 3 gets no action.
         (
             "1",
@@ -29,7 +29,7 @@ fn wildfire_call_pattern_with_scripted_replies() {
         ("3", 0, "hmas2.feedback", "<feedback>\"Accept\"</feedback>"),
         ("1", 0, "execution", "[1, 28, 28, \"move to (28, 28)\"]"),
         ("2", 0, "execution", "[3, 0, 0, \"cut all trees\"]"),
-        ("3", 0, "execution", "[0, 0, 0, \"do nothing\"]"),
+        ("3", 0, "execution", DO_NOTHING),
         // Step 1: agent 2 always rejects: 1 plan + 3 re-plans, each reviewed by everybody.
         (
             "1",
@@ -40,16 +40,11 @@ fn wildfire_call_pattern_with_scripted_replies() {
         ("1", 1, "hmas2.feedback", "<feedback>accept</feedback>"),
         ("2", 1, "hmas2.feedback", "<feedback>REJECT: I should move to (1, 1)</feedback>"),
         ("3", 1, "hmas2.feedback", "<feedback>ACCEPT</feedback>"),
-        ("1", 1, "execution", "[0, 0, 0, \"do nothing\"]"),
-        ("2", 1, "execution", "[0, 0, 0, \"do nothing\"]"),
+        ("1", 1, "execution", DO_NOTHING),
+        ("2", 1, "execution", DO_NOTHING),
         ("3", 1, "execution", "[1, 5, 5, \"move to (5, 5)\"]"),
     ];
-    for step in 0..2u64 {
-        for a in AGENTS {
-            lines.push((a, step, "perception", "Trees all around me."));
-        }
-    }
-    let (_, calls) = scripted_wildfire(dir.path(), "hmas2", 2, &lines);
+    let (_, calls, steps) = scripted_wildfire("hmas2", 2, &lines);
     let pattern = |step: u64| call_pattern(&calls, step);
     let expected = |rounds: usize| -> Vec<(String, String)> {
         let mut v: Vec<(&str, &str)> = AGENTS.iter().map(|a| (*a, "perception")).collect();
@@ -58,9 +53,7 @@ fn wildfire_call_pattern_with_scripted_replies() {
             v.extend(AGENTS.iter().map(|a| (*a, "hmas2.feedback")));
         }
         v.extend(AGENTS.iter().map(|a| (*a, "execution")));
-        v.iter()
-            .map(|(a, p)| (a.to_string(), p.to_string()))
-            .collect()
+        pairs(&v)
     };
     // Step 0: one plan, accepted by everybody (quotes, spaces and case do not matter).
     assert_eq!(pattern(0), expected(1));
@@ -105,7 +98,6 @@ fn wildfire_call_pattern_with_scripted_replies() {
         assert!(user_prompt(c).contains(&me));
     }
     // The trace counts the loops and the fallbacks.
-    let steps = jsonl(&dir.path().join("run/episodes/hmas2/0/steps.jsonl"));
     assert_eq!(steps.len(), 2);
     let t0 = &steps[0]["trace"];
     assert_eq!(t0["plans"], 1, "{t0}");
@@ -124,44 +116,24 @@ fn wildfire_call_pattern_with_scripted_replies() {
     assert_eq!(t1["history_len"], 2, "{t1}");
 }
 
-/// Small settings per environment (environment, settings, max steps).
-const ENVS: &[(&str, &[&str], &str)] = &[
-    (
-        "swarmbench",
-        &["--set", "agents=4", "--set", "max_round=5"],
-        "40",
-    ),
-    ("cube", &["--set", "n=2"], "60"),
-    ("wildfire", &["--set", "level=1"], "20"),
-];
-
 #[test]
 fn every_environment_with_the_simulated_model() {
-    for (env, set, max_steps) in ENVS {
-        let dir = tempfile::tempdir().unwrap();
-        compare_policy("hmas2", env, set, max_steps, &[], dir.path());
-        let calls = jsonl(&dir.path().join("episodes/hmas2/0/calls.jsonl"));
+    on_every_environment("hmas2", |env, calls, steps| {
         assert!(calls.iter().any(|c| c["purpose"] == "hmas2.plan"), "{env}");
         // Every plan is followed by feedback from every live agent.
-        let framework: Vec<&Value> = calls
-            .iter()
-            .filter(|c| c["purpose"].as_str().unwrap().starts_with("hmas2."))
-            .collect();
+        let framework = purpose_calls(calls, "hmas2.");
         assert_eq!(framework[0]["purpose"], "hmas2.plan", "{env}");
         assert!(framework.len() > 1 && framework[1]["purpose"] == "hmas2.feedback");
         // The simulated model answers every tag and always accepts: no loop, no fallback.
-        let steps = jsonl(&dir.path().join("episodes/hmas2/0/steps.jsonl"));
-        let last = steps.iter().rev().find(|s| !s["trace"].is_null()).unwrap();
-        let counts = &last["trace"]["counts"];
+        let counts = &last_trace(steps)["counts"];
         assert!(counts["plans"].as_u64().unwrap() > 0, "{env}: {counts}");
         assert_eq!(counts["replans"], 0, "{env}: {counts}");
         assert_eq!(counts["missing_feedback"], 0, "{env}: {counts}");
         assert_eq!(counts["missing_action"], 0, "{env}: {counts}");
-    }
+    });
 }
 
 #[test]
 fn against_serve_mock_the_tokens_are_the_servers() {
-    let (env, set, max_steps) = ENVS[0];
-    common::assert_tokens_are_the_servers("hmas2", env, set, max_steps);
+    assert_tokens_are_the_servers_on("hmas2", 0);
 }

@@ -20,6 +20,21 @@ fn colony(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `colony grade --dataset DATASET --data DATA --predictions PREDICTIONS EXTRA…`.
+fn grade(dataset: &str, data: &Path, predictions: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "grade",
+        "--dataset",
+        dataset,
+        "--data",
+        data.to_str().unwrap(),
+        "--predictions",
+        predictions.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    colony(&args)
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -61,16 +76,7 @@ fn grade_json_reports_accuracy_and_items() {
         ("mmlu-pro", "mmlu-pro.parquet"),
     ] {
         let (preds, n, correct) = predictions(dataset, file, dir.path());
-        let out = colony(&[
-            "grade",
-            "--dataset",
-            dataset,
-            "--data",
-            sample(file).to_str().unwrap(),
-            "--predictions",
-            preds.to_str().unwrap(),
-            "--json",
-        ]);
+        let out = grade(dataset, &sample(file), &preds, &["--json"]);
         assert!(out.status.success(), "{}", stderr(&out));
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["n"], n, "{dataset}");
@@ -96,30 +102,11 @@ fn grade_reports_bad_input_clearly() {
     )
     .unwrap();
     let data = sample("gsm8k.jsonl");
-    let args = |extra: &[&str]| {
-        let mut a = vec![
-            "grade",
-            "--dataset",
-            "gsm8k",
-            "--data",
-            data.to_str().unwrap(),
-            "--predictions",
-            preds.to_str().unwrap(),
-        ];
-        a.extend_from_slice(extra);
-        a.into_iter().map(String::from).collect::<Vec<_>>()
-    };
-    let strict = Command::new(env!("CARGO_BIN_EXE_colony"))
-        .args(args(&["--strict"]))
-        .output()
-        .unwrap();
+    let strict = grade("gsm8k", &data, &preds, &["--strict"]);
     assert!(!strict.status.success());
     assert!(stderr(&strict).contains("p.jsonl:2"), "{}", stderr(&strict));
     // Without --strict, bad lines are skipped with a warning and the rest is graded.
-    let lenient = Command::new(env!("CARGO_BIN_EXE_colony"))
-        .args(args(&["--json"]))
-        .output()
-        .unwrap();
+    let lenient = grade("gsm8k", &data, &preds, &["--json"]);
     assert!(lenient.status.success(), "{}", stderr(&lenient));
     assert!(
         stderr(&lenient).contains("missing field `id`"),
@@ -129,30 +116,19 @@ fn grade_reports_bad_input_clearly() {
     let v: serde_json::Value = serde_json::from_slice(&lenient.stdout).unwrap();
     assert_eq!(v["n"], 1);
 
-    let out = colony(&[
-        "grade",
-        "--dataset",
-        "gsm9k",
-        "--data",
-        "x",
-        "--predictions",
-        "y",
-    ]);
+    let out = grade("gsm9k", Path::new("x"), Path::new("y"), &[]);
     assert!(!out.status.success());
     assert!(
         stderr(&out).contains("gsm8k"),
         "valid names are listed: {}",
         stderr(&out)
     );
-    let out = colony(&[
-        "grade",
-        "--dataset",
+    let out = grade(
         "gsm8k",
-        "--data",
-        "/nonexistent.jsonl",
-        "--predictions",
-        "y",
-    ]);
+        Path::new("/nonexistent.jsonl"),
+        Path::new("y"),
+        &[],
+    );
     assert!(
         stderr(&out).contains("/nonexistent.jsonl"),
         "{}",
@@ -259,18 +235,7 @@ fn selection_flags_pick_items() {
     text.push_str("{\"id\": \"999\", \"output\": \"The answer is 1\"}\n");
     std::fs::write(&preds, text).unwrap();
     let data = sample("gsm8k.jsonl");
-    let out = colony(&[
-        "grade",
-        "--dataset",
-        "gsm8k",
-        "--data",
-        data.to_str().unwrap(),
-        "--predictions",
-        preds.to_str().unwrap(),
-        "--limit",
-        "4",
-        "--json",
-    ]);
+    let out = grade("gsm8k", &data, &preds, &["--limit", "4", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((v["n"].as_u64(), v["correct"].as_u64()), (Some(4), Some(2)));

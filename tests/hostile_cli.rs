@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::eval_run::gsm8k_sample;
 use common::BIN;
 
 /// Longest stderr a rejected input may produce, in bytes.
@@ -107,10 +108,25 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 fn sample() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("environments/qa/samples/gsm8k.jsonl")
-        .to_string_lossy()
-        .into_owned()
+    gsm8k_sample().to_string_lossy().into_owned()
+}
+
+/// `colony eval --policy POLICY` on the GSM8K sample with the in-process simulated model into
+/// `out`, plus `extra` flags, fails with one short error line containing every needle.
+fn assert_eval_error(policy: &str, extra: &[&str], out: &str, needles: &[&str]) {
+    let data = sample();
+    let mut args = vec![
+        "eval",
+        "--dataset",
+        "gsm8k",
+        "--data",
+        &data,
+        "--policy",
+        policy,
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--model", "sim", "--quiet", "--out", out]);
+    assert_error(&colony(&args), &args, needles);
 }
 
 #[test]
@@ -208,7 +224,6 @@ fn selforg_graph_on_dense_input_finishes() {
 
 #[test]
 fn policy_counts_are_bounded() {
-    let data = sample();
     let out = tempfile::tempdir().unwrap();
     let out = out.path().to_str().unwrap();
     for (policy, needles) in [
@@ -222,87 +237,30 @@ fn policy_counts_are_bounded() {
         ("selforg:tau=NaN", ["`tau`", "finite"]),
         ("selforg:gamma=inf", ["`gamma`", "finite"]),
     ] {
-        let args = [
-            "eval",
-            "--dataset",
-            "gsm8k",
-            "--data",
-            &data,
-            "--policy",
-            policy,
-            "--model",
-            "sim",
-            "--quiet",
-            "--out",
-            out,
-        ];
-        assert_error(&colony(&args), &args, &needles);
+        assert_eval_error(policy, &[], out, &needles);
     }
     // `--rounds` is passed on to the policies that have rounds.
-    let args = [
-        "eval",
-        "--dataset",
-        "gsm8k",
-        "--data",
-        &data,
-        "--policy",
-        "debate",
-        "--rounds",
-        "1000000",
-        "--model",
-        "sim",
-        "--quiet",
-        "--out",
-        out,
-    ];
-    assert_error(&colony(&args), &args, &["`rounds`", "from 1 to 20"]);
+    let rounds = ["--rounds", "1000000"];
+    assert_eval_error("debate", &rounds, out, &["`rounds`", "from 1 to 20"]);
 }
 
 #[test]
 fn policy_option_echo_is_clipped() {
-    let data = sample();
     let out = tempfile::tempdir().unwrap();
+    let out = out.path().to_str().unwrap();
     let huge = format!("debate:agents={}", "9".repeat(100_000));
     let name = format!("{}:k=1", "p".repeat(100_000));
     for policy in [huge.as_str(), name.as_str()] {
-        let args = [
-            "eval",
-            "--dataset",
-            "gsm8k",
-            "--data",
-            &data,
-            "--policy",
-            policy,
-            "--model",
-            "sim",
-            "--quiet",
-            "--out",
-            out.path().to_str().unwrap(),
-        ];
-        assert_error(&colony(&args), &args, &["…"]);
+        assert_eval_error(policy, &[], out, &["…"]);
     }
 }
 
 #[test]
 fn empty_policy_is_an_error() {
-    let data = sample();
     let out = tempfile::tempdir().unwrap();
+    let out = out.path().to_str().unwrap();
     for policy in ["", " ; ", ","] {
-        let args = [
-            "eval",
-            "--dataset",
-            "gsm8k",
-            "--data",
-            &data,
-            "--policy",
-            policy,
-            "--model",
-            "sim",
-            "--quiet",
-            "--out",
-            out.path().to_str().unwrap(),
-        ];
-        assert_error(&colony(&args), &args, &["--policy is empty"]);
+        assert_eval_error(policy, &[], out, &["--policy is empty"]);
     }
 }
 
@@ -317,7 +275,12 @@ fn env_step_actions_echo_is_clipped() {
     let not_json = format!("{{{}", "x".repeat(100_000));
     let unknown_agent = format!("{{\"{}\": \"noop\"}}", "z".repeat(100_000));
     let missing_file = format!("@{}", "p".repeat(4000));
-    for actions in [&not_json, &unknown_agent, &missing_file] {
+    for (actions, needle) in [
+        (&not_json, "…"),
+        (&unknown_agent, "…"),
+        (&missing_file, "…"),
+        (&not_json, "--actions is not JSON"),
+    ] {
         let args = [
             "env",
             "step",
@@ -327,18 +290,8 @@ fn env_step_actions_echo_is_clipped() {
             "--actions",
             actions,
         ];
-        assert_error(&colony(&args), &args, &["…"]);
+        assert_error(&colony(&args), &args, &[needle]);
     }
-    let args = [
-        "env",
-        "step",
-        "cube",
-        "--state",
-        state,
-        "--actions",
-        &not_json,
-    ];
-    assert_error(&colony(&args), &args, &["--actions is not JSON"]);
 }
 
 #[test]

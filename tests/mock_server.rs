@@ -30,6 +30,13 @@ async fn start() -> MockServer {
     start_with(FaultConfig::default()).await
 }
 
+/// A server whose faults are the defaults changed by `set`.
+async fn start_faulty(set: impl FnOnce(&mut FaultConfig)) -> MockServer {
+    let mut faults = FaultConfig::default();
+    set(&mut faults);
+    start_with(faults).await
+}
+
 fn client() -> reqwest::Client {
     colony::llm::http::client_builder()
         .timeout(Duration::from_secs(20))
@@ -55,6 +62,46 @@ async fn post(server: &MockServer, path: &str, body: &Value) -> reqwest::Respons
         .send()
         .await
         .unwrap()
+}
+
+/// `body`'s JSON reply from `path`.
+async fn post_json(server: &MockServer, path: &str, body: &Value) -> Value {
+    post(server, path, body).await.json().await.unwrap()
+}
+
+/// `body` posted to `path` with `key` as the bearer token.
+async fn post_with_key(
+    server: &MockServer,
+    path: &str,
+    body: &Value,
+    key: &str,
+) -> reqwest::Response {
+    client()
+        .post(format!("{}{path}", server.base_url()))
+        .bearer_auth(key)
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// A GET of `path`.
+async fn get(server: &MockServer, path: &str) -> reqwest::Response {
+    client()
+        .get(format!("{}{path}", server.base_url()))
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The JSON reply of a GET of `path`.
+async fn get_json<T: serde::de::DeserializeOwned>(server: &MockServer, path: &str) -> T {
+    get(server, path).await.json().await.unwrap()
+}
+
+/// The `data:` payloads of the SSE reply to `body` from `path`.
+async fn post_sse(server: &MockServer, path: &str, body: &Value) -> Vec<String> {
+    sse_data(&post(server, path, body).await.text().await.unwrap())
 }
 
 /// Parses an SSE body into its `data:` payloads.
@@ -107,11 +154,7 @@ async fn chat_completion_has_the_openai_shape() {
 async fn streaming_reassembles_to_the_non_streaming_text() {
     let server = start().await;
     let body = chat_body("Name three primes.");
-    let plain: Value = post(&server, "/chat/completions", &body)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let plain = post_json(&server, "/chat/completions", &body).await;
     let text = plain["choices"][0]["message"]["content"].as_str().unwrap();
 
     let mut streaming = body.clone();
@@ -156,13 +199,7 @@ async fn streaming_reassembles_to_the_non_streaming_text() {
 
     // Without include_usage: no usage chunk, still [DONE].
     streaming["stream_options"] = json!({"include_usage": false});
-    let data = sse_data(
-        &post(&server, "/chat/completions", &streaming)
-            .await
-            .text()
-            .await
-            .unwrap(),
-    );
+    let data = post_sse(&server, "/chat/completions", &streaming).await;
     assert_eq!(data.last().unwrap(), "[DONE]");
     assert!(data[..data.len() - 1]
         .iter()
@@ -173,14 +210,7 @@ async fn streaming_reassembles_to_the_non_streaming_text() {
 #[tokio::test]
 async fn models_lists_the_backing_model_or_the_served_names() {
     let server = start().await;
-    let v: Value = client()
-        .get(format!("{}/models", server.base_url()))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v: Value = get_json(&server, "/models").await;
     assert_eq!(v["object"], "list");
     assert_eq!(v["data"][0]["id"], "sim");
     assert_eq!(v["data"][0]["object"], "model");
@@ -189,14 +219,7 @@ async fn models_lists_the_backing_model_or_the_served_names() {
     let mut config = MockServerConfig::new(sim());
     config.served_models = vec!["llama-3-8b".into(), "qwen-7b".into()];
     let server = MockServer::start(config).await.unwrap();
-    let v: Value = client()
-        .get(format!("{}/models", server.base_url()))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v: Value = get_json(&server, "/models").await;
     let ids: Vec<&str> = v["data"]
         .as_array()
         .unwrap()
@@ -230,24 +253,18 @@ async fn models_lists_the_backing_model_or_the_served_names() {
 async fn embeddings_float_and_base64_decode_to_the_same_unit_vectors() {
     let server = start().await;
     let input = json!(["The cat sits outside", "The answer is 42."]);
-    let float: Value = post(
+    let float = post_json(
         &server,
         "/embeddings",
         &json!({"model": "emb", "input": input}),
     )
-    .await
-    .json()
-    .await
-    .unwrap();
-    let b64: Value = post(
+    .await;
+    let b64 = post_json(
         &server,
         "/embeddings",
         &json!({"model": "emb", "input": input, "encoding_format": "base64"}),
     )
-    .await
-    .json()
-    .await
-    .unwrap();
+    .await;
     assert_eq!(float["object"], "list");
     assert_eq!(float["model"], "emb");
     assert_eq!(float["data"].as_array().unwrap().len(), 2);
@@ -282,15 +299,12 @@ async fn embeddings_float_and_base64_decode_to_the_same_unit_vectors() {
     assert_eq!(float["usage"]["total_tokens"].as_u64().unwrap(), tokens);
 
     // A single string is one vector.
-    let one: Value = post(
+    let one = post_json(
         &server,
         "/embeddings",
         &json!({"model": "emb", "input": "hello"}),
     )
-    .await
-    .json()
-    .await
-    .unwrap();
+    .await;
     assert_eq!(one["data"].as_array().unwrap().len(), 1);
     let s = server.stats();
     assert_eq!(
@@ -324,51 +338,21 @@ async fn api_key_is_required_when_configured() {
     let mut config = MockServerConfig::new(sim());
     config.required_api_key = Some("sk-secret".into());
     let server = MockServer::start(config).await.unwrap();
-    let url = format!("{}/chat/completions", server.base_url());
     let body = chat_body("hi");
-    let resp = client().post(&url).json(&body).send().await.unwrap();
+    let resp = post(&server, "/chat/completions", &body).await;
     assert_eq!(resp.status(), 401);
     let v: Value = resp.json().await.unwrap();
     assert_eq!(v["error"]["type"], "invalid_request_error");
     assert!(v["error"]["message"].as_str().unwrap().contains("API key"));
-    let resp = client()
-        .post(&url)
-        .bearer_auth("sk-wrong")
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 401);
-    let resp = client()
-        .post(&url)
-        .bearer_auth("sk-secret")
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let resp = client()
-        .get(format!("{}/models", server.base_url()))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 401);
-    let resp = client()
-        .post(format!("{}/embeddings", server.base_url()))
-        .json(&json!({"model": "e", "input": "x"}))
-        .send()
-        .await
-        .unwrap();
+    for (key, status) in [("sk-wrong", 401), ("sk-secret", 200)] {
+        let resp = post_with_key(&server, "/chat/completions", &body, key).await;
+        assert_eq!(resp.status(), status, "{key}");
+    }
+    assert_eq!(get(&server, "/models").await.status(), 401);
+    let resp = post(&server, "/embeddings", &json!({"model": "e", "input": "x"})).await;
     assert_eq!(resp.status(), 401);
     // The control endpoints stay open.
-    let stats: MockStats = client()
-        .get(format!("{}/mock/stats", server.base_url()))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let stats: MockStats = get_json(&server, "/mock/stats").await;
     assert_eq!(stats.client_errors, 3);
     server.shutdown().await;
 }
@@ -408,18 +392,14 @@ async fn bad_requests_get_openai_error_json() {
     .await;
     assert_eq!(resp.status(), 400);
 
-    let resp = client()
-        .get(format!("{}/nope", server.base_url()))
-        .send()
-        .await
-        .unwrap();
+    let resp = get(&server, "/nope").await;
     assert_eq!(resp.status(), 404);
     let v: Value = resp.json().await.unwrap();
     assert!(
         v["error"]["message"].as_str().unwrap().contains("/v1/nope"),
         "{v}"
     );
-    let resp = client().get(&url).send().await.unwrap();
+    let resp = get(&server, "/chat/completions").await;
     assert_eq!(resp.status(), 405);
     assert!(resp.json::<Value>().await.unwrap()["error"]["message"].is_string());
     server.shutdown().await;

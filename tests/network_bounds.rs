@@ -672,39 +672,28 @@ fn credentials_in_base_urls_are_redacted_and_queries_join_properly() {
         .trim_start_matches("http://127.0.0.1:")
         .trim_end_matches("/v1");
     let with_secret = format!("http://alice:pw-SECRET1@127.0.0.1:{port}/v1?api_key=SECRET2");
-    let out = std::process::Command::new(common::BIN)
-        .args([
-            "chat",
-            "--base-url",
-            &with_secret,
-            "--model",
-            "sim",
-            "hello",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (ok, _, err) = common::colony(&[
+        "chat",
+        "--base-url",
+        &with_secret,
+        "--model",
+        "sim",
+        "hello",
+    ]);
+    assert!(ok, "{err}");
     // A closed port: the error names the endpoint without its credentials.
     let dead = "http://alice:pw-SECRET1@127.0.0.1:9/v1?api_key=SECRET2";
-    let out = std::process::Command::new(common::BIN)
-        .args([
-            "chat",
-            "--base-url",
-            dead,
-            "--model",
-            "sim",
-            "--max-retries",
-            "0",
-            "hello",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let (ok, _, err) = common::colony(&[
+        "chat",
+        "--base-url",
+        dead,
+        "--model",
+        "sim",
+        "--max-retries",
+        "0",
+        "hello",
+    ]);
+    assert!(!ok);
     assert!(err.contains("127.0.0.1:9"), "{err}");
     assert!(
         !err.contains("SECRET1") && !err.contains("SECRET2") && !err.contains("alice"),

@@ -19,7 +19,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use common::BIN;
+use common::{read_json, BIN};
 
 /// The server URL and MMLU file, or None (with `SKIPPED` printed) when not configured.
 fn configured() -> Option<(String, PathBuf)> {
@@ -106,10 +106,6 @@ fn ok(out: &Output, what: &str) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 #[test]
@@ -211,30 +207,9 @@ fn a_real_model_through_models_chat_eval_and_compare() {
     // One short embodied episode through `colony compare`.
     let before = metrics(&url);
     let cmp = dir.path().join("compare");
-    ok(
-        &run(
-            &config,
-            &[
-                "compare",
-                "--env",
-                "cube",
-                "--set",
-                "n=2",
-                "--policies",
-                "independent",
-                "--seeds",
-                "0",
-                "--max-steps",
-                "2",
-                "--max-tokens",
-                "64",
-                "--quiet",
-                "--out",
-                cmp.to_str().unwrap(),
-            ],
-        ),
-        "colony compare",
-    );
+    let rest = ["--seeds", "0", "--max-steps", "2", "--max-tokens", "64"];
+    let args = common::compare_args("cube", &["--set", "n=2"], "independent", &rest, &cmp);
+    ok(&run(&config, &args), "colony compare");
     let after = metrics(&url);
     let calls = common::jsonl(&cmp.join("episodes/independent/0/calls.jsonl"));
     assert!(!calls.is_empty(), "no calls logged under {}", cmp.display());

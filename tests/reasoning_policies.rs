@@ -1,11 +1,14 @@
 //! Baseline reasoning policies (docs/design/baselines.md §3.1–§3.4) against the simulated model.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod baseline_support;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use baseline_support::Broken;
 use colony::llm::{
     AnswerKey, ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError, SharedModel,
     SimulatedConfig, SimulatedModel, Usage,
@@ -260,21 +263,6 @@ async fn runs_are_deterministic() {
                 policy.name()
             );
         }
-    }
-}
-
-struct Broken;
-
-#[async_trait]
-impl ChatModel for Broken {
-    fn id(&self) -> &str {
-        "broken"
-    }
-    async fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, ModelError> {
-        Err(ModelError::Simulated {
-            model: "broken".into(),
-            message: "always fails".into(),
-        })
     }
 }
 

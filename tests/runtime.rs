@@ -19,9 +19,10 @@ use colony::llm::{
     SharedModel, SimulatedConfig, SimulatedModel, Usage,
 };
 use colony::runtime::{
-    AgentId, AgentSpec, AskOptions, Budget, Event, Only, RoleCard, RoleError, RuntimeError, Team,
-    TeamConfig, Transcript,
+    AgentId, AgentSpec, AskOptions, Budget, Event, Only, Reply, RoleCard, RoleError, RuntimeError,
+    Team, TeamBuilder, TeamConfig, Transcript,
 };
+use tokio::task::JoinHandle;
 
 /// Guards every await that must not hang: a hang fails the test instead of stalling CI.
 const NO_HANG: Duration = Duration::from_secs(30);
@@ -101,6 +102,20 @@ impl ChatModel for SlowModel {
         }
         Ok(reply(&format!("done: {last}"), "slow"))
     }
+}
+
+/// A team of one agent `s` on the [`SlowModel`], with `setup`'s settings.
+fn slow_team(setup: impl FnOnce(TeamBuilder) -> TeamBuilder) -> Team {
+    setup(Team::builder())
+        .agent(AgentSpec::new("s", role(), Arc::new(SlowModel)))
+        .build()
+        .unwrap()
+}
+
+/// `team.ask("s", prompt)` in the background.
+fn ask_in_background(team: &Team, prompt: &'static str) -> JoinHandle<Result<Reply, RuntimeError>> {
+    let team = team.clone();
+    tokio::spawn(async move { team.ask("s", prompt).await })
 }
 
 /// An endpoint whose client code panics.
@@ -291,10 +306,7 @@ async fn the_token_budget_stops_the_run_once_crossed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deadline_abandons_a_slow_call_and_the_agent_serves_the_next_ask() {
-    let team = Team::builder()
-        .agent(AgentSpec::new("s", role(), Arc::new(SlowModel)))
-        .build()
-        .unwrap();
+    let team = slow_team(|b| b);
     let opts = AskOptions::new().timeout(Duration::from_millis(50));
     let err = guarded(team.ask_with("s", "be slow", opts))
         .await
@@ -317,19 +329,12 @@ async fn a_deadline_abandons_a_slow_call_and_the_agent_serves_the_next_ask() {
     assert!(failures[0].1.error.contains("abandoned"));
     assert_eq!(team.usage().agents["s"].failed_calls, 1);
     // A caller that drops its ask frees the agent the same way.
-    let dropped = tokio::spawn({
-        let team = team.clone();
-        async move { team.ask("s", "slow again").await }
-    });
+    let dropped = ask_in_background(&team, "slow again");
     tokio::time::sleep(Duration::from_millis(20)).await;
     dropped.abort();
     assert!(guarded(team.ask("s", "quick again")).await.is_ok());
     // A team-wide default deadline applies to plain asks too.
-    let team = Team::builder()
-        .timeout(Duration::from_millis(50))
-        .agent(AgentSpec::new("s", role(), Arc::new(SlowModel)))
-        .build()
-        .unwrap();
+    let team = slow_team(|b| b.timeout(Duration::from_millis(50)));
     assert!(matches!(
         guarded(team.ask("s", "slow")).await,
         Err(RuntimeError::Timeout { .. })
@@ -339,14 +344,8 @@ async fn a_deadline_abandons_a_slow_call_and_the_agent_serves_the_next_ask() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_cancels_in_flight_calls_and_refuses_new_asks() {
-    let team = Team::builder()
-        .agent(AgentSpec::new("s", role(), Arc::new(SlowModel)))
-        .build()
-        .unwrap();
-    let pending = tokio::spawn({
-        let team = team.clone();
-        async move { team.ask("s", "slow please").await }
-    });
+    let team = slow_team(|b| b);
+    let pending = ask_in_background(&team, "slow please");
     // Let the call start, then shut down.
     tokio::time::sleep(Duration::from_millis(50)).await;
     guarded(team.shutdown()).await;
@@ -360,15 +359,8 @@ async fn shutdown_cancels_in_flight_calls_and_refuses_new_asks() {
 
     // A run-wide token cancels the team; dropping the last handle cancels it too.
     let run = tokio_util::sync::CancellationToken::new();
-    let team = Team::builder()
-        .cancel_on(&run)
-        .agent(AgentSpec::new("s", role(), Arc::new(SlowModel)))
-        .build()
-        .unwrap();
-    let pending = tokio::spawn({
-        let team = team.clone();
-        async move { team.ask("s", "slow please").await }
-    });
+    let team = slow_team(|b| b.cancel_on(&run));
+    let pending = ask_in_background(&team, "slow please");
     tokio::time::sleep(Duration::from_millis(20)).await;
     run.cancel();
     let result = guarded(pending).await.unwrap();

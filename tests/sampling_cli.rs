@@ -7,14 +7,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{colony, jsonl, Mock};
+use common::eval_run::gsm8k_sample as sample;
+use common::{colony, compare_args, jsonl, summary, Mock};
 use serde_json::{json, Value};
-
-fn sample() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("environments/qa/samples/gsm8k.jsonl")
-}
 
 /// A mock server answering the GSM8K sample and logging every request into `log`.
 fn mock(log: &Path) -> Mock {
@@ -55,10 +52,6 @@ fn eval(out: &Path, extra: &[&str]) -> (bool, String, String) {
 /// Empties the request log (truncated, not removed: the server keeps appending to it).
 fn clear(log: &Path) {
     std::fs::write(log, "").unwrap();
-}
-
-fn summary(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
 }
 
 /// The sampling fields of every logged request, as `{"temperature", "top_p", "max_tokens"}`.
@@ -197,14 +190,7 @@ fn compare_and_chat_send_the_flags_and_compare_records_them() {
     let m = mock(&log);
     let out = dir.path().join("cmp");
     let compare = |extra: &[&str]| {
-        let mut args = vec![
-            "compare",
-            "--env",
-            "cube",
-            "--set",
-            "n=2",
-            "--policies",
-            "independent",
+        let flags = [
             "--seeds",
             "0",
             "--max-steps",
@@ -213,12 +199,15 @@ fn compare_and_chat_send_the_flags_and_compare_records_them() {
             &m.url,
             "--model",
             "sim",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
         ];
-        args.extend_from_slice(extra);
-        colony(&args)
+        let rest = [&flags[..], extra].concat();
+        colony(&compare_args(
+            "cube",
+            &["--set", "n=2"],
+            "independent",
+            &rest,
+            &out,
+        ))
     };
     let (ok, _, err) = compare(&["--max-tokens", "33", "--top-p", "0.5"]);
     assert!(ok, "{err}");

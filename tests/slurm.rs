@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{colony, summary, timeless, Mock, BIN};
+use common::{colony, colony_cmd, run_ok, summary, timeless, Mock, BIN};
 
 fn slurm_ready() -> bool {
     Command::new("sinfo")
@@ -109,16 +109,7 @@ policies = ["independent", "scripted:heuristic"]
         "--no-shard",
     ];
     args.extend(flags.split(' '));
-    let out = Command::new(BIN)
-        .args(&args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&mut colony_cmd(&args));
     assert_eq!(timeless(&summary(&merged)), timeless(&summary(&whole)));
     assert_eq!(
         std::fs::read_to_string(merged.join("results.md")).unwrap(),

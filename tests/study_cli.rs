@@ -3,18 +3,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_colony");
+use std::path::Path;
+use std::process::Output;
+
+use common::{assert_ok, colony_cmd, read_json, run_ok};
 
 fn study(out: &Path, extra: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(["study", "selforg-amplification", "--out"])
+    colony_cmd(["study", "selforg-amplification", "--out"])
         .arg(out)
         .args(["--items", "6", "--trials", "400", "--embedder", "hash"])
         .args(extra)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap()
 }
@@ -23,11 +23,7 @@ fn study(out: &Path, extra: &[&str]) -> Output {
 fn writes_labelled_tables_and_plots_and_reproduces_with_the_same_seed() {
     let a = tempfile::tempdir().unwrap();
     let out = study(a.path(), &["--p", "0.3,0.7"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("SIMULATION"), "{stdout}");
     for f in [
@@ -53,9 +49,7 @@ fn writes_labelled_tables_and_plots_and_reproduces_with_the_same_seed() {
             "{f} is not labelled as simulation"
         );
     }
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(a.path().join("study.json")).unwrap())
-            .unwrap();
+    let doc: serde_json::Value = read_json(&a.path().join("study.json"));
     assert_eq!(doc["simulation"], true);
     // Part (a): N = 1..10 for three p values; the closed form is exact.
     let closed = doc["at_least_two"].as_array().unwrap();
@@ -163,19 +157,14 @@ fn part_d_alone_writes_only_its_files() {
             "0",
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     assert!(!d.path().join("study.json").exists());
     assert!(!d.path().join("policies.md").exists());
     assert!(
         !d.path().join("gap_long.svg").exists(),
         "no long replies asked for"
     );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.path().join("gap.json")).unwrap()).unwrap();
+    let doc: serde_json::Value = read_json(&d.path().join("gap.json"));
     let rows = doc["gap"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[1]["policy"], "selforg:embed=tail");
@@ -185,8 +174,8 @@ fn part_d_alone_writes_only_its_files() {
 #[test]
 fn framework_scaling_reports_per_step_figures_and_exponents_labelled_as_simulation() {
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(BIN)
-        .args([
+    run_ok(
+        colony_cmd([
             "study",
             "framework-scaling",
             "--frameworks",
@@ -199,18 +188,9 @@ fn framework_scaling_reports_per_step_figures_and_exponents_labelled_as_simulati
             "swarmbench:size=12,max_round=100",
             "--out",
         ])
-        .arg(dir.path())
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        .arg(dir.path()),
     );
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("study.json")).unwrap())
-            .unwrap();
+    let json: serde_json::Value = read_json(&dir.path().join("study.json"));
     let report = &json["reports"][0];
     assert_eq!(report["label"], "SIMULATION");
     // One call per agent per round on SwarmBench: calls grow exactly linearly.

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{colony, jsonl, summary, timeless, Mock};
+use common::{colony, colony_cmd, jsonl, read_json, run_ok, summary, timeless, Mock};
 use serde_json::Value;
 
 /// A small suite touching both kinds of unit; `limit` varies it for the manifest test.
@@ -136,8 +136,7 @@ fn a_rerun_with_another_suite_is_refused_unless_forced() {
     let out = tmp.path().join("run");
     let (s, o) = (suite.to_str().unwrap(), out.to_str().unwrap());
     run(&["run", s, "--out", o, "--quiet", "--no-shard"]);
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let manifest: Value = read_json(&out.join("manifest.json"));
     assert_eq!(manifest["suite"]["datasets"][0]["limit"], 3);
     assert_eq!(manifest["models"][0]["kind"], "simulated");
     assert!(manifest["templates"]["qa/math"].as_str().unwrap().len() == 64);
@@ -181,16 +180,10 @@ fn merged_shards_report_what_one_process_reports() {
     let mut dirs = Vec::new();
     for i in 0..3 {
         // The job-array variables choose the shard, as under `sbatch --array=0-2`.
-        let out = std::process::Command::new(common::BIN)
-            .args(["run", s, "--out", sharded.to_str().unwrap(), "--quiet"])
-            .env("SLURM_ARRAY_TASK_ID", i.to_string())
-            .env("SLURM_ARRAY_TASK_COUNT", "3")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        run_ok(
+            colony_cmd(["run", s, "--out", sharded.to_str().unwrap(), "--quiet"])
+                .env("SLURM_ARRAY_TASK_ID", i.to_string())
+                .env("SLURM_ARRAY_TASK_COUNT", "3"),
         );
         dirs.push(sharded.join(format!("shard-{i}-of-3")));
     }
@@ -322,8 +315,7 @@ fn a_suite_runs_against_an_endpoint_named_by_flags() {
         "--quiet",
         "--no-shard",
     ]);
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let manifest: Value = read_json(&out.join("manifest.json"));
     assert_eq!(manifest["models"][0]["kind"], "openai");
     assert_eq!(
         manifest["models"][0]["base_urls"][0],
@@ -360,9 +352,21 @@ fn the_shipped_suites_load_and_expand() {
     }
     let find = |n: &str| names.iter().find(|(name, _, _)| name == n).unwrap();
     let (_, wildfire, units) = find("wildfire");
-    assert_eq!(*units, 16);
-    assert_eq!(wildfire.environments[0].seeds.len(), 10);
-    assert_eq!(wildfire.environments[15].seeds, [6309, 3821, 6117]);
+    assert_eq!(
+        *units, 1,
+        "one grid over the levels, for the cross-level BCS"
+    );
+    assert!(wildfire.environments[0].level_seeds);
+    let plan = colony::suite::expand(wildfire, &wildfire.models, &mut Vec::new()).unwrap();
+    let colony::suite::UnitWork::Env { configs, .. } = &plan[0].work else {
+        panic!("the wildfire suite is an environment unit");
+    };
+    assert_eq!(configs.len(), 16);
+    assert_eq!(configs[0].1.len(), 10);
+    assert_eq!(
+        configs[15],
+        ("level=16".to_string(), vec![6309, 3821, 6117])
+    );
     let (_, table1, units) = find("selforg-table1");
     assert_eq!(*units, 1, "one table for the eight datasets");
     assert_eq!(table1.datasets.len(), 8);

@@ -87,18 +87,15 @@ fn env_reset_json_has_grid_and_agents_and_step_round_trips() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("state.json");
     std::fs::write(&path, &out).unwrap();
-    let (ok, out, err) = colony(
-        &[
-            "env",
-            "step",
-            "swarmbench",
-            "--state",
-            path.to_str().unwrap(),
-            "--actions",
-            r#"{"Agent_0": "ACTION: LEFT\nMSG: food here", "Agent_1": "UP"}"#,
-        ],
-        "",
-    );
+    let env_step = |a: &str| {
+        let s = path.to_str().unwrap();
+        colony(
+            &["env", "step", "swarmbench", "--state", s, "--actions", a],
+            "",
+        )
+    };
+    let (ok, out, err) =
+        env_step(r#"{"Agent_0": "ACTION: LEFT\nMSG: food here", "Agent_1": "UP"}"#);
     assert!(ok, "{err}");
     let step: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -110,17 +107,6 @@ fn env_reset_json_has_grid_and_agents_and_step_round_trips() {
         serde_json::json!([2, 3])
     );
     assert_eq!(step["state"]["round"], 1);
-    let (ok, _, err) = colony(
-        &[
-            "env",
-            "step",
-            "swarmbench",
-            "--state",
-            path.to_str().unwrap(),
-            "--actions",
-            r#"{"Agent_0": "JUMP"}"#,
-        ],
-        "",
-    );
+    let (ok, _, err) = env_step(r#"{"Agent_0": "JUMP"}"#);
     assert!(!ok && err.contains("Agent_0"), "{err}");
 }

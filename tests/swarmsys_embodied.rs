@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{colony, compare_policy, jsonl, user_prompt};
+use common::{colony, compare_args, compare_policy, jsonl, user_prompt};
 
 const ENVS: [(&str, &[&str], &str); 3] = [
     ("cube", &["--set", "n=2"], "20"),
@@ -79,22 +79,15 @@ fn every_environment_on_the_simulated_model_with_its_trace() {
 #[test]
 fn options_are_refused_with_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, _, err) = colony(&[
-        "compare",
-        "--env",
+    let rest = ["--seeds", "0", "--max-steps", "2"];
+    let args = compare_args(
         "cube",
-        "--set",
-        "n=2",
-        "--policies",
+        &["--set", "n=2"],
         "swarmsys:eta=1",
-        "--seeds",
-        "0",
-        "--max-steps",
-        "2",
-        "--quiet",
-        "--out",
-        dir.path().to_str().unwrap(),
-    ]);
+        &rest,
+        dir.path(),
+    );
+    let (_, _, err) = colony(&args);
     let text = format!(
         "{err}{}",
         std::fs::read_to_string(dir.path().join("episodes.jsonl")).unwrap_or_default()

@@ -4,40 +4,25 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod baseline_support;
+
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use baseline_support::{item, json, roster, Broken, Jitter};
 use colony::embed::default_embedder;
 use colony::llm::{
-    AnswerKey, ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError, Role as MsgRole,
-    SharedModel, SimulatedConfig, SimulatedModel, Usage,
+    ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError, Role as MsgRole, SharedModel,
+    SimulatedConfig, SimulatedModel, Usage,
 };
 use colony::policy::reasoning::swarmsys::{
     Mode, ProfileScope, RolesMode, SwarmSys, SwarmSysOptions, SUBEVENTS_MARKER,
 };
-use colony::policy::reasoning::{
-    policy_by_name, Member, PolicyOutput, Query, ReasoningPolicy, Roster, MASLAB_SAMPLING,
-};
-use colony::runtime::RoleCard;
-use colony_qa::{AnswerType, Item};
+use colony::policy::reasoning::{policy_by_name, PolicyOutput, Query, ReasoningPolicy};
+use colony_qa::Item;
 use serde_json::Value;
-
-fn item(i: usize) -> Item {
-    Item {
-        id: format!("q{i}"),
-        question: format!(
-            "A crate holds {} bottles and a shop gets 4 crates. How many bottles does it get?",
-            i + 3
-        ),
-        choices: vec![],
-        gold: ((i + 3) * 4).to_string(),
-        answer_type: AnswerType::Numeric,
-        meta: BTreeMap::new(),
-    }
-}
 
 fn query(i: usize) -> Query {
     Query {
@@ -47,31 +32,7 @@ fn query(i: usize) -> Query {
 }
 
 fn sim(accuracy: f64) -> SimulatedModel {
-    let mut key = AnswerKey::new();
-    for i in 0..12 {
-        let it = item(i);
-        key.insert(&it.question, it.gold);
-    }
-    SimulatedModel::new(SimulatedConfig {
-        accuracy,
-        answer_key: key,
-        seed: 3,
-        ..SimulatedConfig::default()
-    })
-}
-
-fn roster(model: SharedModel) -> Roster {
-    Roster {
-        members: (0..2)
-            .map(|_| {
-                Member::new(
-                    Arc::new(RoleCard::new("assistant", "ignored")),
-                    model.clone(),
-                )
-            })
-            .collect(),
-        sampling: MASLAB_SAMPLING,
-    }
+    baseline_support::sim(accuracy, SimulatedConfig::default().susceptibility)
 }
 
 fn policy(opts: SwarmSysOptions) -> SwarmSys {
@@ -80,30 +41,6 @@ fn policy(opts: SwarmSysOptions) -> SwarmSys {
 
 async fn solve(opts: SwarmSysOptions, model: SharedModel, i: usize) -> PolicyOutput {
     policy(opts).solve(&query(i), &roster(model)).await.unwrap()
-}
-
-fn json(o: &PolicyOutput) -> String {
-    serde_json::to_string(o).unwrap()
-}
-
-/// The simulated model behind random delays: calls complete in a scrambled order.
-struct Jitter(SimulatedModel);
-
-#[async_trait]
-impl ChatModel for Jitter {
-    fn id(&self) -> &str {
-        self.0.id()
-    }
-    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        request
-            .messages
-            .last()
-            .map(|m| m.content.as_str())
-            .hash(&mut h);
-        tokio::time::sleep(Duration::from_millis(h.finish() % 9)).await;
-        self.0.chat(request).await
-    }
 }
 
 #[tokio::test]
@@ -465,21 +402,6 @@ async fn round_and_task_limits_always_end_a_task() {
     assert_eq!(out.trace["output"]["source"], "validator");
     assert_eq!(out.final_text, "Hmm.");
     assert_eq!(out.answer, None);
-}
-
-struct Broken;
-
-#[async_trait]
-impl ChatModel for Broken {
-    fn id(&self) -> &str {
-        "broken"
-    }
-    async fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, ModelError> {
-        Err(ModelError::Simulated {
-            model: "broken".into(),
-            message: "always fails".into(),
-        })
-    }
 }
 
 #[tokio::test]

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{colony, jsonl, BIN};
+use common::eval_run::{eval_on, gsm8k_sample};
+use common::{colony, jsonl, run_ok};
 
 /// The browser, or `None` (after printing why) when the test should skip.
 fn chromium() -> Option<PathBuf> {
@@ -202,25 +203,8 @@ fn calls_fixture(run: &Path) {
 fn reasoning_run_table_selforg_graph_calls_side_by_side_and_search() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("eval");
-    let out = Command::new(BIN)
-        .args(["eval", "--dataset", "gsm8k", "--data"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("environments/qa/samples/gsm8k.jsonl"))
-        .args([
-            "--limit",
-            "5",
-            "--policy",
-            "single,selforg",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&run)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        eval_on("gsm8k", &gsm8k_sample(), "single,selforg", &run).args(["--limit", "5", "--quiet"]),
     );
     assert!(
         run.join("calls/selforg.jsonl").is_file(),
@@ -347,6 +331,21 @@ fn embodied_suite_table_replayed_grids_and_side_by_side() {
             "6",
         ],
     );
+    run(
+        "cube",
+        &[
+            "--env",
+            "cube",
+            "--set",
+            "n=2",
+            "--policies",
+            "scripted:heuristic",
+            "--seeds",
+            "0",
+            "--max-steps",
+            "3",
+        ],
+    );
     std::fs::write(suite.join("manifest.json"), r#"{"suite": "viewer-test"}"#).unwrap();
     let page = view(&suite);
     let Some(browser) = chromium() else { return };
@@ -445,6 +444,23 @@ fn embodied_suite_table_replayed_grids_and_side_by_side() {
     assert!(wf.contains("firefighter") && wf.contains("fire") && wf.contains("water"));
     let fire_steps = jsonl(&fire.join("episodes/scripted:heuristic/0/steps.jsonl"));
     assert!(fire_steps.len() >= 3);
+
+    // CUBE's column ruler is the grid's first row (so it lines up with the cells): one digit
+    // per cell of a row, and no longer in the status text.
+    let cube = dom(
+        &browser,
+        t,
+        &page,
+        "#unit=cube&policy=scripted:heuristic&seed=0&step=1",
+    );
+    let rows = grid_rows(&cube, 1);
+    let ruler = between(&cube, "<div class=\"ruler\">", "</div>");
+    assert!(
+        !rows.is_empty() && ruler.len() == rows[0].len(),
+        "{ruler:?} {rows:?}"
+    );
+    assert!(ruler.chars().all(|c| c.is_ascii_digit()), "{ruler:?}");
+    assert!(!between(&cube, "<pre class=\"status\">", "</pre>").contains(ruler));
 
     screenshot(
         &browser,

@@ -192,3 +192,73 @@ fn do_nothing_baseline_and_generation_timing() {
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[1]["cells"], 3600);
 }
+
+/// `--seeds level`: each level of a grid plays its own evaluation seeds (the paper's Table 9,
+/// read from the level configurations here, not restated), the report keeps its NS and BCS,
+/// and the word is refused where there are no levels.
+#[test]
+fn level_seeds_play_each_levels_evaluation_seeds_and_are_refused_elsewhere() {
+    let out = tmp("level-seeds");
+    let _ = fs::remove_dir_all(&out);
+    let o = out.to_str().unwrap();
+    let args = [
+        "compare",
+        "--env",
+        "wildfire",
+        "--grid",
+        "level=1,13",
+        "--seeds",
+        "level",
+        "--policies",
+        "scripted:heuristic",
+        "--max-steps",
+        "5",
+        "--quiet",
+        "--out",
+        o,
+    ];
+    let (ok, text, err) = colony(&args);
+    assert!(ok, "{err}");
+    assert!(text.contains("Behavior Competency Score"), "{text}");
+    let levels = colony_wildfire::config::levels();
+    let mut played: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    for line in fs::read_to_string(out.join("episodes.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(r["error"].is_null(), "{r}");
+        let seeds = played
+            .entry(r["config"].as_str().unwrap().to_string())
+            .or_default();
+        seeds.push(r["seed"].as_u64().unwrap());
+    }
+    for (config, level) in [("level=1", &levels[0]), ("level=13", &levels[12])] {
+        let mut want = level.seeds.clone();
+        want.sort_unstable();
+        let mut got = played[config].clone();
+        got.sort_unstable();
+        assert_eq!(got, want, "{config} ({})", level.id);
+    }
+    assert_ne!(played["level=1"], played["level=13"]);
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert!(
+        summary["bcs"]["ns"]["scripted:heuristic"]["13"].is_number(),
+        "{summary}"
+    );
+    let bad = tmp("level-seeds-cube");
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "cube",
+        "--seeds",
+        "level",
+        "--policies",
+        "scripted:noop",
+        "--out",
+        bad.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("not a Wildfire level"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}

@@ -3,8 +3,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
-use super::{lines_of, results_by_id, Mock, BIN};
+use serde_json::Value;
+
+use super::{assert_ok, colony_cmd, lines_of, results_by_id, stats, summary, wait_until, Mock};
 
 /// The bundled GSM8K sample (12 items).
 pub fn gsm8k_sample() -> PathBuf {
@@ -26,23 +29,26 @@ pub fn gsm8k_mock(accuracy: &str, extra: &[&str]) -> Mock {
     Mock::start(&args, &[])
 }
 
+/// `colony eval --dataset DATASET --data DATA --policy POLICIES --out OUT` from the workspace
+/// root; callers add the rest.
+pub fn eval_on(dataset: &str, data: &Path, policies: &str, out: &Path) -> Command {
+    let mut c = colony_cmd(["eval", "--dataset", dataset, "--data"]);
+    c.arg(data).args(["--policy", policies, "--out"]).arg(out);
+    c
+}
+
+/// [`eval_on`] the GSM8K sample against `url` with the model `sim`; callers add the rest.
+pub fn gsm8k_eval(policies: &str, url: &str, out: &Path) -> Command {
+    let mut c = eval_on("gsm8k", &gsm8k_sample(), policies, out);
+    c.args(["--base-url", url, "--model", "sim"]);
+    c
+}
+
 /// `colony eval --policy POLICIES` on the sample against `url`, into `out`.
 pub fn eval_command(policies: &str, url: &str, out: &Path, extra: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(["eval", "--dataset", "gsm8k", "--data"])
-        .arg(gsm8k_sample())
-        .args(["--policy", policies, "--base-url", url, "--model", "sim"])
-        .args([
-            "--max-retries",
-            "1",
-            "--quiet",
-            "--concurrency",
-            "4",
-            "--out",
-        ])
-        .arg(out)
-        .args(extra)
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    let mut c = gsm8k_eval(policies, url, out);
+    c.args(["--max-retries", "1", "--quiet", "--concurrency", "4"])
+        .args(extra);
     c
 }
 
@@ -51,12 +57,42 @@ pub fn eval_output(policies: &str, url: &str, out: &Path, extra: &[&str]) -> Out
     eval_command(policies, url, out, extra).output().unwrap()
 }
 
-fn assert_ok(out: &Output) {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+/// Checks that each of `policies` in the `summary.json` `s` ran all 12 items without an error
+/// and that their prompt and completion tokens (and, with `requests`, their calls) add up to
+/// what the server at `url` counted.
+pub fn assert_totals_are_the_servers(s: &Value, policies: &[&str], url: &str, requests: bool) {
+    let (mut prompt, mut completion, mut calls) = (0, 0, 0);
+    for p in policies {
+        let row = &s["policies"][p];
+        assert_eq!(row["n"], 12, "{p}");
+        assert_eq!(row["errors"], 0, "{p}");
+        prompt += row["prompt_tokens"].as_u64().unwrap();
+        completion += row["completion_tokens"].as_u64().unwrap();
+        calls += row["calls"].as_u64().unwrap();
+    }
+    let st = stats(url);
+    assert_eq!(st["prompt_tokens"].as_u64().unwrap(), prompt);
+    assert_eq!(st["completion_tokens"].as_u64().unwrap(), completion);
+    if requests {
+        assert_eq!(st["requests"].as_u64().unwrap(), calls, "{st}");
+    }
+}
+
+/// [`eval_output`] of `policies` against a fresh [`gsm8k_mock`] at `accuracy`, into a new
+/// directory: it exits 0, and the totals of `counted` (calls included) are the server's (see
+/// [`assert_totals_are_the_servers`]). Returns the directory, the output and the summary.
+pub fn eval_counted_by_the_server(
+    policies: &str,
+    accuracy: &str,
+    counted: &[&str],
+) -> (tempfile::TempDir, Output, Value) {
+    let m = gsm8k_mock(accuracy, &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval_output(policies, &m.url, dir.path(), &[]);
+    assert_ok(&out);
+    let s = summary(dir.path());
+    assert_totals_are_the_servers(&s, counted, &m.url, true);
+    (dir, out, s)
 }
 
 /// A run killed once `files[0]` has 3 results, then rerun into the same directory, ends
@@ -72,11 +108,12 @@ pub fn assert_resumes_after_kill(policies: &str, files: &[&str], latency_ms: &st
         .spawn()
         .unwrap();
     let first = resumed.path().join(format!("{}.jsonl", files[0]));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while lines_of(&first) < 3 {
-        assert!(std::time::Instant::now() < deadline, "no progress");
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
+    wait_until(
+        Duration::from_secs(120),
+        Duration::from_millis(2),
+        "no progress",
+        || lines_of(&first) >= 3,
+    );
     child.kill().unwrap();
     child.wait().unwrap();
     let total = 12 * files.len();

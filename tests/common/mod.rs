@@ -2,13 +2,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
 
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 pub mod eval_run;
+pub mod frameworks;
 
 /// The `colony` binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_colony");
@@ -52,7 +56,7 @@ impl Drop for Mock {
 }
 
 /// Runs the `colony` binary: (success, stdout, stderr).
-pub fn colony(args: &[&str]) -> (bool, String, String) {
+pub fn colony<S: AsRef<OsStr>>(args: &[S]) -> (bool, String, String) {
     let out = Command::new(BIN).args(args).output().unwrap();
     (
         out.status.success(),
@@ -61,7 +65,49 @@ pub fn colony(args: &[&str]) -> (bool, String, String) {
     )
 }
 
-/// The JSON lines of a file (none when it is missing).
+/// `colony ARGS`, to be run from the workspace root (where the bundled samples' relative paths
+/// resolve); callers add the rest.
+pub fn colony_cmd<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> Command {
+    let mut c = Command::new(BIN);
+    c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+/// Checks that a finished run exited 0; its stderr is the failure message.
+pub fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs `cmd` to the end and checks that it exited 0 (see [`assert_ok`]).
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert_ok(&out);
+    out
+}
+
+/// A run failed, saying it stopped early because of `cause`.
+pub fn assert_stopped_early(ok: bool, err: &str, cause: &str) {
+    assert!(!ok);
+    assert!(
+        err.contains("run stopped early") && err.contains(cause),
+        "{err}"
+    );
+}
+
+/// Polls `done` every `poll` until it holds; fails with `what` once `limit` has passed.
+pub fn wait_until(limit: Duration, poll: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}");
+        std::thread::sleep(poll);
+    }
+}
+
+/// The JSON lines of a file (which must exist).
 pub fn jsonl(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -85,6 +131,33 @@ pub fn user_prompt(call: &Value) -> &str {
     msgs.last().unwrap()["content"].as_str().unwrap()
 }
 
+/// The arguments `compare --env ENV SET… --policies POLICIES REST…`.
+pub fn compare_flags<'a>(
+    env: &'a str,
+    set: &[&'a str],
+    policies: &'a str,
+    rest: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec!["compare", "--env", env];
+    args.extend_from_slice(set);
+    args.extend_from_slice(&["--policies", policies]);
+    args.extend_from_slice(rest);
+    args
+}
+
+/// The arguments of a quiet `colony compare --env ENV SET… --policies POLICIES REST… --out OUT`.
+pub fn compare_args<'a>(
+    env: &'a str,
+    set: &[&'a str],
+    policies: &'a str,
+    rest: &[&'a str],
+    out: &'a Path,
+) -> Vec<&'a str> {
+    let mut args = compare_flags(env, set, policies, rest);
+    args.extend_from_slice(&["--quiet", "--out", out.to_str().unwrap()]);
+    args
+}
+
 /// Runs `colony compare --policies POLICY --seeds 0..2` on `env` into `out` and checks that
 /// both episodes finished without an error and made model calls; returns `episodes.jsonl`.
 pub fn compare_policy(
@@ -95,21 +168,8 @@ pub fn compare_policy(
     extra: &[&str],
     out: &Path,
 ) -> Vec<Value> {
-    let mut args = vec!["compare", "--env", env];
-    args.extend_from_slice(set);
-    args.extend_from_slice(&[
-        "--policies",
-        policy,
-        "--seeds",
-        "0..2",
-        "--max-steps",
-        max_steps,
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    args.extend_from_slice(extra);
-    let (ok, _, err) = colony(&args);
+    let rest = [&["--seeds", "0..2", "--max-steps", max_steps][..], extra].concat();
+    let (ok, _, err) = colony(&compare_args(env, set, policy, &rest, out));
     assert!(ok, "{env}: {err}");
     let rows = jsonl(&out.join("episodes.jsonl"));
     assert_eq!(rows.len(), 2, "{env}");
@@ -118,6 +178,68 @@ pub fn compare_policy(
         assert!(r["calls"].as_u64().unwrap() > 0, "{env}: {r}");
     }
     rows
+}
+
+/// `colony ARGS --quiet --out DIR`, a `compare` run of `total` episodes, run to the end into
+/// `root/whole`, then into `root/killed` killed with SIGKILL once `progress` episodes are
+/// done (waiting at most `limit`) and rerun: the kill came before the end, and the rerun ends
+/// with the uninterrupted run's summary. Returns the resumed run's `episodes.jsonl`.
+pub fn compare_resumed_after_kill(
+    args: &[&str],
+    root: &Path,
+    progress: usize,
+    total: usize,
+    limit: Duration,
+) -> Vec<Value> {
+    let with_out = |out: &Path| {
+        let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        a.extend(["--quiet", "--out"].map(String::from));
+        a.push(out.display().to_string());
+        a
+    };
+    let whole = root.join("whole");
+    let (ok, _, err) = colony(&with_out(&whole));
+    assert!(ok, "{err}");
+    let killed = root.join("killed");
+    let mut child = Command::new(BIN)
+        .args(with_out(&killed))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let episodes = killed.join("episodes.jsonl");
+    wait_until(limit, Duration::from_millis(20), "no progress", || {
+        lines_of(&episodes) >= progress
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        jsonl(&episodes).len() < total,
+        "the run finished before it was killed"
+    );
+    assert!(!killed.join("summary.json").exists());
+    let (ok, _, err) = colony(&with_out(&killed));
+    assert!(ok, "{err}");
+    assert_eq!(summary(&whole), summary(&killed));
+    jsonl(&episodes)
+}
+
+/// The files under `dir/episodes` that `keep` accepts, by path relative to `dir`.
+pub fn episode_files(dir: &Path, keep: impl Fn(&Path) -> bool) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.join("episodes")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if keep(&p) {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
 }
 
 /// Runs [`compare_policy`] against a fresh `serve-mock` and checks that the prompt and
@@ -142,9 +264,14 @@ pub fn assert_tokens_are_the_servers(policy: &str, env: &str, set: &[&str], max_
     }
 }
 
+/// A JSON file.
+pub fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 /// `summary.json` of an eval output directory.
 pub fn summary(out: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+    read_json(&out.join("summary.json"))
 }
 
 /// Lines of a file (0 when it is missing).
@@ -161,66 +288,6 @@ pub fn results_by_id(dir: &Path, policy: &str) -> Vec<Value> {
     }
     rows.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
     rows
-}
-
-/// Runs `policy` on Wildfire level 1, seed 0, for `max_steps` steps with model replies
-/// scripted by `lines` (`agent`, `step`, `purpose`, `reply`), and checks the episode ended
-/// without an error; returns its `episodes.jsonl` row and its logged calls.
-pub fn scripted_wildfire(
-    dir: &Path,
-    policy: &str,
-    max_steps: u64,
-    lines: &[(&str, u64, &str, &str)],
-) -> (Value, Vec<Value>) {
-    let text: String = lines
-        .iter()
-        .map(|(a, s, p, r)| {
-            format!(
-                "{}\n",
-                serde_json::json!({"agent": a, "step": s, "purpose": p, "reply": r})
-            )
-        })
-        .collect();
-    let file = dir.join("script.jsonl");
-    std::fs::write(&file, text).unwrap();
-    let out = dir.join("run");
-    let (ok, _, err) = colony(&[
-        "compare",
-        "--env",
-        "wildfire",
-        "--set",
-        "level=1",
-        "--policies",
-        policy,
-        "--seeds",
-        "0",
-        "--max-steps",
-        &max_steps.to_string(),
-        "--model",
-        &format!("script:{}", file.display()),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(ok, "{err}");
-    let row = jsonl(&out.join("episodes.jsonl")).remove(0);
-    assert!(row["error"].is_null(), "{row}");
-    let calls = jsonl(&out.join(format!("episodes/{policy}/0/calls.jsonl")));
-    (row, calls)
-}
-
-/// `(agent, purpose)` of every call logged at `step`, in log order.
-pub fn call_pattern(calls: &[Value], step: u64) -> Vec<(String, String)> {
-    calls
-        .iter()
-        .filter(|c| c["step"] == step)
-        .map(|c| {
-            (
-                c["agent"].as_str().unwrap().to_string(),
-                c["purpose"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
 }
 
 /// `v` without its wall-clock fields (`*wall*`, `*latency*`): the only thing two runs of the

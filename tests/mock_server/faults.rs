@@ -8,10 +8,9 @@ use super::*;
 
 #[tokio::test]
 async fn fail_429_sets_both_retry_headers_on_every_request() {
-    let server = start_with(FaultConfig {
-        fail_429: 1.0,
-        retry_after_ms: 1500,
-        ..FaultConfig::default()
+    let server = start_faulty(|f| {
+        f.fail_429 = 1.0;
+        f.retry_after_ms = 1500;
     })
     .await;
     for path in ["/chat/completions", "/chat/completions", "/embeddings"] {
@@ -37,11 +36,7 @@ async fn fail_429_sets_both_retry_headers_on_every_request() {
 
 #[tokio::test]
 async fn fail_500_answers_server_errors() {
-    let server = start_with(FaultConfig {
-        fail_500: 1.0,
-        ..FaultConfig::default()
-    })
-    .await;
+    let server = start_faulty(|f| f.fail_500 = 1.0).await;
     let resp = post(&server, "/chat/completions", &chat_body("hi")).await;
     assert_eq!(resp.status(), 500);
     assert_eq!(
@@ -54,11 +49,7 @@ async fn fail_500_answers_server_errors() {
 
 #[tokio::test]
 async fn drop_closes_the_connection_without_a_response() {
-    let server = start_with(FaultConfig {
-        drop: 1.0,
-        ..FaultConfig::default()
-    })
-    .await;
+    let server = start_faulty(|f| f.drop = 1.0).await;
     let c = client();
     for _ in 0..3 {
         let result = c
@@ -85,11 +76,7 @@ async fn drop_closes_the_connection_without_a_response() {
 
 #[tokio::test]
 async fn malformed_gives_a_200_body_that_does_not_parse() {
-    let server = start_with(FaultConfig {
-        malformed: 1.0,
-        ..FaultConfig::default()
-    })
-    .await;
+    let server = start_faulty(|f| f.malformed = 1.0).await;
     for body in [
         chat_body("hi"),
         json!({"model": "sim", "stream": true, "messages": [{"role": "user", "content": "hi"}]}),
@@ -120,11 +107,7 @@ async fn malformed_gives_a_200_body_that_does_not_parse() {
 
 #[tokio::test]
 async fn stalls_are_aborted_by_shutdown() {
-    let server = start_with(FaultConfig {
-        stall: 1.0,
-        ..FaultConfig::default()
-    })
-    .await;
+    let server = start_faulty(|f| f.stall = 1.0).await;
     let url = format!("{}/chat/completions", server.base_url());
     let pending =
         tokio::spawn(async move { client().post(url).json(&chat_body("hi")).send().await });
@@ -151,12 +134,11 @@ async fn stalls_are_aborted_by_shutdown() {
 
 #[tokio::test]
 async fn stall_answers_after_stall_for() {
-    let faults = FaultConfig {
-        stall: 1.0,
-        stall_for: Duration::from_millis(200),
-        ..FaultConfig::default()
-    };
-    let server = start_with(faults).await;
+    let server = start_faulty(|f| {
+        f.stall = 1.0;
+        f.stall_for = Duration::from_millis(200);
+    })
+    .await;
     let t0 = std::time::Instant::now();
     let resp = post(&server, "/chat/completions", &chat_body("hi")).await;
     assert_eq!(resp.status(), 200);
@@ -166,11 +148,7 @@ async fn stall_answers_after_stall_for() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_requests_overlap_during_latency() {
-    let server = start_with(FaultConfig {
-        latency: LatencySpec::fixed(300),
-        ..FaultConfig::default()
-    })
-    .await;
+    let server = start_faulty(|f| f.latency = LatencySpec::fixed(300)).await;
     let c = client();
     let calls = (0..6).map(|i| {
         let c = c.clone();
@@ -201,22 +179,12 @@ async fn stats_token_sums_equal_the_usage_served_and_reset_over_http() {
         if i % 2 == 1 {
             body["stream"] = json!(true);
             body["stream_options"] = json!({"include_usage": true});
-            let data = sse_data(
-                &post(&server, "/chat/completions", &body)
-                    .await
-                    .text()
-                    .await
-                    .unwrap(),
-            );
+            let data = post_sse(&server, "/chat/completions", &body).await;
             let usage: Value = serde_json::from_str(&data[data.len() - 2]).unwrap();
             prompt += usage["usage"]["prompt_tokens"].as_u64().unwrap();
             completion += usage["usage"]["completion_tokens"].as_u64().unwrap();
         } else {
-            let v: Value = post(&server, "/chat/completions", &body)
-                .await
-                .json()
-                .await
-                .unwrap();
+            let v = post_json(&server, "/chat/completions", &body).await;
             prompt += v["usage"]["prompt_tokens"].as_u64().unwrap();
             completion += v["usage"]["completion_tokens"].as_u64().unwrap();
         }
@@ -231,14 +199,7 @@ async fn stats_token_sums_equal_the_usage_served_and_reset_over_http() {
         ),
         (prompt, completion, 4, 4)
     );
-    let over_http: MockStats = client()
-        .get(format!("{}/mock/stats", server.base_url()))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let over_http: MockStats = get_json(&server, "/mock/stats").await;
     assert_eq!(over_http, s);
     let after: MockStats = client()
         .post(format!("{}/mock/reset", server.base_url()))
@@ -263,16 +224,20 @@ enum Seen {
     Malformed,
 }
 
-async fn observe_sequence(seed: u64, n: usize) -> Vec<Seen> {
-    let faults = FaultConfig {
+/// Each of 429, 500, a dropped connection and a malformed body with probability 0.2.
+fn mixed_faults(seed: u64) -> FaultConfig {
+    FaultConfig {
         fail_429: 0.2,
         fail_500: 0.2,
         drop: 0.2,
         malformed: 0.2,
         seed,
         ..FaultConfig::default()
-    };
-    let server = start_with(faults).await;
+    }
+}
+
+async fn observe_sequence(seed: u64, n: usize) -> Vec<Seen> {
+    let server = start_with(mixed_faults(seed)).await;
     let c = client();
     let mut seen = Vec::new();
     for i in 0..n {
@@ -300,14 +265,7 @@ async fn the_same_seed_gives_the_same_fault_sequence() {
     let c = observe_sequence(43, 25).await;
     assert_ne!(a, c, "a different seed should give a different sequence");
     // And it is the sequence `FaultConfig::plan` predicts.
-    let faults = FaultConfig {
-        fail_429: 0.2,
-        fail_500: 0.2,
-        drop: 0.2,
-        malformed: 0.2,
-        seed: 42,
-        ..FaultConfig::default()
-    };
+    let faults = mixed_faults(42);
     let predicted: Vec<Seen> = (0..25)
         .map(|i| match faults.plan(i).fault {
             Fault::None | Fault::Stall => Seen::Ok,

@@ -17,15 +17,7 @@ fn sample(name: &str) -> PathBuf {
 }
 
 fn load_ok(dataset: Dataset, name: &str) -> Vec<Item> {
-    let loaded = load(
-        dataset,
-        &sample(name),
-        &LoadOptions {
-            strict: true,
-            ..LoadOptions::default()
-        },
-    )
-    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let loaded = load(dataset, &sample(name), &strict()).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(loaded.skipped.is_empty());
     loaded.items
 }
@@ -42,6 +34,13 @@ fn write(dir: &Path, name: &str, content: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, content).unwrap();
     p
+}
+
+/// The items of `content`, written to a file called `name`, loaded strictly as `dataset`.
+fn load_written(dataset: Dataset, name: &str, content: &[u8]) -> Vec<Item> {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), name, content);
+    load(dataset, &p, &strict()).unwrap().items
 }
 
 fn strict() -> LoadOptions {
@@ -214,13 +213,11 @@ fn mmlu_csv_and_parquet_samples_agree() {
 
 #[test]
 fn mmlu_csv_subject_comes_from_the_file_name() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = write(
-        dir.path(),
+    let items = load_written(
+        Dataset::Mmlu,
         "abstract_algebra_test.csv",
         b"\"Find the order of 2 in Z_5, the integers modulo 5 under addition.\",1,2,5,10,C\n",
     );
-    let items = load(Dataset::Mmlu, &p, &strict()).unwrap().items;
     assert_eq!(items[0].meta["subject"], "abstract_algebra");
     assert_eq!(items[0].gold, "C");
 }
@@ -251,13 +248,11 @@ fn mmlu_pro_sample_drops_na_padding() {
 
 #[test]
 fn mmlu_pro_relabels_after_padding_in_the_middle() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = write(
-        dir.path(),
+    let items = load_written(
+        Dataset::MmluPro,
         "pro.jsonl",
         br#"{"question_id": 5, "question": "q", "options": ["a", "N/A", "b", "c"], "answer": "D", "answer_index": 3, "category": "math", "src": "x"}"#,
     );
-    let items = load(Dataset::MmluPro, &p, &strict()).unwrap().items;
     assert_eq!(items[0].choices, ["a", "b", "c"]);
     assert_eq!(items[0].gold, "C");
 }
@@ -339,13 +334,11 @@ fn aime_sample_and_lower_case_variant() {
         .question
         .starts_with("Find the number of positive divisors"));
 
-    let dir = tempfile::tempdir().unwrap();
-    let p = write(
-        dir.path(),
+    let items = load_written(
+        Dataset::Aime2024,
         "aime.jsonl",
         br#"{"id": 60, "problem": "Find 1+1.", "solution": "It is 2.", "answer": "002", "url": "u", "year": "2024"}"#,
     );
-    let items = load(Dataset::Aime2024, &p, &strict()).unwrap().items;
     assert_eq!(items[0].id, "60");
     assert_eq!(items[0].gold, "2");
     assert_eq!(items[0].meta["year"], "2024");
@@ -380,15 +373,14 @@ fn every_dataset_accepts_jsonl_with_published_field_names() {
 
 #[test]
 fn json_array_document_and_format_override() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = write(
-        dir.path(),
+    let items = load_written(
+        Dataset::Gsm8k,
         "data.json",
         b"[{\"question\": \"a\", \"answer\": \"#### 1\"}, {\"question\": \"b\", \"answer\": \"#### 2\"}]",
     );
-    let items = load(Dataset::Gsm8k, &p, &strict()).unwrap().items;
     assert_eq!(golds(&items), ["1", "2"]);
 
+    let dir = tempfile::tempdir().unwrap();
     let p = write(
         dir.path(),
         "data.txt",
@@ -696,12 +688,10 @@ fn whole_file_problems_are_errors_even_when_not_strict() {
 
 #[test]
 fn python_nonfinite_json_keeps_the_row() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = write(
-        dir.path(),
+    let items = load_written(
+        Dataset::GsmHard,
         "h.jsonl",
         b"{\"input\": \"a\", \"code\": \"\", \"target\": NaN}\n{\"input\": \"b\", \"code\": \"\", \"target\": 2.5}\n",
     );
-    let items = load(Dataset::GsmHard, &p, &strict()).unwrap().items;
     assert_eq!(golds(&items), ["NaN", "2.5"]);
 }

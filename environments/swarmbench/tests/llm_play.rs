@@ -190,13 +190,7 @@ fn play(cfg: Config, seed: u64, accuracy: f64, rounds: u32) -> (f64, usize) {
 
 #[test]
 fn simulated_replies_always_parse_on_real_prompts() {
-    for task in [
-        Task::Pursuit,
-        Task::Synchronization,
-        Task::Foraging,
-        Task::Flocking,
-        Task::Transport,
-    ] {
+    for task in Task::ALL {
         for (seed, accuracy) in [(1, 1.0), (2, 0.5), (3, 0.0)] {
             let (_, fallbacks) = play(cfg(task), seed, accuracy, 25);
             assert_eq!(fallbacks, 0, "{task:?}");
@@ -253,13 +247,7 @@ fn accurate_agents_beat_random_ones() {
 #[ignore = "timing of simulated_reply on real prompts (run with --release)"]
 fn simulated_reply_cost() {
     let entry = colony_swarmbench::entry();
-    for task in [
-        Task::Pursuit,
-        Task::Synchronization,
-        Task::Foraging,
-        Task::Flocking,
-        Task::Transport,
-    ] {
+    for task in Task::ALL {
         let mut e = env(cfg(task), 3);
         let mut prompts = Vec::new();
         let mut draw = 11u64;

@@ -84,142 +84,130 @@ fn same_draw_same_reply() {
     assert!(distinct.len() > 3, "draws should vary the reply");
 }
 
+/// A 5 × 5 view with the agent in the middle and nothing else in sight.
+const EMPTY: [&str; 5] = [
+    ". . . . .",
+    ". . . . .",
+    ". . Y . .",
+    ". . . . .",
+    ". . . . .",
+];
+
+/// A 5 × 5 view with the agent in the middle and the prey to its right.
+const PREY_RIGHT: [&str; 5] = [
+    ". . . . .",
+    ". . . . .",
+    ". . Y P .",
+    ". . . . .",
+    ". . . . .",
+];
+
+/// The expert's move for a `task` agent seeing `rows` from `origin`, with `observation` and
+/// `messages` in its prompt.
+fn expert_sees(
+    task: Task,
+    origin: (i32, i32),
+    rows: &[&str],
+    observation: &str,
+    messages: &[&str],
+) -> &'static str {
+    let messages: Vec<String> = messages.iter().map(|m| m.to_string()).collect();
+    let user = prompt(task, &view(origin, rows), observation, &messages, &[]);
+    expert_action(task, &user)
+}
+
 #[test]
 fn pursuit_expert_goes_to_a_free_side_of_the_prey() {
+    let pursuit = |rows: &[&str], messages: &[&str]| {
+        expert_sees(Task::Pursuit, (1, 1), rows, "score: 0", messages)
+    };
     // Agent 4 already holds the prey's left side and a wall blocks the way down: the free
     // side (2, 5) is reached by going UP first.
-    let v = view(
-        (1, 1),
-        &[
-            ". . . . .",
-            ". . . . .",
-            ". . Y 4 P",
-            ". . W . .",
-            ". . . . .",
-        ],
-    );
-    let user = prompt(Task::Pursuit, &v, "score: 0", &[], &[]);
-    assert_eq!(expert_action(Task::Pursuit, &user), "UP");
+    let blocked = [
+        ". . . . .",
+        ". . . . .",
+        ". . Y 4 P",
+        ". . W . .",
+        ". . . . .",
+    ];
+    assert_eq!(pursuit(&blocked, &[]), "UP");
     // Next to the prey: hold the side.
-    let v = view(
-        (1, 1),
-        &[
-            ". . . . .",
-            ". . . . .",
-            ". . Y P .",
-            ". . . . .",
-            ". . . . .",
-        ],
-    );
-    let user = prompt(Task::Pursuit, &v, "score: 0", &[], &[]);
-    assert_eq!(expert_action(Task::Pursuit, &user), "STAY");
+    assert_eq!(pursuit(&PREY_RIGHT, &[]), "STAY");
     // No prey in sight, but a message says where it is: head there.
-    let v = view(
-        (1, 1),
-        &[
-            ". . . . .",
-            ". . . . .",
-            ". . Y . .",
-            ". . . . .",
-            ". . . . .",
-        ],
-    );
-    let msgs = ["Prey P at (3, 9), come help".to_string()];
-    let user = prompt(Task::Pursuit, &v, "score: 0", &msgs, &[]);
-    assert_eq!(expert_action(Task::Pursuit, &user), "RIGHT");
+    assert_eq!(pursuit(&EMPTY, &["Prey P at (3, 9), come help"]), "RIGHT");
 }
 
 #[test]
 fn foraging_expert_walks_around_walls_to_food_then_to_the_nest() {
-    let v = view(
-        (1, 1),
-        &[
-            ". . . . .",
-            ". . . . .",
-            ". . Y . .",
-            "W W W . .",
-            "F F . . .",
-        ],
-    );
-    let user = prompt(Task::Foraging, &v, "carrying_food: False", &[], &[]);
-    assert_eq!(expert_action(Task::Foraging, &user), "RIGHT");
+    let foraging = |rows: &[&str], observation: &str| {
+        expert_sees(Task::Foraging, (1, 1), rows, observation, &[])
+    };
+    let walled = [
+        ". . . . .",
+        ". . . . .",
+        ". . Y . .",
+        "W W W . .",
+        "F F . . .",
+    ];
+    assert_eq!(foraging(&walled, "carrying_food: False"), "RIGHT");
     // Carrying: the food is ignored, the nest above is the goal.
-    let v = view(
-        (1, 1),
-        &[
-            "N N . . .",
-            "N N . . .",
-            ". . Y . .",
-            ". . . . .",
-            "F F . . .",
-        ],
-    );
-    let user = prompt(Task::Foraging, &v, "carrying_food: True", &[], &[]);
-    let a = expert_action(Task::Foraging, &user);
+    let nest_above = [
+        "N N . . .",
+        "N N . . .",
+        ". . Y . .",
+        ". . . . .",
+        "F F . . .",
+    ];
+    let a = foraging(&nest_above, "carrying_food: True");
     assert!(a == "UP" || a == "LEFT", "{a}");
     // Next to the food and not carrying: stay for the pick-up.
-    let v = view(
-        (1, 1),
-        &[
-            ". . . . .",
-            ". . . . .",
-            ". F Y . .",
-            ". . . . .",
-            ". . . . .",
-        ],
-    );
-    let user = prompt(Task::Foraging, &v, "carrying_food: False", &[], &[]);
-    assert_eq!(expert_action(Task::Foraging, &user), "STAY");
+    let food_left = [
+        ". . . . .",
+        ". . . . .",
+        ". F Y . .",
+        ". . . . .",
+        ". . . . .",
+    ];
+    assert_eq!(foraging(&food_left, "carrying_food: False"), "STAY");
 }
 
 #[test]
 fn other_tasks_follow_the_brief() {
     // Synchronization: own light on, most visible lights off → SWITCH.
-    let v = view((1, 1), &[". $1 .", "$2 Y .", ". 3 $4"]);
-    let user = prompt(Task::Synchronization, &v, "light_on: True", &[], &[]);
-    assert_eq!(expert_action(Task::Synchronization, &user), "SWITCH");
-    let user = prompt(Task::Synchronization, &v, "light_on: False", &[], &[]);
-    assert_eq!(expert_action(Task::Synchronization, &user), "STAY");
+    let lights = [". $1 .", "$2 Y .", ". 3 $4"];
+    let sync =
+        |observation: &str| expert_sees(Task::Synchronization, (1, 1), &lights, observation, &[]);
+    assert_eq!(sync("light_on: True"), "SWITCH");
+    assert_eq!(sync("light_on: False"), "STAY");
     // Flocking: the group is to the right.
-    let v = view(
-        (1, 1),
-        &[
-            ". . . . .",
-            ". . . 1 .",
-            "Y . . 2 3",
-            ". . . 4 .",
-            ". . . . .",
-        ],
+    let group_right = [
+        ". . . . .",
+        ". . . 1 .",
+        "Y . . 2 3",
+        ". . . 4 .",
+        ". . . . .",
+    ];
+    assert_eq!(
+        expert_sees(Task::Flocking, (1, 1), &group_right, "", &[]),
+        "RIGHT"
     );
-    let user = prompt(Task::Flocking, &v, "", &[], &[]);
-    assert_eq!(expert_action(Task::Flocking, &user), "RIGHT");
     // Transport: an open exit is taken.
-    let v = view(
-        (7, 7),
-        &[
-            "W . . . .",
-            "W . . . .",
-            "W . Y . .",
-            "W W . W W",
-            "* * * * *",
-        ],
+    let exit_below = [
+        "W . . . .",
+        "W . . . .",
+        "W . Y . .",
+        "W W . W W",
+        "* * * * *",
+    ];
+    assert_eq!(
+        expert_sees(Task::Transport, (7, 7), &exit_below, "", &[]),
+        "DOWN"
     );
-    let user = prompt(Task::Transport, &v, "", &[], &[]);
-    assert_eq!(expert_action(Task::Transport, &user), "DOWN");
 }
 
 #[test]
 fn exploration_keeps_its_direction() {
-    let v = view(
-        (1, 1),
-        &[
-            ". . . . .",
-            ". . . . .",
-            ". . Y . .",
-            ". . . . .",
-            ". . . . .",
-        ],
-    );
+    let v = view((1, 1), &EMPTY);
     let hist = [HistoryEntry {
         round: 1,
         action: "LEFT".into(),
@@ -237,16 +225,7 @@ fn exploration_keeps_its_direction() {
 
 #[test]
 fn replies_have_the_requested_format() {
-    let v = view(
-        (1, 1),
-        &[
-            ". . . . .",
-            ". . . . .",
-            ". . Y P .",
-            ". . . . .",
-            ". . . . .",
-        ],
-    );
+    let v = view((1, 1), &PREY_RIGHT);
     let user = prompt(Task::Pursuit, &v, "score: 0", &[], &[]);
     let mut with_msg = 0;
     for d in 0..400 {
