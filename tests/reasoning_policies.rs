@@ -332,20 +332,17 @@ fn selforg_role_pool_is_complete_and_ordered() {
     let cards = RoleCard::load_dir(dir).unwrap();
     let mut pool: Vec<_> = cards.values().collect();
     pool.sort_by_key(|c| c.params["pool_index"].as_integer().unwrap());
-    let names: Vec<&str> = pool.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "assistant",
-            "programmer",
-            "mathematician",
-            "economist",
-            "psychologist",
-            "historian",
-            "lawyer",
-            "doctor"
-        ]
-    );
+    // The shipped files are the compiled-in pool (whose order its unit test pins), card for
+    // card, in `pool_index` order.
+    let compiled = colony::policy::reasoning::role_pool::role_pool().unwrap();
+    let names =
+        |cards: &[&RoleCard]| -> Vec<String> { cards.iter().map(|c| c.name.clone()).collect() };
+    let compiled: Vec<&RoleCard> = compiled.iter().map(|c| &**c).collect();
+    assert_eq!(names(&pool), names(&compiled));
+    assert_eq!(pool.len(), 8);
+    for (file, built_in) in pool.iter().zip(&compiled) {
+        assert_eq!(file.system_prompt, built_in.system_prompt, "{}", file.name);
+    }
     assert_eq!(
         pool[6].system_prompt,
         "You are a lawyer. You are good at law, politics, and history."

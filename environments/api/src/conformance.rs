@@ -4,9 +4,8 @@
 //!
 //! Call [`check`] from a `#[test]` with a factory for fresh environments.
 
-use std::collections::BTreeMap;
-
-use crate::{AgentId, Environment};
+use crate::rng::splitmix64 as splitmix;
+use crate::Environment;
 
 /// Settings of a conformance run.
 #[derive(Debug, Clone, Copy)]
@@ -39,15 +38,6 @@ pub struct ConformanceError {
     pub message: String,
 }
 
-use crate::rng::splitmix64 as splitmix;
-
-fn random_actions<E: Environment>(env: &E, rng: &mut u64) -> BTreeMap<AgentId, E::Action> {
-    env.agents()
-        .into_iter()
-        .map(|a| (a.clone(), env.random_action(&a, splitmix(rng))))
-        .collect()
-}
-
 /// Runs `steps` random steps, returning the state JSON after each step and whether it ended.
 fn rollout<E: Environment>(
     env: &mut E,
@@ -56,7 +46,7 @@ fn rollout<E: Environment>(
 ) -> Result<Vec<String>, String> {
     let mut states = Vec::new();
     for step in 0..steps {
-        let actions = random_actions(env, rng);
+        let actions = env.random_actions(rng);
         let r = env.step(&actions);
         if r.terminated && r.truncated {
             return Err(format!("step {step}: terminated and truncated both set"));

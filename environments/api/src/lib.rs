@@ -274,16 +274,22 @@ pub trait Environment {
     /// (which at hundreds of agents cost more than the physics), as long as the actions are
     /// the same random actions.
     fn step_random(&mut self, rng: &mut u64) -> bool {
-        let actions: BTreeMap<AgentId, Self::Action> = self
-            .agents()
+        let actions = self.random_actions(rng);
+        let r = self.step(&actions);
+        r.terminated || r.truncated
+    }
+
+    /// Every agent's [`Environment::random_action`], one [`rng::splitmix64`] draw from `rng`
+    /// per agent in [`Environment::agents`] order: the actions of [`Environment::step_random`],
+    /// for tests and benchmarks that step through the typed API.
+    fn random_actions(&self, rng: &mut u64) -> BTreeMap<AgentId, Self::Action> {
+        self.agents()
             .into_iter()
             .map(|a| {
                 let action = self.random_action(&a, crate::rng::splitmix64(rng));
                 (a, action)
             })
-            .collect();
-        let r = self.step(&actions);
-        r.terminated || r.truncated
+            .collect()
     }
 }
 

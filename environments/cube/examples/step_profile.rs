@@ -3,10 +3,9 @@
 //!
 //! `cargo run --release -p colony-cube --example step_profile -- 256 5000`
 #![allow(clippy::unwrap_used)]
-use std::collections::BTreeMap;
 use std::time::Instant;
 
-use colony_cube::{CubeAction, CubeConfig, CubeEnv, Prim};
+use colony_cube::{CubeConfig, CubeEnv, Prim};
 use colony_env_api::{boxed, policy::splitmix64, Environment};
 
 fn main() {
@@ -45,14 +44,7 @@ fn main() {
     let mut env = CubeEnv::with_seed(cfg, 0).unwrap();
     let t0 = Instant::now();
     for _ in 0..steps {
-        let actions: BTreeMap<String, CubeAction> = env
-            .agents()
-            .into_iter()
-            .map(|a| {
-                let act = env.random_action(&a, splitmix64(&mut rng));
-                (a, act)
-            })
-            .collect();
+        let actions = env.random_actions(&mut rng);
         let r = env.step(&actions);
         if r.terminated || r.truncated {
             env.reset(1);

@@ -1,10 +1,7 @@
 //! `colony env bench` times `Environment::step_random`; CUBE overrides it with a typed path.
 //! It must take exactly the random actions the generic path takes.
 
-use std::collections::BTreeMap;
-
 use colony_cube::{CubeConfig, CubeEnv};
-use colony_env_api::policy::splitmix64;
 use colony_env_api::Environment;
 
 #[test]
@@ -15,14 +12,7 @@ fn typed_random_steps_equal_the_generic_path() {
         let (mut r1, mut r2) = (9u64, 9u64);
         for step in 0..60 {
             let ended = fast.step_random(&mut r1);
-            let actions: BTreeMap<_, _> = slow
-                .agents()
-                .into_iter()
-                .map(|a| {
-                    let action = slow.random_action(&a, splitmix64(&mut r2));
-                    (a, action)
-                })
-                .collect();
+            let actions = slow.random_actions(&mut r2);
             let r = slow.step(&actions);
             assert_eq!(
                 serde_json::to_string(&fast.state()).unwrap(),

@@ -3,10 +3,9 @@
 //! play.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use colony_env_api::conformance::{check, Options};
-use colony_env_api::policy::splitmix64;
 use colony_env_api::Environment;
 use colony_wildfire::config::{find_level, levels, LevelKind};
 use colony_wildfire::grid::{Fire, Land};
@@ -113,14 +112,7 @@ fn random_rollout(
     let mut rng = seed;
     for _ in 0..steps {
         let before = env.clone();
-        let actions: BTreeMap<_, _> = env
-            .agents()
-            .into_iter()
-            .map(|a| {
-                let act = env.random_action(&a, splitmix64(&mut rng));
-                (a, act)
-            })
-            .collect();
+        let actions = env.random_actions(&mut rng);
         let r = env.step(&actions);
         check_each(&before, &env);
         if r.terminated || r.truncated {
