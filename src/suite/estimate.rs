@@ -102,7 +102,9 @@ pub async fn matrix(
                 let per_policy = configs.iter().map(|(_, seeds)| seeds.len()).sum();
                 for p in &e.policies {
                     let calls = if uses_models(p) {
-                        episode_calls(suite, e, p, &sim).await?
+                        // The first configuration's first seed, as the run plays it.
+                        let seed = configs.first().and_then(|(_, s)| s.first()).copied();
+                        episode_calls(suite, e, p, &sim, seed.unwrap_or(0)).await?
                     } else {
                         0
                     };
@@ -130,12 +132,13 @@ fn per_share(calls: u64, sampled: usize, mine: usize) -> u64 {
     (calls as f64 / sampled as f64 * mine as f64).round() as u64
 }
 
-/// Calls of one simulated episode of `policy` on the unit's first configuration and seed.
+/// Calls of one simulated episode of `policy` on the unit's first configuration, with `seed`.
 async fn episode_calls(
     suite: &Suite,
     e: &super::spec::EnvUnit,
     policy: &str,
     sim: &crate::llm::ModelSpec,
+    seed: u64,
 ) -> Result<u64, SuiteRunError> {
     let mut set = e.set.clone();
     // The first value of every axis, as the first configuration has it.
@@ -146,10 +149,6 @@ async fn episode_calls(
             }
         }
     }
-    let seed = crate::eval::compare::configuration_seeds(&e.env, &set, &e.seeds, e.level_seeds)
-        .ok()
-        .and_then(|seeds| seeds.first().copied())
-        .unwrap_or(0);
     let err = |message: String| SuiteRunError::Io {
         path: e.label.clone().into(),
         message,

@@ -119,10 +119,13 @@ impl CallerConfig {
 /// Makes and logs the model calls of one episode (see the module docs).
 #[derive(Debug)]
 pub struct Caller {
-    config: CallerConfig,
     /// The models as a roster (member `m` = model `m` with its sampling): agents are built
     /// the way reasoning teams are, with the environment's instructions as their role.
     roster: Roster,
+    /// Replies from a file instead of models ([`CallerConfig::script`]).
+    script: Option<Arc<ReplyScript>>,
+    /// Deadline of one call ([`CallerConfig::timeout`]).
+    timeout: Option<Duration>,
     team: Option<Team>,
     /// Index of each agent in the environment's order (for round-robin models).
     order: BTreeMap<AgentId, usize>,
@@ -147,8 +150,9 @@ impl Caller {
             sampling: config.sampling.clone(),
         };
         Self {
-            config,
             roster,
+            script: config.script,
+            timeout: config.timeout,
             team: None,
             order: BTreeMap::new(),
             seed,
@@ -162,7 +166,7 @@ impl Caller {
         all: &[AgentId],
         deciding: &[AgentView],
     ) -> Result<(), EmbodiedError> {
-        if self.config.script.is_some() {
+        if self.script.is_some() {
             return Ok(());
         }
         if self.order.is_empty() {
@@ -235,7 +239,7 @@ impl Caller {
             retries: 0,
             decides: false,
         };
-        if let Some(script) = &self.config.script {
+        if let Some(script) = &self.script {
             let reply = script.reply(&view.id, step, purpose)?;
             log.usage = Usage {
                 prompt_tokens: approx_prompt_tokens(&log.messages),
@@ -252,7 +256,7 @@ impl Caller {
             .stateless()
             .seed(self.call_seed(step, &view.id, purpose))
             .tag(format!("step {step} {purpose}"));
-        if let Some(d) = self.config.timeout {
+        if let Some(d) = self.timeout {
             options = options.timeout(d);
         }
         match team.ask_with(view.id.as_str(), prompt, options).await {
