@@ -15,7 +15,14 @@ use common::eval_run::{
 use common::{assert_ok, assert_stopped_early, jsonl, lines_of, run_ok, summary, wait_until, Mock};
 
 const POLICIES: &str = "single,cot,self_consistency:k=3,debate:agents=3,rounds=2,selforg";
-const FILES: [&str; 5] = ["single", "cot", "self_consistency", "debate", "selforg"];
+/// Results files are named by each spec's label: the spec as written.
+const FILES: [&str; 5] = [
+    "single",
+    "cot",
+    "self_consistency:k=3",
+    "debate:agents=3,rounds=2",
+    "selforg",
+];
 
 fn mock(extra: &[&str]) -> Mock {
     gsm8k_mock("0.7", extra)
@@ -43,7 +50,7 @@ fn every_policy_over_http_with_exact_token_totals() {
     // Some answers right, some wrong, at 70% accuracy per call.
     let acc = s["policies"]["single"]["accuracy"].as_f64().unwrap();
     assert!(acc > 0.0 && acc < 1.0, "{acc}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("| self_consistency |"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("| self_consistency:k=3 |"));
     assert!(dir.path().join("results.csv").is_file());
 }
 
@@ -231,7 +238,7 @@ fn partial_failures_are_counted_per_item_without_losing_the_answer() {
         .args(["--max-retries", "0", "--quiet"])
         .output()
         .unwrap();
-    let text = std::fs::read_to_string(dir.path().join("self_consistency.jsonl")).unwrap();
+    let text = std::fs::read_to_string(dir.path().join("self_consistency:k=5.jsonl")).unwrap();
     let rows: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -250,7 +257,10 @@ fn partial_failures_are_counted_per_item_without_losing_the_answer() {
         .iter()
         .map(|r| r["failed_calls"].as_u64().unwrap())
         .sum();
-    assert_eq!(s["policies"]["self_consistency"]["failed_calls"], failed);
+    assert_eq!(
+        s["policies"]["self_consistency:k=5"]["failed_calls"],
+        failed
+    );
 }
 
 #[test]
@@ -321,7 +331,7 @@ fn a_remote_embedder_inside_eval_uses_the_api_key_env_like_colony_embed() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     let s = summary(dir.path());
-    assert_eq!(s["policies"]["selforg"]["errors"], 0, "{s}");
+    assert_eq!(s["policies"]["selforg:rounds=1"]["errors"], 0, "{s}");
 }
 
 #[test]

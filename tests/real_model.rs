@@ -176,7 +176,11 @@ fn a_real_model_through_models_chat_eval_and_compare() {
     let after = metrics(&url);
     let summary = read_json(&out.join("summary.json"));
     let (mut prompt, mut completion) = (0, 0);
-    for p in ["single", "self_consistency", "selforg"] {
+    for p in [
+        "single",
+        "self_consistency:k=3",
+        "selforg:agents=3,rounds=1",
+    ] {
         let row = &summary["policies"][p];
         assert_eq!(row["n"], 10, "{p}: {row}");
         assert_eq!(row["errors"], 0, "{p}: {row}");

@@ -77,9 +77,9 @@ fn bad_suites_name_file_line_and_key() {
         ),
         ("nothing to run", "policies = [\"single\"]\n".into(), "nothing to run"),
         (
-            "same result name twice",
-            "policies = [\"selforg:k=2\", \"selforg:k=3\"]\n[[datasets]]\nname = \"gsm8k\"\ndata = \"x.jsonl\"\n".into(),
-            "both write results",
+            "same label twice",
+            "policies = [\"selforg:k=2,label=s\", \"selforg:k=3,label=s\"]\n[[datasets]]\nname = \"gsm8k\"\ndata = \"x.jsonl\"\n".into(),
+            "both labelled `s`",
         ),
     ];
     for (what, text, expected) in cases {
@@ -417,7 +417,7 @@ fn a_recorded_suite_replays_to_the_same_results_without_the_endpoint() {
     ]);
     assert_eq!(timeless(&summary(&replayed)), timeless(&summary(&live)));
     let lines = |dir: &Path| {
-        let mut v: Vec<Value> = jsonl(&dir.join("m/reasoning/self_consistency.jsonl"))
+        let mut v: Vec<Value> = jsonl(&dir.join("m/reasoning/self_consistency:k=2.jsonl"))
             .into_iter()
             .map(|r| timeless(&r))
             .collect();

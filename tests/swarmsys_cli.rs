@@ -11,7 +11,12 @@ use common::{colony, jsonl};
 use serde_json::Value;
 
 const POLICIES: &str = "swarmsys;swarmsys:mode=c;swarmsys:mode=b,roles=random";
-const FILES: [&str; 3] = ["swarmsys", "swarmsys_exam", "swarmsys_b_rand_roles"];
+/// Each spec is its own results file, named by its label (the spec as written).
+const FILES: [&str; 3] = [
+    "swarmsys",
+    "swarmsys:mode=c",
+    "swarmsys:mode=b,roles=random",
+];
 
 #[test]
 fn match_prints_the_spec_distribution_and_names_bad_fields() {
@@ -108,7 +113,7 @@ fn eval_over_http_totals_equal_the_servers_counts() {
         assert_eq!(rows.len(), 12);
         for r in &rows {
             let t = &r["trace"];
-            let rounds = if p == "swarmsys_exam" {
+            let rounds = if p == "swarmsys:mode=c" {
                 &t["exam_trace"]["rounds"]
             } else {
                 &t["rounds"]

@@ -1,12 +1,11 @@
 //! `colony eval`: run reasoning policies over a dataset, resumably, and print the table.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use clap::Args;
 use colony::eval::dataset_run::{run_dataset, DatasetProgress, DatasetRun};
 use colony::eval::models::reasoning_roster;
-use colony::eval::CallRouting;
+use colony::eval::{CallRouting, LabelledPolicy};
 use colony::llm::{ModelSpec, ModelsConfig};
 use colony::policy::reasoning::{policy_with_embedder, Roster};
 use colony_qa::Item;
@@ -29,15 +28,20 @@ pub struct EvalArgs {
     /// One model per agent, comma-separated names from models.toml (heterogeneous teams).
     #[arg(long, value_name = "A,B,…", conflicts_with = "model")]
     pub models: Option<String>,
+    /// Accuracy p of the offline simulated model (the chance an agent answers with the gold
+    /// answer); overrides models.toml. As on `colony compare`.
+    #[arg(long, value_name = "P")]
+    pub sim_accuracy: Option<f64>,
     /// Agents in the roster (role cards taken in order from --roles).
     #[arg(long, default_value_t = 4)]
     pub agents: usize,
     /// Rounds for policies that have rounds (added as `rounds=T` unless given in the spec).
     #[arg(long)]
     pub rounds: Option<u32>,
-    /// Directory of role cards (`*.toml`, used in file-name order).
-    #[arg(long, default_value = "roles/selforg", value_name = "DIR")]
-    pub roles: PathBuf,
+    /// Directory of role cards (`*.toml`, used in file-name order) replacing the SelfOrg pool
+    /// compiled into colony (`roles/selforg/` of its source).
+    #[arg(long, value_name = "DIR")]
+    pub roles: Option<PathBuf>,
     /// Embedder of SelfOrg: hash (default), minilm:DIR, remote:URL#MODEL, … (see `colony embed`).
     #[arg(long, default_value = "hash", value_name = "SPEC")]
     pub embedder: String,
@@ -55,10 +59,29 @@ pub struct EvalArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Resume a policy label even though `--out` recorded it with other options (its rows
+    /// then mix both configurations).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The model specs of the roster: `--models` in order, else the one `--model`.
 fn model_specs(a: &EvalArgs, config: Option<&Path>) -> anyhow::Result<Vec<ModelSpec>> {
+    let mut specs = base_model_specs(a, config)?;
+    if let Some(p) = a.sim_accuracy {
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&p),
+            "--sim-accuracy must be in [0, 1], got {p}"
+        );
+        for s in &mut specs {
+            s.accuracy = Some(p);
+        }
+    }
+    Ok(specs)
+}
+
+/// [`model_specs`] before `--sim-accuracy`.
+fn base_model_specs(a: &EvalArgs, config: Option<&Path>) -> anyhow::Result<Vec<ModelSpec>> {
     match &a.models {
         Some(list) => {
             let cfg = ModelsConfig::discover(config)?;
@@ -76,14 +99,20 @@ fn roster(a: &EvalArgs, config: Option<&Path>, items: &[Item]) -> anyhow::Result
     let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
     Ok(reasoning_roster(
         &model_specs(a, config)?,
-        &a.roles,
+        a.roles.as_deref(),
         a.agents,
         items,
         calls,
     )?)
 }
 
-pub(crate) use colony::policy::reasoning::with_rounds as policy_specs;
+/// The specs of a `--policy` list with `--rounds` applied (test helper).
+#[cfg(test)]
+fn policy_specs(list: &str, rounds: Option<u32>) -> Vec<String> {
+    colony::policy::PolicySpec::list(list, rounds)
+        .map(|v| v.into_iter().map(|p| p.spec).collect())
+        .unwrap_or_default()
+}
 
 /// Runs `colony eval`.
 pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
@@ -101,16 +130,14 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         a.data.data.display()
     );
     let roster = roster(&a, config, &items)?;
-    let specs = policy_specs(&a.policy, a.rounds);
+    let specs = colony::policy::PolicySpec::list(&a.policy, a.rounds)?;
     let embedder = a
         .embedder
         .parse::<colony::embed::EmbedderSpec>()?
         .build(a.model.api_key()?)
         .await?;
-    let policies: Vec<Arc<dyn colony::policy::reasoning::ReasoningPolicy>> = specs
-        .iter()
-        .map(|s| policy_with_embedder(s, embedder.clone()).map(Arc::from))
-        .collect::<Result<Vec<_>, _>>()?;
+    let policies =
+        LabelledPolicy::build_all(&specs, |s| policy_with_embedder(s, embedder.clone()))?;
     let progress = EvalBars::new(a.quiet);
     let outcome = run_dataset(
         DatasetRun {
@@ -122,6 +149,7 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
             run_seed: a.data.seed,
             out: a.out.clone(),
             only: None,
+            force: a.force,
         },
         &progress,
     )

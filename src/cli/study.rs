@@ -95,9 +95,10 @@ pub struct AmplificationArgs {
     /// spec of `colony eval`.
     #[arg(long, default_value = "auto", value_name = "SPEC")]
     embedder: String,
-    /// Directory of role cards for the agents (first four used).
-    #[arg(long, default_value = "roles/selforg", value_name = "DIR")]
-    roles: PathBuf,
+    /// Directory of role cards for the agents (first four used; default: the SelfOrg pool
+    /// compiled into colony).
+    #[arg(long, value_name = "DIR")]
+    roles: Option<PathBuf>,
     /// Items solved at once.
     #[arg(long, default_value_t = 32)]
     concurrency: usize,
@@ -170,8 +171,7 @@ async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
     let part = |x: &str| a.parts.iter().any(|p| p == x);
     let spec = embedder_spec(&a.embedder)?;
     let embedder = spec.build(None).await?;
-    let mut roles = colony::eval::models::role_cards_in_order(&a.roles)?;
-    anyhow::ensure!(!roles.is_empty(), "no role cards in {}", a.roles.display());
+    let mut roles = colony::eval::models::role_cards_in_order(a.roles.as_deref())?;
     roles.truncate(4);
     // Fewer than four cards: repeat them cyclically (SelfOrg's N = 4 for math sets).
     for i in roles.len()..4 {

@@ -10,7 +10,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use colony_qa::Item;
 use serde::Serialize;
@@ -18,9 +17,10 @@ use thiserror::Error;
 
 use super::report::{rebuild_summary, record_settings, write_eval_report, ReportError};
 use super::results::{AppendLog, ItemResult, ResultsError};
-use super::runner::{run_policy, EvalConfig};
+use super::runner::{run_policy, EvalConfig, LabelledPolicy};
 use super::summary::{PolicySummary, RunSettings, Summary};
-use crate::policy::reasoning::{ReasoningPolicy, Roster};
+use crate::policy::reasoning::Roster;
+use crate::policy::PolicySpec;
 use crate::runtime::TranscriptEntry;
 
 /// What to run: every policy over the same items with the same roster.
@@ -29,8 +29,8 @@ pub struct DatasetRun {
     pub dataset: String,
     /// The selected items, in order.
     pub items: Vec<Item>,
-    /// Policies, run one after the other.
-    pub policies: Vec<Arc<dyn ReasoningPolicy>>,
+    /// Policies with their labels, run one after the other.
+    pub policies: Vec<LabelledPolicy>,
     /// The agents.
     pub roster: Roster,
     /// Items solved at once.
@@ -39,9 +39,11 @@ pub struct DatasetRun {
     pub run_seed: u64,
     /// Output directory.
     pub out: PathBuf,
-    /// Per policy name, the only item ids this process solves (a shard's share); a policy
+    /// Per policy label, the only item ids this process solves (a shard's share); a policy
     /// missing from the map runs every item. `None`: every item of every policy.
     pub only: Option<BTreeMap<String, BTreeSet<String>>>,
+    /// Resume a label even when `settings.json` recorded other options for it (`--force`).
+    pub force: bool,
 }
 
 /// Progress callbacks of [`run_dataset`] (a progress bar, or nothing).
@@ -104,6 +106,29 @@ pub enum DatasetRunError {
     /// The report could not be written.
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// A label's results were produced with other options (rerun with `--force` to mix).
+    #[error(transparent)]
+    SpecChanged(Box<SpecChange>),
+}
+
+/// A label recorded in `settings.json` with other options than this run's (issue 26, part 0).
+#[derive(Debug, Error)]
+#[error(
+    "{dir}: policy label `{label}` ran before as `{recorded}` (dataset {dataset}), now `{now}`: \
+     its results would mix two configurations; give the new spec its own `label=`, use \
+     another --out, or pass --force to resume anyway"
+)]
+pub struct SpecChange {
+    /// The output directory.
+    pub dir: PathBuf,
+    /// The label.
+    pub label: String,
+    /// The dataset the earlier run was recorded for.
+    pub dataset: String,
+    /// The spec recorded earlier.
+    pub recorded: String,
+    /// The spec of this run.
+    pub now: String,
 }
 
 /// One line of `calls/<policy>.jsonl`: the transcript of one finished item.
@@ -140,9 +165,15 @@ pub async fn run_dataset(
         dataset: run.dataset.clone(),
     };
     for policy in &run.policies {
-        let name = policy.name().to_string();
+        let name = policy.spec.label.clone();
+        if !run.force {
+            check_spec(&run.out, &summary, &policy.spec)?;
+        }
         let only = run.only.as_ref().and_then(|m| m.get(&name));
-        let settings = RunSettings::of(&run.roster, run.run_seed);
+        let settings = RunSettings {
+            spec: Some(policy.spec.spec.clone()),
+            ..RunSettings::of(&run.roster, run.run_seed)
+        };
         let earlier = record_settings(&run.out, &mut summary, &run.dataset, &name, settings)?;
         if earlier.is_some() {
             progress.note(&format!(
@@ -174,7 +205,7 @@ pub async fn run_dataset(
         };
         progress.policy_started(&name, pending_count(&run.items, only));
         let run_one = run_policy(
-            policy.clone(),
+            policy,
             &run.items,
             &run.roster,
             &eval,
@@ -206,6 +237,31 @@ pub async fn run_dataset(
         stopped,
         all_errored,
     })
+}
+
+/// Refuses to resume `spec`'s label when `settings.json` recorded it, for any dataset, with
+/// other options (order and spacing aside); labels recorded before specs were kept pass.
+fn check_spec(out: &Path, summary: &Summary, spec: &PolicySpec) -> Result<(), DatasetRunError> {
+    let want = spec.options();
+    for (dataset, per) in &summary.settings {
+        let Some(recorded) = per.get(&spec.label).and_then(|s| s.spec.as_deref()) else {
+            continue;
+        };
+        let old = PolicySpec {
+            label: spec.label.clone(),
+            spec: recorded.to_string(),
+        };
+        if old.name() != spec.name() || old.options() != want {
+            return Err(DatasetRunError::SpecChanged(Box::new(SpecChange {
+                dir: out.to_path_buf(),
+                label: spec.label.clone(),
+                dataset: dataset.clone(),
+                recorded: recorded.to_string(),
+                now: spec.spec.clone(),
+            })));
+        }
+    }
+    Ok(())
 }
 
 /// Items of this process (all, or the shard's share) for the progress bar's length.

@@ -1,7 +1,8 @@
 //! Evaluation: run policies over dataset items or environment episodes, store one JSON line
 //! per finished item or episode (resumable), summarize, and measure resources for benchmarks.
 //!
-//! - Reasoning: [`runner`] (items), [`summary`] (tables, in [`table_order`]), [`metrics`] (policy metrics from
+//! - Reasoning: [`runner`] (items), [`summary`] (tables, in [`table_order`]; intervals from
+//!   [`stats`]), [`metrics`] (policy metrics from
 //!   item traces, averaged per policy), [`models`] (the simulated model keyed with the items,
 //!   record/replay).
 //! - Embodied: [`episode`] (the one episode loop), [`trajectory`] (the one trajectory
@@ -22,6 +23,7 @@ pub mod report;
 pub mod resources;
 pub mod results;
 pub mod runner;
+pub mod stats;
 pub mod summary;
 pub mod table_order;
 pub mod trajectory;
@@ -34,5 +36,5 @@ pub use episode::{run_episode, EpisodeConfig, EpisodeOutcome, EpisodeSink, StepR
 pub use metrics::MetricMean;
 pub use models::{answer_key, build_model, build_models, CallRouting};
 pub use results::{ItemResult, JsonlFile, ResultsError, ResultsFile};
-pub use runner::{run_policy, solve_item, EvalConfig, PolicyRun};
+pub use runner::{run_policy, solve_item, EvalConfig, LabelledPolicy, PolicyRun};
 pub use summary::{AgentSettings, PolicySummary, RunSettings, Summary};

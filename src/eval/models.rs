@@ -109,15 +109,21 @@ pub fn build_models(
         .collect()
 }
 
-/// Role cards of `dir` in file-name order (the order agents take them), or one generic
-/// assistant when the folder does not exist (a run outside the repository still works).
-pub fn role_cards_in_order(dir: &Path) -> Result<Vec<Arc<RoleCard>>, RoleError> {
+/// The role cards of a reasoning roster, in order: the SelfOrg pool compiled into the binary
+/// (`roles/selforg/`, so results never depend on the working directory, issue 25, part 4), or the
+/// `*.toml` cards of `dir` in file-name order when a run names one explicitly (`--roles`, a
+/// suite's `roles`). A named folder that is missing or holds no card is an error, never a
+/// silent generic role.
+pub fn role_cards_in_order(dir: Option<&Path>) -> Result<Vec<Arc<RoleCard>>, RoleError> {
+    let Some(dir) = dir else {
+        return crate::policy::reasoning::role_pool::role_pool();
+    };
+    let not_found = |message: &str| RoleError::Invalid {
+        path: dir.to_path_buf(),
+        message: message.to_string(),
+    };
     if !dir.is_dir() {
-        tracing::warn!(dir = %dir.display(), "no role-card folder; using a generic assistant");
-        return Ok(vec![Arc::new(RoleCard::new(
-            "assistant",
-            "You are a helpful assistant.",
-        ))]);
+        return Err(not_found("role-card folder not found (--roles / `roles`)"));
     }
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
         .map_err(|source| RoleError::Io {
@@ -129,6 +135,9 @@ pub fn role_cards_in_order(dir: &Path) -> Result<Vec<Arc<RoleCard>>, RoleError> 
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
+    if files.is_empty() {
+        return Err(not_found("role-card folder holds no `*.toml` card"));
+    }
     files
         .into_iter()
         .map(|p| Ok(Arc::new(RoleCard::load(&p)?)))
@@ -147,13 +156,14 @@ pub enum RosterError {
     Model(#[from] ModelError),
 }
 
-/// The roster of a reasoning run: `agents` members taking role cards from `roles` and models
+/// The roster of a reasoning run: `agents` members taking role cards from `roles` (see
+/// [`role_cards_in_order`]; `None`: the compiled-in pool) and models
 /// from `specs` round-robin (one spec: a homogeneous team), each model's own sampling kept,
 /// MASLab's sampling as the default under them; models are built for `items` and routed as
 /// `calls` says.
 pub fn reasoning_roster(
     specs: &[ModelSpec],
-    roles: &Path,
+    roles: Option<&Path>,
     agents: usize,
     items: &[Item],
     calls: CallRouting<'_>,

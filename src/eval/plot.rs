@@ -200,16 +200,18 @@ pub fn accuracy_vs_tokens(summary: &Summary, path: &Path) -> Result<(), PlotErro
         .rows()
         .into_iter()
         .filter(|r| r.totals.n > 0)
-        .map(|r| {
+        .filter_map(|r| {
+            // An all-error method has no accuracy to plot.
+            let y = r.avg?;
             let n = r.totals.n as f64;
             let tokens = (r.totals.prompt_tokens + r.totals.completion_tokens) as f64 / n;
             let calls = r.totals.calls as f64 / n;
-            Bubble {
+            Some(Bubble {
                 label: format!("{} ({calls:.1} calls)", r.method),
                 x: tokens,
-                y: r.avg,
+                y,
                 radius: (6.0 + 6.0 * calls.max(0.0).sqrt()).round() as u32,
-            }
+            })
         })
         .collect();
     let datasets = summary.dataset_names().join(", ");

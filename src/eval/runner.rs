@@ -18,6 +18,7 @@ use futures::stream::{self, StreamExt};
 use super::results::{ItemResult, ResultsError, ResultsFile};
 use crate::llm::stops_run;
 use crate::policy::reasoning::{PolicyError, Query, ReasoningPolicy, Roster};
+use crate::policy::PolicySpec;
 use crate::runtime::RuntimeError;
 
 /// Settings of an evaluation run.
@@ -110,6 +111,34 @@ pub async fn solve_item(
     }
 }
 
+/// A policy with the spec it was built from: its label names its results file and rows
+/// ([`PolicySpec`], issue 26, part 0).
+#[derive(Clone)]
+pub struct LabelledPolicy {
+    /// Label and spec.
+    pub spec: PolicySpec,
+    /// The policy built from `spec.spec`.
+    pub policy: Arc<dyn ReasoningPolicy>,
+}
+
+impl LabelledPolicy {
+    /// Builds every spec of a list with `build` (the registry's constructor).
+    pub fn build_all<E>(
+        specs: &[PolicySpec],
+        build: impl Fn(&str) -> Result<Box<dyn ReasoningPolicy>, E>,
+    ) -> Result<Vec<Self>, E> {
+        specs
+            .iter()
+            .map(|s| {
+                Ok(Self {
+                    spec: s.clone(),
+                    policy: Arc::from(build(&s.spec)?),
+                })
+            })
+            .collect()
+    }
+}
+
 /// The outcome of [`run_policy`].
 #[derive(Debug, Clone)]
 pub struct PolicyRun {
@@ -126,7 +155,7 @@ pub struct PolicyRun {
 /// `only` (a shard's share) restricts which item ids this call solves; the policy still
 /// prepares with every item, so item groups and per-item draws are those of an unsharded run.
 pub async fn run_policy(
-    policy: Arc<dyn ReasoningPolicy>,
+    labelled: &LabelledPolicy,
     items: &[Item],
     roster: &Roster,
     config: &EvalConfig,
@@ -134,6 +163,7 @@ pub async fn run_policy(
     only: Option<&std::collections::BTreeSet<String>>,
     on_done: &(dyn Fn(&ItemResult) + Send + Sync),
 ) -> Result<PolicyRun, ResultsError> {
+    let policy = &labelled.policy;
     // Every selected item, finished or not, so item groups are the same on a resumed run.
     policy.prepare(items, config.run_seed);
     let (file, mut all) = ResultsFile::open(results_path)?;
@@ -161,6 +191,8 @@ pub async fn run_policy(
         .buffer_unordered(config.concurrency.max(1));
     let mut stopped = None;
     while let Some(mut result) = finished.next().await {
+        // Filed under the label, not the policy's base name: variants are their own rows.
+        result.policy.clone_from(&labelled.spec.label);
         file.append(&result)?;
         on_done(&result);
         // The transcript went to the calls log; the summary needs none, and keeping every

@@ -24,6 +24,10 @@ pub struct PolicySummary {
     /// `correct / (n − errors)`: accuracy over the answered items (errors are not wrong
     /// answers; they are counted apart, as lm-eval-harness and Inspect report them).
     pub accuracy: f64,
+    /// The 95% Wilson score interval of the accuracy over the answered items
+    /// ([`super::stats::wilson95`]); absent when no item was answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accuracy_ci95: Option<[f64; 2]>,
     /// Items that ended in an error (not scored).
     pub errors: usize,
     /// Failed model calls, errored items and answered ones alike.
@@ -73,6 +77,11 @@ pub struct RunSettings {
     /// The roster, in order: what each agent's calls ask for unless the policy sets a field
     /// for one call.
     pub agents: Vec<AgentSettings>,
+    /// The policy spec the label ran with (`--rounds` applied, `label=` removed); absent in
+    /// directories written before labels. A rerun of the label with other options is refused
+    /// (issue 26, part 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
 }
 
 /// One agent of [`RunSettings`].
@@ -103,7 +112,11 @@ impl RunSettings {
                 sampling: roster.effective_sampling(i).unwrap_or_default(),
             })
             .collect();
-        Self { run_seed, agents }
+        Self {
+            run_seed,
+            agents,
+            spec: None,
+        }
     }
 }
 
@@ -116,6 +129,7 @@ impl PolicySummary {
                 n: 1,
                 correct: usize::from(r.correct),
                 accuracy: 0.0,
+                accuracy_ci95: None,
                 errors: usize::from(r.error.is_some()),
                 failed_calls: r.failed_calls,
                 no_answer: usize::from(r.error.is_none() && r.answer.is_none()),
@@ -141,12 +155,18 @@ impl PolicySummary {
         self.completion_tokens += other.completion_tokens;
         self.wall_s += other.wall_s;
         merge(&mut self.metrics, &other.metrics);
-        let answered = self.n.saturating_sub(self.errors);
+        let answered = self.answered();
         self.accuracy = if answered == 0 {
             0.0
         } else {
             self.correct as f64 / answered as f64
         };
+        self.accuracy_ci95 = super::stats::wilson95(self.correct, answered);
+    }
+
+    /// Items with an answer to score (finished minus errored): the accuracy's denominator.
+    pub fn answered(&self) -> usize {
+        self.n.saturating_sub(self.errors)
     }
 }
 
@@ -160,12 +180,17 @@ fn percent2(accuracy: f64) -> f64 {
 pub struct TableRow {
     /// Method name.
     pub method: String,
-    /// Accuracy in percent (2 decimals) per dataset, `None` where the method has no results.
+    /// Accuracy in percent (2 decimals, the precision ranks use) per dataset, `None` where the
+    /// method has no results or answered no item (an all-error policy is not scored 0).
     pub accuracy: Vec<Option<f64>>,
-    /// Unweighted mean of the available per-dataset accuracies.
-    pub avg: f64,
-    /// Mean dense rank over the available datasets (lower is better), 2 decimals.
-    pub avg_rank: f64,
+    /// The 95% Wilson interval per dataset, in percent, where `accuracy` has a value.
+    pub ci95: Vec<Option<[f64; 2]>>,
+    /// Unweighted mean over the scored datasets of the unrounded accuracies (from counts),
+    /// in percent; `None` when no dataset is scored.
+    pub avg: Option<f64>,
+    /// Mean dense rank over the scored datasets (lower is better), 2 decimals; `None` when
+    /// no dataset is scored.
+    pub avg_rank: Option<f64>,
     /// Totals over all datasets.
     pub totals: PolicySummary,
 }
@@ -198,12 +223,16 @@ impl Summary {
     /// [`super::table_order`]), AVG and AVG-R by the dense-rank rule of design §5.3.
     pub fn rows(&self) -> Vec<TableRow> {
         let names = self.dataset_names();
+        // The scored results of a method on a dataset: present and with answered items.
+        let scored =
+            |d: &str, method: &str| self.datasets[d].get(method).filter(|s| s.answered() > 0);
         // Dense rank per dataset: distinct 2-decimal accuracies, best first.
         let ranks: Vec<Vec<f64>> = names
             .iter()
             .map(|d| {
                 let mut values: Vec<f64> = self.datasets[d]
                     .values()
+                    .filter(|s| s.answered() > 0)
                     .map(|s| percent2(s.accuracy))
                     .collect();
                 values.sort_by(|a, b| b.total_cmp(a));
@@ -215,26 +244,44 @@ impl Summary {
             .policies
             .iter()
             .map(|(method, totals)| {
-                let accuracy: Vec<Option<f64>> = names
+                let per: Vec<Option<&PolicySummary>> =
+                    names.iter().map(|d| scored(d, method)).collect();
+                let accuracy: Vec<Option<f64>> = per
                     .iter()
-                    .map(|d| self.datasets[d].get(method).map(|s| percent2(s.accuracy)))
+                    .map(|s| s.map(|s| percent2(s.accuracy)))
                     .collect();
-                let present: Vec<(usize, f64)> = accuracy
+                let ci95 = per
                     .iter()
+                    .map(|s| {
+                        s.and_then(|s| s.accuracy_ci95)
+                            .map(|[lo, hi]| [100.0 * lo, 100.0 * hi])
+                    })
+                    .collect();
+                let present: Vec<(usize, f64, f64)> = per
+                    .iter()
+                    .zip(&accuracy)
                     .enumerate()
-                    .filter_map(|(i, a)| a.map(|a| (i, a)))
+                    .filter_map(|(i, (s, a))| Some((i, (*a)?, 100.0 * (*s)?.accuracy)))
                     .collect();
-                let count = present.len().max(1) as f64;
-                let avg = present.iter().map(|(_, a)| a).sum::<f64>() / count;
-                let rank_sum: f64 = present
-                    .iter()
-                    .map(|(i, a)| (ranks[*i].iter().position(|v| v == a).unwrap_or(0) + 1) as f64)
-                    .sum();
-                // Round half up to 2 decimals; the epsilon keeps x.xx5 from falling below.
-                let avg_rank = ((rank_sum / count) * 100.0 + 0.5 + 1e-9).floor() / 100.0;
+                let (avg, avg_rank) = if present.is_empty() {
+                    (None, None)
+                } else {
+                    let count = present.len() as f64;
+                    let avg = present.iter().map(|(_, _, exact)| exact).sum::<f64>() / count;
+                    let rank_sum: f64 = present
+                        .iter()
+                        .map(|(i, a, _)| {
+                            (ranks[*i].iter().position(|v| v == a).unwrap_or(0) + 1) as f64
+                        })
+                        .sum();
+                    // Round half up to 2 decimals; the epsilon keeps x.xx5 from falling below.
+                    let rank = ((rank_sum / count) * 100.0 + 0.5 + 1e-9).floor() / 100.0;
+                    (Some(avg), Some(rank))
+                };
                 TableRow {
                     method: method.clone(),
                     accuracy,
+                    ci95,
                     avg,
                     avg_rank,
                     totals: totals.clone(),
@@ -245,8 +292,11 @@ impl Summary {
         rows
     }
 
-    /// The table as Markdown (accuracy in % with 2 decimals, AVG, AVG-R, tokens, calls, errors,
-    /// failed calls, items with no extracted answer).
+    /// The table as Markdown: accuracy in % (2 decimals) with its 95% Wilson interval per
+    /// dataset, AVG, AVG-R, answered items, tokens, calls, errors, failed calls, items with no
+    /// extracted answer; then a line saying what the brackets mean and how many items stand
+    /// behind each dataset. "—" marks a method that answered no item of a dataset (all
+    /// errors): it is not scored, and not ranked.
     pub fn markdown(&self) -> String {
         let names = self.dataset_names();
         let mut out = String::from("| Method |");
@@ -254,23 +304,30 @@ impl Summary {
             out.push_str(&format!(" {d} (%) |"));
         }
         out.push_str(
-            " AVG | AVG-R | Prompt tokens | Completion tokens | Calls | Errors | Failed calls | No answer |\n|---|",
+            " AVG | AVG-R | Answered | Prompt tokens | Completion tokens | Calls | Errors | Failed calls | No answer |\n|---|",
         );
-        out.push_str(&"---|".repeat(names.len() + 8));
+        out.push_str(&"---|".repeat(names.len() + 9));
         out.push('\n');
+        let or_dash = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |x| format!("{x:.2}"));
         for row in self.rows() {
             out.push_str(&format!("| {} |", row.method));
-            for a in &row.accuracy {
-                match a {
-                    Some(a) => out.push_str(&format!(" {a:.2} |")),
-                    None => out.push_str(" – |"),
+            for (i, (a, ci)) in row.accuracy.iter().zip(&row.ci95).enumerate() {
+                let has = self.datasets[&names[i]].contains_key(&row.method);
+                match (a, ci) {
+                    (Some(a), Some([lo, hi])) => {
+                        out.push_str(&format!(" {a:.2} [{lo:.1}, {hi:.1}] |"))
+                    }
+                    (Some(a), None) => out.push_str(&format!(" {a:.2} |")),
+                    (None, _) if has => out.push_str(" — |"),
+                    (None, _) => out.push_str(" – |"),
                 }
             }
             let t = &row.totals;
             out.push_str(&format!(
-                " {:.2} | {:.2} | {} | {} | {} | {} | {} | {} |\n",
-                row.avg,
-                row.avg_rank,
+                " {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                or_dash(row.avg),
+                or_dash(row.avg_rank),
+                t.answered(),
                 t.prompt_tokens,
                 t.completion_tokens,
                 t.calls,
@@ -279,19 +336,40 @@ impl Summary {
                 t.no_answer
             ));
         }
+        let items: Vec<String> = names
+            .iter()
+            .map(|d| {
+                let n = self.datasets[d].values().map(|s| s.n).max().unwrap_or(0);
+                format!("{d} {n}")
+            })
+            .collect();
+        out.push_str(&format!(
+            "\nAccuracy: % correct over answered items (errored items are not scored), with the \
+             95% Wilson score interval in brackets; AVG is the mean of the unrounded per-dataset \
+             accuracies, AVG-R the mean dense rank. — : every item errored. Items per dataset: \
+             {}.\n",
+            items.join(", ")
+        ));
         out
     }
 
-    /// The table as CSV: one line per (method, dataset), plus the method's AVG and AVG-R.
+    /// The table as CSV: one line per (method, dataset), plus the method's AVG and AVG-R
+    /// (empty when not scored) and the 95% Wilson interval (fractions; empty when no item was
+    /// answered).
     pub fn csv(&self) -> String {
         let mut out = String::from(
-            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls,no_answer\n",
+            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls,no_answer,ci95_lo,ci95_hi\n",
         );
+        let opt =
+            |x: Option<f64>, digits: usize| x.map_or(String::new(), |x| format!("{x:.digits$}"));
         for row in self.rows() {
             for d in self.dataset_names() {
                 if let Some(s) = self.datasets[&d].get(&row.method) {
+                    let [lo, hi] = s
+                        .accuracy_ci95
+                        .map_or([None, None], |[l, h]| [Some(l), Some(h)]);
                     out.push_str(&format!(
-                        "{},{d},{:.6},{},{},{},{},{},{},{:.3},{:.2},{:.2},{},{}\n",
+                        "{},{d},{:.6},{},{},{},{},{},{},{:.3},{},{},{},{},{},{}\n",
                         row.method,
                         s.accuracy,
                         s.n,
@@ -301,10 +379,12 @@ impl Summary {
                         s.calls,
                         s.errors,
                         s.wall_s,
-                        row.avg,
-                        row.avg_rank,
+                        opt(row.avg, 2),
+                        opt(row.avg_rank, 2),
                         s.failed_calls,
-                        s.no_answer
+                        s.no_answer,
+                        opt(lo, 6),
+                        opt(hi, 6),
                     ));
                 }
             }
@@ -345,10 +425,10 @@ mod tests {
         let by = |m: &str| rows.iter().find(|r| r.method == m).unwrap().clone();
         // Columns in the paper's order: MATH before GSM8K.
         assert_eq!(by("a").accuracy, vec![Some(50.0), Some(80.0)]);
-        assert!((by("a").avg - 65.0).abs() < 1e-9);
-        assert_eq!(by("a").avg_rank, 1.5);
-        assert_eq!(by("b").avg_rank, 1.0);
-        assert_eq!(by("c").avg_rank, 2.5);
+        assert!((by("a").avg.unwrap() - 65.0).abs() < 1e-9);
+        assert_eq!(by("a").avg_rank, Some(1.5));
+        assert_eq!(by("b").avg_rank, Some(1.0));
+        assert_eq!(by("c").avg_rank, Some(2.5));
         // Totals span both datasets.
         assert_eq!(s.policies["a"].n, 14);
         assert_eq!(s.policies["a"].correct, 10);
@@ -358,7 +438,12 @@ mod tests {
             md.contains("| math (%) | gsm8k (%) | AVG | AVG-R |"),
             "{md}"
         );
-        assert!(md.contains("| c | 25.00 | 60.00 | 42.50 | 2.50 |"), "{md}");
+        // Accuracy with its Wilson interval: 1/4 → [4.6, 69.9], 6/10 → [31.3, 83.2].
+        assert!(
+            md.contains("| c | 25.00 [4.6, 69.9] | 60.00 [31.3, 83.2] | 42.50 | 2.50 | 14 |"),
+            "{md}"
+        );
+        assert!(md.contains("Items per dataset: math 4, gsm8k 10."), "{md}");
         let csv = s.csv();
         assert_eq!(csv.lines().count(), 1 + 6);
         assert!(csv.contains("\nb,math,0.750000,4,3,"), "{csv}");
@@ -373,10 +458,40 @@ mod tests {
         assert_eq!(s.policies["a"].correct, 9);
         let rows = s.rows();
         assert_eq!(rows[0].accuracy, vec![None, Some(90.0)]);
-        assert_eq!(rows[0].avg_rank, 1.0);
-        assert!(s.markdown().contains("| a | – | 90.00 |"));
+        assert_eq!(rows[0].avg_rank, Some(1.0));
+        assert!(
+            s.markdown().contains("| a | – | 90.00 ["),
+            "{}",
+            s.markdown()
+        );
         // Repeating thirds: 33.33 % (2 decimals), AVG-R rounded half up.
         assert_eq!(rows[1].accuracy, vec![Some(33.33), None]);
+    }
+
+    #[test]
+    fn an_all_error_method_is_not_scored_and_avg_comes_from_counts() {
+        let mut s = Summary::default();
+        s.record("gsm8k", "a", ps(1, 3));
+        s.record("math", "a", ps(1, 3));
+        let mut failed = ps(0, 3);
+        failed.add(&PolicySummary {
+            n: 0,
+            errors: 3,
+            ..PolicySummary::default()
+        });
+        s.record("gsm8k", "broken", failed);
+        let rows = s.rows();
+        let broken = rows.iter().find(|r| r.method == "broken").unwrap();
+        assert_eq!((broken.avg, broken.avg_rank), (None, None));
+        assert_eq!(broken.accuracy, vec![None, None]);
+        assert!(s.policies["broken"].accuracy_ci95.is_none());
+        let md = s.markdown();
+        assert!(md.contains("| broken | – | — | — | — | 0 |"), "{md}");
+        // AVG is the mean of the exact 1/3s (33.333…%), not of the rounded 33.33s.
+        let a = rows.iter().find(|r| r.method == "a").unwrap();
+        assert!((a.avg.unwrap() - 100.0 / 3.0).abs() < 1e-9);
+        // The failing method does not push `a` down the ranks.
+        assert_eq!(a.avg_rank, Some(1.0));
     }
 
     #[test]
@@ -431,7 +546,15 @@ mod tests {
         t.record("mmlu", "single", s);
         assert!(t.markdown().contains("| Failed calls | No answer |"));
         assert!(t.markdown().contains("| 1 | 1 | 1 |\n"), "{}", t.markdown());
-        assert!(t.csv().lines().nth(1).is_some_and(|l| l.ends_with(",1,1")));
+        let line: Vec<String> = t
+            .csv()
+            .lines()
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .map(String::from)
+            .collect();
+        assert_eq!(line[12..14], ["1", "1"], "{line:?}");
     }
 
     #[test]

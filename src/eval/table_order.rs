@@ -7,7 +7,7 @@
 //! * **Methods** (rows): the prompting baselines (Single, CoT, then self-consistency and
 //!   debate, which the paper's table does not have), the paper's multi-agent baselines in its
 //!   order (DyLAN, MacNet, G-Designer, AgentVerse, AutoGen), then SelfOrg and SwarmSys; a
-//!   variant (`selforg_tail`, `swarmsys_exam`, …) right after its method, by name; unknown
+//!   variant (`selforg:gamma=0.9`, `selforg_tail`, …) right after its method, by name; unknown
 //!   methods last, by name.
 
 /// Dataset names (as `colony eval` records them) in column order.
@@ -45,7 +45,8 @@ pub fn dataset_key(name: &str) -> (usize, String) {
 }
 
 /// Sort key of a method row: the place in [`METHOD_ORDER`] of the longest known name that is
-/// the method or a prefix of it followed by `_` (unknown ones after), then its name.
+/// the method or a prefix of it followed by `_` or `:` (a variant's label such as
+/// `selforg:gamma=0.9`; unknown ones after), then its name.
 pub fn method_key(name: &str) -> (usize, String) {
     let place = METHOD_ORDER
         .iter()
@@ -54,7 +55,7 @@ pub fn method_key(name: &str) -> (usize, String) {
             name == **m
                 || name
                     .strip_prefix(**m)
-                    .is_some_and(|rest| rest.starts_with('_'))
+                    .is_some_and(|rest| rest.starts_with('_') || rest.starts_with(':'))
         })
         .max_by_key(|(_, m)| m.len())
         .map(|(i, _)| i);

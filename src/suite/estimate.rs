@@ -66,7 +66,7 @@ pub async fn matrix(
                     let sample = &items[..items.len().min(SAMPLE_ITEMS)];
                     let roster = reasoning_roster(
                         std::slice::from_ref(&sim),
-                        &suite.roles,
+                        suite.roles.as_deref(),
                         suite.agents,
                         sample,
                         CallRouting::Live,
@@ -74,7 +74,7 @@ pub async fn matrix(
                     let owned = shard.map(|s| unit.owned_items((d, items), s));
                     for p in &d.policies {
                         let policy: Arc<dyn ReasoningPolicy> =
-                            Arc::from(policy_with_embedder(p, embedder.clone())?);
+                            Arc::from(policy_with_embedder(&p.spec, embedder.clone())?);
                         policy.prepare(items, suite.seed);
                         let mut calls = 0u64;
                         for item in sample {
@@ -85,11 +85,11 @@ pub async fn matrix(
                         }
                         let mine = owned
                             .as_ref()
-                            .and_then(|o| o.get(policy.name()))
+                            .and_then(|o| o.get(&p.label))
                             .map_or(items.len(), |ids| ids.len());
                         rows.push(MatrixRow {
                             unit: format!("{rel} ({})", d.dataset),
-                            policy: p.clone(),
+                            policy: p.label.clone(),
                             work: items.len(),
                             mine,
                             calls: per_share(calls, sample.len(), mine),

@@ -219,9 +219,19 @@ pub fn templates() -> Vec<(&'static str, &'static str)> {
     ]
 }
 
-/// SHA-256 of every `*.toml` role card in `dir` (empty when it does not exist).
-fn role_card_hashes(dir: &Path) -> BTreeMap<String, String> {
+/// The hashes of the role cards a suite's rosters use: the named folder's `*.toml` files, or
+/// the compiled-in pool's cards (keyed `builtin:<file>`) when the suite names none.
+fn role_card_hashes(dir: Option<&Path>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
+    let Some(dir) = dir else {
+        for (file, text) in crate::policy::reasoning::role_pool::POOL {
+            out.insert(
+                format!("builtin:roles/selforg/{file}"),
+                sha256(text.as_bytes()),
+            );
+        }
+        return out;
+    };
     let Ok(entries) = std::fs::read_dir(dir) else {
         return out;
     };
@@ -297,7 +307,7 @@ impl Manifest {
             role_cards: if suite.datasets.is_empty() {
                 BTreeMap::new()
             } else {
-                role_card_hashes(&suite.roles)
+                role_card_hashes(suite.roles.as_deref())
             },
             git: git_state(),
             started: now_rfc3339(),

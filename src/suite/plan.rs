@@ -168,13 +168,10 @@ impl PlannedUnit {
     }
 }
 
-/// The result names of a dataset unit's policies (`selforg` for `selforg:k=2`): what its
-/// results files and work keys are named by (specs were checked when the suite loaded).
+/// The labels of a dataset unit's policies: what its results files and work keys are named
+/// by.
 pub fn result_names(unit: &DatasetUnit) -> Vec<String> {
-    unit.policies
-        .iter()
-        .map(|p| super::spec::result_name(p).unwrap_or_else(|_| p.clone()))
-        .collect()
+    unit.policies.iter().map(|p| p.label.clone()).collect()
 }
 
 /// The keys a process owns, written to `plan.json` so `colony merge` can tell finished from

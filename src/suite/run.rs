@@ -23,9 +23,10 @@ use crate::eval::grid::parse_axis;
 use crate::eval::models::{caller_models, reasoning_roster, RosterError};
 use crate::eval::trajectory::write_atomic;
 use crate::eval::CallRouting;
+use crate::eval::LabelledPolicy;
 use crate::llm::{ApiKey, ModelError, ModelKind, ModelSpec};
 use crate::policy::embodied::{CallerConfig, EMBODIED_SAMPLING};
-use crate::policy::reasoning::{policy_with_embedder, PolicyError, ReasoningPolicy};
+use crate::policy::reasoning::{policy_with_embedder, PolicyError};
 
 /// How to run a suite.
 pub struct SuiteRunOptions<'a> {
@@ -294,16 +295,13 @@ async fn run_dataset_entry(
 ) -> Result<crate::eval::dataset_run::DatasetOutcome, SuiteRunError> {
     let roster = reasoning_roster(
         std::slice::from_ref(spec),
-        &suite.roles,
+        suite.roles.as_deref(),
         suite.agents,
         items,
         opts.calls,
     )?;
-    let policies: Vec<Arc<dyn ReasoningPolicy>> = d
-        .policies
-        .iter()
-        .map(|p| policy_with_embedder(p, embedder.clone()).map(Arc::from))
-        .collect::<Result<_, _>>()?;
+    let policies =
+        LabelledPolicy::build_all(&d.policies, |p| policy_with_embedder(p, embedder.clone()))?;
     run_dataset(
         DatasetRun {
             dataset: d.dataset.clone(),
@@ -314,6 +312,7 @@ async fn run_dataset_entry(
             run_seed: suite.seed,
             out: out.to_path_buf(),
             only: opts.shard.map(|s| unit.owned_items((d, items), s)),
+            force: opts.force,
         },
         progress,
     )

@@ -9,9 +9,9 @@
 //! - Top-level `policies` apply to every dataset and environment; a `[[datasets]]` or
 //!   `[[environments]]` table may give its own `policies` (reasoning and embodied policies are
 //!   different sets, so a suite with both usually gives the environments their own).
-//! - Relative paths (`data`, `roles`) are relative to the current directory, like the flags
-//!   (suites are run from the repository root); when no such file exists, relative to the
-//!   suite file's folder.
+//! - Relative paths (`data`, `roles`) are relative to the current directory, like the flags;
+//!   when no such file exists, relative to the suite file's folder. Without `roles`, the
+//!   SelfOrg role cards compiled into colony are used (issue 25, part 4).
 //! - `set` and `grid` values may be TOML numbers, strings or booleans (`grid` values also
 //!   arrays); they become the `key=value` strings of `--set` / `--grid`.
 //! - `models` defaults to `["sim"]`, the offline simulated model.
@@ -28,6 +28,7 @@ use toml::Spanned;
 
 use crate::env::parse_compare_seeds;
 use crate::eval::grid::parse_axis;
+use crate::policy::PolicySpec;
 
 /// Largest suite file read, in bytes (a suite is a page of TOML).
 pub const MAX_SUITE_BYTES: u64 = 1 << 20;
@@ -168,8 +169,8 @@ pub struct DatasetUnit {
     pub gpqa_correct_first: bool,
     /// `--field FIELD=COL`, in key order.
     pub fields: Vec<String>,
-    /// Policy specs.
-    pub policies: Vec<String>,
+    /// Policy specs with their labels (results files and work keys are named by label).
+    pub policies: Vec<PolicySpec>,
 }
 
 /// An environment of a suite, resolved: what `colony compare`'s flags would say.
@@ -208,8 +209,10 @@ pub struct Suite {
     pub seed: u64,
     /// Agents in the reasoning roster (`--agents`).
     pub agents: usize,
-    /// Role-card folder of the reasoning roster (`--roles`).
-    pub roles: PathBuf,
+    /// Role-card folder of the reasoning roster (`--roles`); `None`: the SelfOrg pool compiled
+    /// into colony, the same from any directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<PathBuf>,
     /// Embedder of SelfOrg (`--embedder`).
     pub embedder: String,
     /// Items solved at once per dataset (`--items-in-flight`).
@@ -235,27 +238,15 @@ fn policies_at(own: &Option<Spanned<Vec<String>>>, table_at: usize) -> usize {
     own.as_ref().map_or(table_at, |p| p.span().start)
 }
 
-/// Reasoning policy specs with `rounds` applied, each checked by building it.
-fn reasoning_policies(list: &[String], rounds: Option<u32>) -> Result<Vec<String>, String> {
-    let specs = crate::policy::reasoning::with_rounds(&list.join(";"), rounds);
-    let mut names = std::collections::BTreeMap::new();
-    for spec in &specs {
-        let name = result_name(spec).map_err(|e| format!("policy {spec:?}: {e}"))?;
-        if let Some(other) = names.insert(name.clone(), spec.clone()) {
-            return Err(format!(
-                "policies {other:?} and {spec:?} both write results as {name:?}; run them in two \
-                 dataset entries with different `label`s"
-            ));
-        }
+/// Reasoning policy specs with `rounds` applied and their labels (unique), each checked by
+/// building it.
+fn reasoning_policies(list: &[String], rounds: Option<u32>) -> Result<Vec<PolicySpec>, String> {
+    let specs = PolicySpec::list(&list.join(";"), rounds).map_err(|e| e.to_string())?;
+    for p in &specs {
+        crate::policy::reasoning::policy_by_name(&p.spec)
+            .map_err(|e| format!("policy {:?}: {e}", p.spec))?;
     }
     Ok(specs)
-}
-
-/// The name a reasoning policy's results are filed under (`<name>.jsonl`, work keys).
-pub fn result_name(spec: &str) -> Result<String, crate::policy::reasoning::PolicyError> {
-    Ok(crate::policy::reasoning::policy_by_name(spec)?
-        .name()
-        .to_string())
 }
 
 /// Embodied policy specs, each checked by building it for the environment.
@@ -527,19 +518,17 @@ impl Suite {
                 ));
             }
         }
-        let roles = resolve(file.roles.as_deref().unwrap_or("roles/selforg"));
-        if !datasets.is_empty() && !roles.is_dir() {
-            // A missing folder would silently give every agent a generic role (`colony eval`
-            // only warns): in a suite, often run from another directory by a job array, that
-            // is a different experiment, so it is an error.
+        let roles = file.roles.as_deref().map(resolve);
+        if let Some(roles) = roles
+            .as_ref()
+            .filter(|r| !datasets.is_empty() && !r.is_dir())
+        {
+            // A named folder that is missing is a different experiment: an error, never the
+            // built-in pool in its place.
             return Err(invalid(
                 0,
                 "roles",
-                format!(
-                    "role-card folder {} not found (relative paths are taken from the current \
-                     directory: run suites from the repository root, or give `roles`)",
-                    roles.display()
-                ),
+                format!("role-card folder {} not found", roles.display()),
             ));
         }
         Ok(Suite {

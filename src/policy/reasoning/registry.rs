@@ -357,28 +357,6 @@ impl Options {
     }
 }
 
-/// Splits a policy list (`;` if present, else commas that start a new policy name) and adds
-/// `rounds=T` to debate and SelfOrg specs that do not set their own (the `--rounds` flag and
-/// a suite's `rounds` key).
-pub fn with_rounds(list: &str, rounds: Option<u32>) -> Vec<String> {
-    crate::policy::split_policy_list(list)
-        .into_iter()
-        .map(|s| match rounds {
-            Some(t)
-                if (s.starts_with("debate") || s.starts_with("selforg"))
-                    && !s.contains("rounds=") =>
-            {
-                if s.contains(':') {
-                    format!("{s},rounds={t}")
-                } else {
-                    format!("{s}:rounds={t}")
-                }
-            }
-            _ => s,
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

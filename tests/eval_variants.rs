@@ -1,0 +1,164 @@
+//! Policy variants in `colony eval` (issue 26, part 0): every spec of a `--policy` list is its own
+//! row and results file, labelled by the spec as written or by `label=`; one label with two
+//! option sets is refused unless `--force`. Offline, on the simulated model.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::eval_run::{eval_on, gsm8k_sample};
+use common::{assert_ok, lines_of, read_json, summary};
+
+fn eval(policies: &str, out: &Path, extra: &[&str]) -> Output {
+    eval_on("gsm8k", &gsm8k_sample(), policies, out)
+        .args(["--quiet"])
+        .args(extra)
+        .env_remove("COLONY_MODELS")
+        .output()
+        .unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_sweep_of_three_variants_runs_each_on_its_own_items() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval(
+        "self_consistency:k=3;self_consistency:k=5;self_consistency:k=2,label=sc2",
+        dir.path(),
+        &[],
+    );
+    assert_ok(&out);
+    let s = summary(dir.path());
+    for (label, k) in [
+        ("self_consistency:k=3", 3),
+        ("self_consistency:k=5", 5),
+        ("sc2", 2),
+    ] {
+        let row = &s["policies"][label];
+        assert_eq!(row["n"], 12, "{label}: {s}");
+        // k samples per item: each variant made its own calls, none skipped as done.
+        assert_eq!(row["calls"], 12 * k, "{label}: {row}");
+        assert_eq!(
+            lines_of(&dir.path().join(format!("{label}.jsonl"))),
+            12,
+            "{label}"
+        );
+        assert!(dir
+            .path()
+            .join("calls")
+            .join(format!("{label}.jsonl"))
+            .is_file());
+    }
+    assert!(s["policies"].get("self_consistency").is_none(), "{s}");
+    // What each label ran with is recorded, without the label.
+    let settings = read_json(&dir.path().join("settings.json"));
+    assert_eq!(settings["gsm8k"]["sc2"]["spec"], "self_consistency:k=2");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("| self_consistency:k=5 |") && table.contains("| sc2 |"),
+        "{table}"
+    );
+}
+
+#[test]
+fn a_variant_into_a_directory_holding_its_base_policy_gets_its_own_row() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_ok(&eval("selforg", dir.path(), &[]));
+    let before = summary(dir.path())["policies"]["selforg"].clone();
+    assert_ok(&eval("selforg:gamma=0.9", dir.path(), &[]));
+    let s = summary(dir.path());
+    assert_eq!(
+        s["policies"]["selforg"], before,
+        "the base row is untouched"
+    );
+    let variant = &s["policies"]["selforg:gamma=0.9"];
+    assert_eq!(variant["n"], 12, "{s}");
+    assert!(variant["calls"].as_u64().unwrap() > 0, "{variant}");
+    assert_eq!(lines_of(&dir.path().join("selforg:gamma=0.9.jsonl")), 12);
+}
+
+#[test]
+fn one_label_with_other_options_is_refused_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_ok(&eval("selforg:gamma=0.9,label=g", dir.path(), &[]));
+    let out = eval("selforg:gamma=0.5,label=g", dir.path(), &[]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("`g`")
+            && err.contains("selforg:gamma=0.9")
+            && err.contains("selforg:gamma=0.5"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // Options in another order are the same configuration.
+    assert_ok(&eval("selforg: gamma=0.9 ,label=g", dir.path(), &[]));
+    assert_ok(&eval("selforg:gamma=0.5,label=g", dir.path(), &["--force"]));
+    // `--rounds` is part of the recorded spec, not of the label.
+    assert_ok(&eval("debate", dir.path(), &["--rounds", "2"]));
+    let out = eval("debate", dir.path(), &["--rounds", "3"]);
+    assert!(
+        !out.status.success() && stderr(&out).contains("debate:rounds=2"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn two_specs_with_one_label_in_a_list_are_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for list in ["debate;debate", "single:label=x;cot:label=x"] {
+        let out = eval(list, dir.path(), &[]);
+        assert!(!out.status.success(), "{list}");
+        assert!(stderr(&out).contains("both labelled"), "{}", stderr(&out));
+    }
+    assert!(!dir.path().join("summary.json").exists());
+}
+
+/// The 95% Wilson interval, written out independently of colony's code.
+fn wilson(correct: f64, n: f64) -> [f64; 2] {
+    let z = 1.959_963_984_540_054_f64;
+    let p = correct / n;
+    let c = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let h = z / (1.0 + z * z / n) * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt();
+    [c - h, c + h]
+}
+
+#[test]
+fn accuracy_intervals_are_recomputed_from_the_item_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval("single;cot", dir.path(), &["--sim-accuracy", "0.5"]);
+    assert_ok(&out);
+    let s = summary(dir.path());
+    for label in ["single", "cot"] {
+        let rows = common::jsonl(&dir.path().join(format!("{label}.jsonl")));
+        let answered = rows.iter().filter(|r| r["error"].is_null()).count() as f64;
+        let correct = rows.iter().filter(|r| r["correct"] == true).count() as f64;
+        let [lo, hi] = wilson(correct, answered);
+        for row in [&s["policies"][label], &s["datasets"]["gsm8k"][label]] {
+            let ci = row["accuracy_ci95"].as_array().unwrap();
+            assert!(
+                (ci[0].as_f64().unwrap() - lo).abs() < 1e-12,
+                "{label}: {ci:?}"
+            );
+            assert!(
+                (ci[1].as_f64().unwrap() - hi).abs() < 1e-12,
+                "{label}: {ci:?}"
+            );
+        }
+        let table = String::from_utf8_lossy(&out.stdout).into_owned();
+        let cell = format!(
+            "| {label} | {:.2} [{:.1}, {:.1}] |",
+            100.0 * correct / answered,
+            100.0 * lo,
+            100.0 * hi
+        );
+        assert!(table.contains(&cell), "{cell}\n{table}");
+    }
+}
