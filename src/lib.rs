@@ -10,11 +10,15 @@
 //! - [`suite`]: suites (`colony run`), shards and `colony merge`.
 //! - [`view`]: `colony view`, one self-contained HTML page of a run directory.
 //!
-//! - [`env`]: the registry of environments (ids, construction, seeds, simulated agents).
+//! - [`registry`]: the open registry of policies and environments (built-ins and plugins alike).
+//! - [`env`]: environments by id (construction, seeds, simulated agents), from the registry.
 //!
 //! Environments live in their own synchronous crates under `environments/`; their shared trait
 //! is re-exported as [`env_api`].
 
+/// The `colony` command line as a library ([`cli::main_with`]); it needs every backend.
+#[cfg(all(feature = "minilm", feature = "parquet", feature = "serve-mock"))]
+pub mod cli;
 pub mod embed;
 pub mod env;
 pub mod eval;
@@ -22,6 +26,7 @@ pub mod llm;
 #[cfg(feature = "serve-mock")]
 pub mod mock_server;
 pub mod policy;
+pub mod registry;
 pub mod runtime;
 pub mod stable_hash;
 pub mod study;

@@ -7,14 +7,14 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use clap::{Args, Subcommand};
-use colony::eval::resources::{cpu_time, peak_rss_bytes};
-use colony::llm::{
+use crate::eval::resources::{cpu_time, peak_rss_bytes};
+use crate::llm::{
     ChatModel, ChatRequest, ClientSettings, EndpointSettings, Message, OpenAiClient, RetryPolicy,
     SharedModel, SimulatedConfig, SimulatedModel,
 };
-use colony::runtime::{AgentSpec, RoleCard, Team};
+use crate::runtime::{AgentSpec, RoleCard, Team};
+use anyhow::Context;
+use clap::{Args, Subcommand};
 use futures::stream::{self, StreamExt};
 use serde_json::json;
 
@@ -22,6 +22,8 @@ use serde_json::json;
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     #[command(subcommand)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub what: BenchWhat,
 }
 
@@ -249,7 +251,7 @@ async fn runtime(a: RuntimeBench) -> anyhow::Result<()> {
 
 /// Texts per second embedding `batch` repeatedly for at least `min_secs`.
 async fn texts_per_second(
-    embedder: &dyn colony::embed::Embedder,
+    embedder: &dyn crate::embed::Embedder,
     batch: &[String],
     min_secs: f64,
 ) -> anyhow::Result<f64> {
@@ -264,7 +266,7 @@ async fn texts_per_second(
 }
 
 async fn embed(a: EmbedBench) -> anyhow::Result<()> {
-    let spec: colony::embed::EmbedderSpec = a.embedder.parse()?;
+    let spec: crate::embed::EmbedderSpec = a.embedder.parse()?;
     let t0 = Instant::now();
     let embedder = spec.build(None).await?;
     let load = t0.elapsed();

@@ -10,14 +10,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use async_trait::async_trait;
-use clap::Args;
-use colony::eval::episode::{run_episode, EpisodeConfig, NullSink};
-use colony::eval::resources::{cpu_time, peak_rss_bytes};
-use colony::llm::{
+use crate::eval::episode::{run_episode, EpisodeConfig, NullSink};
+use crate::eval::resources::{cpu_time, peak_rss_bytes};
+use crate::llm::{
     ChatModel, ChatRequest, ChatResponse, ModelError, SharedModel, SimulatedConfig, SimulatedModel,
 };
-use colony::policy::embodied::{embodied_policy, CallerConfig, PolicyContext};
+use crate::policy::embodied::{embodied_policy, CallerConfig, PolicyContext};
+use async_trait::async_trait;
+use clap::Args;
 use serde_json::json;
 
 /// Arguments of `colony bench embodied`.
@@ -73,7 +73,7 @@ pub async fn run(a: EmbodiedBench) -> anyhow::Result<()> {
     } else {
         a.set.clone()
     };
-    let (entry, mut env) = colony::env::build(&a.env, &set)?;
+    let (entry, mut env) = crate::env::build(&a.env, &set)?;
     env.reset(a.seed);
     let nanos = Arc::new(AtomicU64::new(0));
     let model: SharedModel = Arc::new(Timed {
@@ -85,7 +85,7 @@ pub async fn run(a: EmbodiedBench) -> anyhow::Result<()> {
         seed: a.seed,
         caller: CallerConfig {
             models: vec![model],
-            sampling: colony::policy::embodied::EMBODIED_SAMPLING,
+            sampling: crate::policy::embodied::EMBODIED_SAMPLING,
             ..CallerConfig::default()
         },
     };

@@ -13,9 +13,9 @@
 
 use std::time::Instant;
 
+use crate::llm::{ChatModel, ChatRequest, Message, Sampling};
 use anyhow::Context;
 use clap::Args;
-use colony::llm::{ChatModel, ChatRequest, Message, Sampling};
 use futures::stream::{self, StreamExt};
 use serde_json::json;
 
@@ -76,7 +76,7 @@ pub async fn run(a: EndpointBench) -> anyhow::Result<()> {
         "--calls, --rounds, --concurrency and --max-tokens must be positive"
     );
     let url = format!("{}/chat/completions", a.base_url.trim_end_matches('/'));
-    let raw = colony::llm::http::client()?;
+    let raw = crate::llm::http::client()?;
     let client = super::bench::bench_client(&a.model, &a.base_url, a.concurrency)?;
     let sampling = Sampling {
         temperature: Some(0.0),

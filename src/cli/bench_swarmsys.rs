@@ -1,18 +1,18 @@
 //! `colony bench swarmsys`: SwarmSys wall time and calls per item for several team sizes
 //! against `serve-mock --latency-ms 100` (spawned, keyed with simulated GSM8K-format items),
 //! one JSON line per size, then a Markdown table on stderr. The logic is
-//! `colony::study::swarmsys_scaling`.
+//! `crate::study::swarmsys_scaling`.
 
 use std::io::Write;
 use std::sync::Arc;
 
+use crate::embed::{Embedder, HashingEmbedder};
+use crate::eval::resources::peak_rss_bytes;
+use crate::llm::{ClientSettings, EndpointSettings, OpenAiClient, SharedModel};
+use crate::study::amplification::simulated_items;
+use crate::study::swarmsys_scaling::{markdown, run_size};
 use anyhow::Context;
 use clap::Args;
-use colony::embed::{Embedder, HashingEmbedder};
-use colony::eval::resources::peak_rss_bytes;
-use colony::llm::{ClientSettings, EndpointSettings, OpenAiClient, SharedModel};
-use colony::study::amplification::simulated_items;
-use colony::study::swarmsys_scaling::{markdown, run_size};
 use serde_json::{json, Value};
 
 /// Arguments of `colony bench swarmsys`.
@@ -93,7 +93,7 @@ pub async fn run(a: SwarmsysBench) -> anyhow::Result<()> {
         vec![endpoint],
     )?);
     let embedder: Arc<dyn Embedder> = Arc::new(HashingEmbedder::new(HashingEmbedder::DEFAULT_DIM));
-    let http = colony::llm::http::client()?;
+    let http = crate::llm::http::client()?;
     let mut rows = Vec::new();
     for &agents in &a.agents {
         mock_call(&http, &format!("{url}/mock/reset"), true).await?;

@@ -3,9 +3,9 @@
 use std::io::Read;
 use std::path::Path;
 
+use crate::llm::{ChatRequest, Message, UsageLedger};
 use anyhow::Context;
 use clap::Args;
-use colony::llm::{ChatRequest, Message, UsageLedger};
 use serde_json::json;
 
 use super::model_args::ModelArgs;
@@ -14,6 +14,8 @@ use super::model_args::ModelArgs;
 #[derive(Args, Debug)]
 pub struct ChatArgs {
     #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub model: ModelArgs,
     /// Print one JSON object with `text`, `usage`, `model`, `finish_reason`, `latency_ms`, `retries`.
     #[arg(long)]

@@ -1,18 +1,18 @@
 //! `colony compare`: coordination policies on one embodied task, same seeds, side by side.
-//! Parses flags, calls [`colony::eval::run_compare`], shows progress, prints the table.
+//! Parses flags, calls [`crate::eval::run_compare`], shows progress, prints the table.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::env::parse_compare_seeds;
+use crate::eval::models::caller_models;
+use crate::eval::{run_compare, CallRouting, CompareConfig, Progress};
+use crate::llm::{ModelKind, ModelsConfig, Sampling, SharedModel};
+use crate::policy::embodied::{CallerConfig, ReplyScript, EMBODIED_SAMPLING};
 use anyhow::Context;
 use clap::Args;
-use colony::env::parse_compare_seeds;
-use colony::eval::models::caller_models;
-use colony::eval::{run_compare, CallRouting, CompareConfig, Progress};
-use colony::llm::{ModelKind, ModelsConfig, Sampling, SharedModel};
-use colony::policy::embodied::{CallerConfig, ReplyScript, EMBODIED_SAMPLING};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::model_args::ModelArgs;
@@ -41,6 +41,8 @@ pub struct CompareArgs {
     #[arg(long = "grid", value_name = "KEY=VALUES")]
     pub grid: Vec<String>,
     #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub model: ModelArgs,
     /// One model per agent, round-robin, names from models.toml (heterogeneous teams).
     #[arg(long, value_name = "A,B,…", conflicts_with = "model")]
@@ -72,7 +74,7 @@ fn models(
     a: &CompareArgs,
     config: Option<&Path>,
 ) -> anyhow::Result<(Vec<SharedModel>, Vec<Sampling>, String, bool)> {
-    let with_accuracy = |mut spec: colony::llm::ModelSpec| {
+    let with_accuracy = |mut spec: crate::llm::ModelSpec| {
         if let Some(p) = a.sim_accuracy {
             spec.accuracy = Some(p);
         }
@@ -122,7 +124,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
     // Checks the sampling flags even when no model is built (scripted policies, script:FILE).
     a.model.overrides()?;
     let (seeds, level_seeds) = parse_compare_seeds(&a.seeds)?;
-    let policies = colony::policy::split_policy_list(&a.policies);
+    let policies = crate::policy::split_policy_list(&a.policies);
     anyhow::ensure!(!policies.is_empty(), "--policies is empty");
     let mut caller = CallerConfig {
         sampling: EMBODIED_SAMPLING,
@@ -142,7 +144,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         None => {
             let uses_models = policies
                 .iter()
-                .any(|p| colony::policy::embodied::uses_models(p));
+                .any(|p| crate::policy::embodied::uses_models(p));
             if uses_models {
                 let (models, sampling, label, simulated) = models(&a, config)?;
                 caller.models = models;
@@ -168,7 +170,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         grid: a
             .grid
             .iter()
-            .map(|g| colony::eval::grid::parse_axis(g))
+            .map(|g| crate::eval::grid::parse_axis(g))
             .collect::<Result<_, _>>()?,
         label: String::new(),
         only: None,

@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
+use crate::suite::plan::{load_all, select_items};
+use crate::suite::spec::DatasetUnit;
 use clap::{Args, ValueEnum};
-use colony::suite::plan::{load_all, select_items};
-use colony::suite::spec::DatasetUnit;
 use colony_qa::{Dataset, Item};
 
 /// Named evaluation subsets.

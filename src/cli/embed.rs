@@ -5,10 +5,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::embed::{cosine_matrix, EmbedderSpec, MINILM_DIR_ENV};
+use crate::llm::ApiKey;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use colony::embed::{cosine_matrix, EmbedderSpec, MINILM_DIR_ENV};
-use colony::llm::ApiKey;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -24,6 +24,8 @@ const SAFETENSORS_SHA256: &str = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct EmbedArgs {
     #[command(subcommand)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub action: Option<EmbedAction>,
     /// Backend: hash (default), hash:DIM, minilm (dir from $COLONY_MINILM_DIR), minilm:DIR,
     /// fastembed:NAME (cargo feature `fastembed`), remote:URL#MODEL.

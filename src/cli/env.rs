@@ -6,10 +6,10 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::env::{entries, find, parse_seeds};
+use crate::eval::env_run::{markdown_table, run_builtin, EnvRunConfig};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use colony::env::{entries, find, parse_seeds};
-use colony::eval::env_run::{markdown_table, run_builtin, EnvRunConfig};
 use colony_env_api::{AgentId, DynEnvironment, EnvEntry, EnvParams};
 use serde_json::json;
 
@@ -141,7 +141,7 @@ fn list(as_json: bool) -> Result<()> {
 }
 
 fn build(config: &ConfigArgs) -> Result<(&'static dyn EnvEntry, Box<dyn DynEnvironment>)> {
-    Ok(colony::env::build(&config.env, &config.set)?)
+    Ok(crate::env::build(&config.env, &config.set)?)
 }
 
 fn reset(a: ResetArgs) -> Result<()> {
@@ -240,7 +240,7 @@ async fn run_episodes(a: RunArgs) -> Result<()> {
     let mut show = |policy: &str, seed: u64, step: u64, picture: &str| {
         println!("{policy} seed {seed} step {step}\n{picture}");
     };
-    let render: Option<colony::eval::env_run::EpisodeRender<'_>> =
+    let render: Option<crate::eval::env_run::EpisodeRender<'_>> =
         if a.render { Some(&mut show) } else { None };
     let all = run_builtin(&config, render).await?;
     print!("{}", markdown_table(&all));
@@ -272,7 +272,7 @@ fn bench(a: BenchArgs) -> Result<()> {
         "steps": a.steps,
         "ms_per_step": 1e3 * elapsed / a.steps as f64,
         "steps_per_s": a.steps as f64 / elapsed.max(1e-12),
-        "peak_rss_bytes": colony::eval::resources::peak_rss_bytes(),
+        "peak_rss_bytes": crate::eval::resources::peak_rss_bytes(),
     });
     println!("{line}");
     Ok(())

@@ -2,12 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::eval::dataset_run::{run_dataset, DatasetProgress, DatasetRun};
+use crate::eval::models::reasoning_roster;
+use crate::eval::{CallRouting, LabelledPolicy};
+use crate::llm::{ModelSpec, ModelsConfig};
+use crate::policy::reasoning::{policy_with_embedder, Roster};
 use clap::Args;
-use colony::eval::dataset_run::{run_dataset, DatasetProgress, DatasetRun};
-use colony::eval::models::reasoning_roster;
-use colony::eval::{CallRouting, LabelledPolicy};
-use colony::llm::{ModelSpec, ModelsConfig};
-use colony::policy::reasoning::{policy_with_embedder, Roster};
 use colony_qa::Item;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -18,12 +18,16 @@ use super::model_args::ModelArgs;
 #[derive(Args, Debug)]
 pub struct EvalArgs {
     #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub data: DatasetArgs,
     /// Policies, comma-separated, each `name` or `name:key=value,…` (quote the list when
     /// options contain commas: separate policies with `;` then).
     #[arg(long, value_name = "P[,P2,…]")]
     pub policy: String,
     #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub model: ModelArgs,
     /// One model per agent, comma-separated names from models.toml (heterogeneous teams).
     #[arg(long, value_name = "A,B,…", conflicts_with = "model")]
@@ -109,7 +113,7 @@ fn roster(a: &EvalArgs, config: Option<&Path>, items: &[Item]) -> anyhow::Result
 /// The specs of a `--policy` list with `--rounds` applied (test helper).
 #[cfg(test)]
 fn policy_specs(list: &str, rounds: Option<u32>) -> Vec<String> {
-    colony::policy::PolicySpec::list(list, rounds)
+    crate::policy::PolicySpec::list(list, rounds)
         .map(|v| v.into_iter().map(|p| p.spec).collect())
         .unwrap_or_default()
 }
@@ -118,7 +122,7 @@ fn policy_specs(list: &str, rounds: Option<u32>) -> Vec<String> {
 pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
     anyhow::ensure!(a.concurrency > 0, "--concurrency must be at least 1");
     anyhow::ensure!(
-        !colony::policy::split_policy_list(&a.policy).is_empty(),
+        !crate::policy::split_policy_list(&a.policy).is_empty(),
         "--policy is empty: name at least one policy (e.g. --policy single)"
     );
     a.model.max_concurrency = Some(a.concurrency);
@@ -130,10 +134,10 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         a.data.data.display()
     );
     let roster = roster(&a, config, &items)?;
-    let specs = colony::policy::PolicySpec::list(&a.policy, a.rounds)?;
+    let specs = crate::policy::PolicySpec::list(&a.policy, a.rounds)?;
     let embedder = a
         .embedder
-        .parse::<colony::embed::EmbedderSpec>()?
+        .parse::<crate::embed::EmbedderSpec>()?
         .build(a.model.api_key()?)
         .await?;
     let policies =
@@ -203,7 +207,7 @@ impl DatasetProgress for EvalBars {
         *self.stats.lock().unwrap_or_else(|p| p.into_inner()) = (0, 0, 0, 0, 0);
     }
 
-    fn item_done(&self, r: &colony::eval::ItemResult) {
+    fn item_done(&self, r: &crate::eval::ItemResult) {
         let mut s = self.stats.lock().unwrap_or_else(|p| p.into_inner());
         s.0 += 1;
         s.1 += usize::from(r.correct);

@@ -16,6 +16,8 @@ use super::dataset_args::DatasetArgs;
 #[derive(Args, Debug)]
 pub struct GradeArgs {
     #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub data: DatasetArgs,
     /// JSONL of `{"id": …, "output": "free text"}`; `id` is the item id (the 0-based row index
     /// for files without ids). Only predictions of selected items are graded.
@@ -34,6 +36,8 @@ pub struct GradeArgs {
 #[command(args_conflicts_with_subcommands = true)]
 pub struct DatasetsArgs {
     #[command(subcommand)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub action: Option<DatasetsAction>,
     /// One JSON object per dataset.
     #[arg(long)]
@@ -51,6 +55,8 @@ pub enum DatasetsAction {
 #[derive(Args, Debug)]
 pub struct ShowArgs {
     #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub data: DatasetArgs,
     /// One JSON object per item: id, question, choices, gold, answer_type, meta, prompt.
     #[arg(long)]

@@ -1,5 +1,5 @@
 //! `colony merge OUT SHARD_DIR…`: joins a suite's shard directories into one results
-//! directory (see `colony::suite::merge`).
+//! directory (see `crate::suite::merge`).
 
 use std::path::PathBuf;
 
@@ -21,7 +21,7 @@ pub struct MergeArgs {
 
 /// Runs `colony merge`.
 pub async fn run(a: MergeArgs) -> anyhow::Result<()> {
-    let outcome = colony::suite::merge_shards(&a.out, &a.shards, a.allow_partial).await?;
+    let outcome = crate::suite::merge_shards(&a.out, &a.shards, a.allow_partial).await?;
     println!("{}", outcome.markdown);
     for g in &outcome.gaps {
         eprintln!("gap: {g}");

@@ -1,4 +1,7 @@
-//! The `colony` subcommands, one file each.
+//! The `colony` command line, one file per subcommand, as a library entry point:
+//! [`main_with`] runs every subcommand over a [`Registry`], so a user's binary that registers
+//! its own policies and environments is the whole `colony` CLI with them in it (issue 25,
+//! part 1). colony's own binary is `main_with(Registry::builtin())`.
 
 pub mod bench;
 pub mod bench_embodied;
@@ -24,11 +27,191 @@ pub mod swarmsys;
 pub mod view;
 pub mod wildfire;
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use crate::registry::Registry;
+use tracing_subscriber::EnvFilter;
+
+/// colony: LLM multi-agent orchestration with pluggable environments.
+#[derive(Parser, Debug)]
+#[command(name = "colony", version, about, propagate_version = true)]
+pub struct Cli {
+    /// More logging on stderr: -v info, -vv debug, -vvv trace (RUST_LOG overrides).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    /// models.toml to use (default: $COLONY_MODELS, else ./models.toml if present).
+    #[arg(long, value_name = "FILE", global = true)]
+    models_config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Send one prompt to a model and print the reply.
+    Chat(chat::ChatArgs),
+    /// Serve an OpenAI-compatible API on loopback, backed by the simulated model, with faults.
+    ServeMock(serve_mock::ServeMockArgs),
+    /// List configured models and check that each endpoint answers.
+    Models(models::ModelsArgs),
+    /// Embed texts and print their pairwise cosine similarities; `fetch-minilm` installs MiniLM.
+    Embed(embed::EmbedArgs),
+    /// Run reasoning policies over a dataset (resumable) and print the results table.
+    Eval(eval::EvalArgs),
+    /// Run a suite (evals/<suite>.toml): datasets and environments × policies × models × seeds.
+    Run(run::RunArgs),
+    /// Join a suite's shard directories into one results directory.
+    Merge(merge::MergeArgs),
+    /// Compare coordination policies on one embodied task, same seeds, side by side
+    /// (resumable; table, plots, trajectories and call logs).
+    Compare(compare::CompareArgs),
+    /// Tools to look inside SelfOrg (graph formation from embedding vectors).
+    Selforg(selforg::SelforgArgs),
+    /// Tools to look inside SwarmSys (`match`: the ε-greedy matching distribution).
+    Swarmsys(swarmsys::SwarmsysArgs),
+    /// Grade a JSONL of model outputs against a reasoning dataset.
+    Grade(grade::GradeArgs),
+    /// List the supported reasoning datasets and the file format each expects.
+    Datasets(grade::DatasetsArgs),
+    /// Simulation studies (labelled as simulation): `selforg-amplification`.
+    Study(study::StudyArgs),
+    /// SwarmBench tools: `physics` runs one physics step on JSON scenarios.
+    Swarmbench(swarmbench::SwarmbenchArgs),
+    /// CREW-Wildfire tools: `bcs` (NS/BCS metrics), `levels`, `snapshot` (SVG of a state).
+    Wildfire(wildfire::WildfireArgs),
+    /// CUBE tools: `symbolic-bench` (per-call cost of each symbolic action, paper Fig. 4).
+    Cube(cube::CubeArgs),
+    /// Environments: list, reset, step, run built-in policies, bench.
+    Env(env::EnvArgs),
+    /// Measure client throughput or runtime scale (one JSON line).
+    Bench(bench::BenchArgs),
+    /// Write one self-contained HTML page of a run (tables, plots, calls, replayed episodes).
+    View(view::ViewArgs),
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let config = cli.models_config.as_deref();
+    match cli.command {
+        Cmd::Chat(a) => chat::run(a, config).await,
+        Cmd::ServeMock(a) => serve_mock::run(a).await,
+        Cmd::Models(a) => models::run(a, config).await,
+        Cmd::Bench(a) => bench::run(a).await,
+        Cmd::Embed(a) => embed::run(a).await,
+        Cmd::Grade(a) => grade::run(a),
+        Cmd::Eval(a) => eval::run(a, config).await,
+        Cmd::Run(a) => run::run(a, config).await,
+        Cmd::Merge(a) => merge::run(a).await,
+        Cmd::Compare(a) => compare::run(a, config).await,
+        Cmd::Selforg(a) => selforg::run(a),
+        Cmd::Swarmsys(a) => swarmsys::run(a),
+        Cmd::Datasets(a) => grade::datasets(a),
+        Cmd::Env(a) => env::run(a).await,
+        Cmd::Cube(a) => cube::run(a),
+        Cmd::Swarmbench(a) => swarmbench::run(a),
+        Cmd::Wildfire(a) => wildfire::run(a).await,
+        Cmd::Study(a) => study::run(a).await,
+        Cmd::View(a) => view::run(a),
+    }
+}
+
+/// Runs the `colony` command line (arguments from the process) over `registry`: installs it
+/// as the process's registry, lists its names in the help texts, runs the subcommand and
+/// returns the exit code (errors printed as one line on stderr).
+pub fn main_with(registry: Registry) -> ExitCode {
+    let registry = match registry.install() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let matches = with_registry_help(Cli::command(), registry).get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    init_logging(cli.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `cmd` with the registry's names in the help of the flags that take them (`eval --policy`,
+/// `compare --policies`, `compare --env`), so a plugin's names show up beside the built-ins.
+fn with_registry_help(cmd: clap::Command, registry: &Registry) -> clap::Command {
+    let reasoning = registry.reasoning_names().join(", ");
+    let embodied = registry.embodied_names().join(", ");
+    let envs: Vec<String> = registry
+        .environments()
+        .iter()
+        .map(|e| e.info().id)
+        .collect();
+    let envs = envs.join(", ");
+    cmd.mut_subcommand("eval", |c| {
+        c.mut_arg("policy", |a| {
+            let help = format!(
+                "{} Registered: {reasoning}.",
+                a.get_help().map(ToString::to_string).unwrap_or_default()
+            );
+            a.help(help)
+        })
+    })
+    .mut_subcommand("compare", |c| {
+        c.mut_arg("policies", |a| {
+            let help = format!(
+                "{} Registered: {embodied}, scripted:<the environment's built-ins>.",
+                a.get_help().map(ToString::to_string).unwrap_or_default()
+            );
+            a.help(help)
+        })
+        .mut_arg("env", |a| {
+            let help = format!(
+                "{} Registered: {envs}.",
+                a.get_help().map(ToString::to_string).unwrap_or_default()
+            );
+            a.help(help)
+        })
+    })
+}
+
 /// The adaptive-concurrency field of progress-bar messages: ` conc LIMIT/MAX` summed over the
-/// live HTTP endpoints ([`colony::llm::concurrency_label`]), or nothing when only simulated or
+/// live HTTP endpoints ([`crate::llm::concurrency_label`]), or nothing when only simulated or
 /// replayed models are in use. Placed next to the retries it explains.
 pub(crate) fn conc_field() -> String {
-    colony::llm::concurrency_label()
+    crate::llm::concurrency_label()
         .map(|label| format!(" {label}"))
         .unwrap_or_default()
 }

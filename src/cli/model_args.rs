@@ -2,17 +2,17 @@
 //!
 //! `--temperature`, `--top-p` and `--max-tokens` set the generation settings of the run: they
 //! beat the model's `models.toml` keys and the command's built-in default, and a role card's
-//! keys beat them (the one precedence, documented on [`colony::llm::Sampling`]).
+//! keys beat them (the one precedence, documented on [`crate::llm::Sampling`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context;
-use clap::Args;
-use colony::llm::{
+use crate::llm::{
     ModelOverrides, ModelSpec, ModelsConfig, ReplayModel, Sampling, SamplingKeys, SharedModel,
 };
+use anyhow::Context;
+use clap::Args;
 
 /// Model selection: a name from `models.toml`, or an endpoint given directly.
 #[derive(Args, Debug, Clone, Default)]
@@ -92,11 +92,11 @@ impl ModelArgs {
     /// The API key named by `--api-key-env`, for the other endpoints a command talks to
     /// (e.g. a remote embedder): the same key path as the model's, so `colony eval
     /// --embedder remote:…` and `colony embed` authenticate alike.
-    pub fn api_key(&self) -> anyhow::Result<Option<colony::llm::ApiKey>> {
+    pub fn api_key(&self) -> anyhow::Result<Option<crate::llm::ApiKey>> {
         Ok(self
             .api_key_env
             .as_deref()
-            .map(colony::llm::ApiKey::from_env)
+            .map(crate::llm::ApiKey::from_env)
             .transpose()?)
     }
 

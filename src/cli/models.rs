@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
+use crate::llm::{redact_url, ModelKind, ModelOverrides, ModelsConfig, SIMULATED_NAME};
 use clap::Args;
-use colony::llm::{redact_url, ModelKind, ModelOverrides, ModelsConfig, SIMULATED_NAME};
 use serde_json::json;
 
 /// Arguments of `colony models`.

@@ -6,12 +6,12 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::eval::{CallRouting, Progress};
+use crate::llm::{ModelSpec, ModelsConfig};
+use crate::suite::estimate::matrix;
+use crate::suite::run::run_dir;
+use crate::suite::{expand, run_suite, Shard, Suite, SuiteHooks, SuiteRunOptions};
 use clap::Args;
-use colony::eval::{CallRouting, Progress};
-use colony::llm::{ModelSpec, ModelsConfig};
-use colony::suite::estimate::matrix;
-use colony::suite::run::run_dir;
-use colony::suite::{expand, run_suite, Shard, Suite, SuiteHooks, SuiteRunOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::eval::EvalBars;
@@ -89,9 +89,10 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
         (None, true) => None,
         (None, false) => Shard::from_env(|k| std::env::var(k).ok(), a.shards)?,
     };
-    let out = a.out.clone().unwrap_or_else(|| {
-        PathBuf::from("runs").join(colony::suite::spec::safe_label(&suite.name))
-    });
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("runs").join(crate::suite::spec::safe_label(&suite.name)));
     if a.dry_run {
         return dry_run(&suite, &specs, shard, &out).await;
     }
@@ -218,7 +219,7 @@ async fn dry_run(
     println!(
         "Calls are measured on the offline simulated model ({} items per reasoning policy, one \
          episode per embodied policy) and scaled; a real model's replies change them.",
-        colony::suite::estimate::SAMPLE_ITEMS
+        crate::suite::estimate::SAMPLE_ITEMS
     );
     Ok(())
 }

@@ -7,17 +7,17 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use crate::policy::reasoning::selforg::{build_graph, Graph, GraphOptions, Rule, MAX_GRAPH_AGENTS};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
-use colony::policy::reasoning::selforg::{
-    build_graph, Graph, GraphOptions, Rule, MAX_GRAPH_AGENTS,
-};
 use ndarray::Array2;
 
 /// Arguments of `colony selforg`.
 #[derive(Args, Debug)]
 pub struct SelforgArgs {
     #[command(subcommand)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub action: SelforgAction,
 }
 

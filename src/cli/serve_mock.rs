@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::llm::{AnswerKey, SimulatedConfig, SimulatedModel};
+use crate::mock_server::{FaultConfig, LatencySpec, MockServer, MockServerConfig};
 use anyhow::Context;
-use colony::llm::{AnswerKey, SimulatedConfig, SimulatedModel};
-use colony::mock_server::{FaultConfig, LatencySpec, MockServer, MockServerConfig};
 
 /// Flags of `colony serve-mock`.
 #[derive(clap::Args, Debug)]
@@ -120,7 +120,7 @@ impl ServeMockArgs {
                 let dataset: colony_qa::Dataset = name.parse()?;
                 let loaded = colony_qa::load(dataset, path, &colony_qa::LoadOptions::default())
                     .context("loading the --answer-key dataset file")?;
-                sim.answer_key = colony::eval::answer_key(&loaded.items);
+                sim.answer_key = crate::eval::answer_key(&loaded.items);
             }
             (Some(path), None) => {
                 sim.answer_key = AnswerKey::load(path).context("loading the --answer-key file")?;

@@ -1,19 +1,19 @@
 //! `colony study selforg-amplification`: the simulation study of SelfOrg §2.6 (see
-//! `colony::study::amplification`) and part (d), closing the gap to self-consistency
-//! (`colony::study::gap`), writing tables and SVG plots; `--parts` picks the parts.
+//! `crate::study::amplification`) and part (d), closing the gap to self-consistency
+//! (`crate::study::gap`), writing tables and SVG plots; `--parts` picks the parts.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-use clap::{Args, Subcommand};
-use colony::embed::EmbedderSpec;
-use colony::study::amplification::{
+use crate::embed::EmbedderSpec;
+use crate::study::amplification::{
     closed_form_vs_monte_carlo, policy_accuracy, PolicyRow, StudyConfig,
 };
-use colony::study::report::{
+use crate::study::report::{
     closed_form_csv, closed_form_markdown, closed_form_svg, policy_csv, policy_markdown,
     policy_svg, SIMULATION_LABEL,
 };
+use anyhow::Context;
+use clap::{Args, Subcommand};
 
 /// `colony study …`.
 #[derive(Args, Debug)]
@@ -171,7 +171,7 @@ async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
     let part = |x: &str| a.parts.iter().any(|p| p == x);
     let spec = embedder_spec(&a.embedder)?;
     let embedder = spec.build(None).await?;
-    let mut roles = colony::eval::models::role_cards_in_order(a.roles.as_deref())?;
+    let mut roles = crate::eval::models::role_cards_in_order(a.roles.as_deref())?;
     roles.truncate(4);
     // Fewer than four cards: repeat them cyclically (SelfOrg's N = 4 for math sets).
     for i in roles.len()..4 {
@@ -224,8 +224,8 @@ async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
 async fn policies_and_early_stopping(
     a: &AmplificationArgs,
     config: &StudyConfig,
-    roles: &[std::sync::Arc<colony::runtime::RoleCard>],
-    embedder: std::sync::Arc<dyn colony::embed::Embedder>,
+    roles: &[std::sync::Arc<crate::runtime::RoleCard>],
+    embedder: std::sync::Arc<dyn crate::embed::Embedder>,
     doc: &mut serde_json::Value,
 ) -> anyhow::Result<()> {
     let progress = |r: &PolicyRow| {
@@ -272,14 +272,14 @@ async fn policies_and_early_stopping(
 async fn closing_the_gap(
     a: &AmplificationArgs,
     config: &StudyConfig,
-    roles: &[std::sync::Arc<colony::runtime::RoleCard>],
-    embedder: std::sync::Arc<dyn colony::embed::Embedder>,
+    roles: &[std::sync::Arc<crate::runtime::RoleCard>],
+    embedder: std::sync::Arc<dyn crate::embed::Embedder>,
     doc: &mut serde_json::Value,
 ) -> anyhow::Result<()> {
-    use colony::study::gap::{closing_the_gap, part_d_embedder};
-    use colony::study::report::{gap_csv, gap_markdown, gap_policy_rows};
+    use crate::study::gap::{closing_the_gap, part_d_embedder};
+    use crate::study::report::{gap_csv, gap_markdown, gap_policy_rows};
     let encoder = part_d_embedder(config, embedder.clone());
-    let progress = |r: &colony::study::gap::GapRow| {
+    let progress = |r: &crate::study::gap::GapRow| {
         eprintln!(
             "  {} p={:.1} {:<22} accuracy {:.3}  calls/item {:.2}  tokens/item {:.0}",
             r.replies,
@@ -329,7 +329,7 @@ async fn closing_the_gap(
 }
 
 async fn framework_scaling(a: ScalingArgs) -> anyhow::Result<()> {
-    use colony::study::framework_scaling::{run, ScalingConfig};
+    use crate::study::framework_scaling::{run, ScalingConfig};
     anyhow::ensure!(a.steps > 0, "--steps must be at least 1");
     anyhow::ensure!(
         !a.sizes.is_empty() && a.sizes.iter().all(|n| (1..=1000).contains(n)),
@@ -354,7 +354,7 @@ async fn framework_scaling(a: ScalingArgs) -> anyhow::Result<()> {
             seed: a.seed,
         };
         let report = run(&config).await?;
-        let short = colony::env::short_name(env).to_string();
+        let short = crate::env::short_name(env).to_string();
         let md = report.markdown();
         write(&a.out, &format!("scaling_{short}.md"), &md)?;
         write(&a.out, &format!("scaling_{short}.csv"), &report.csv())?;
@@ -370,7 +370,7 @@ async fn framework_scaling(a: ScalingArgs) -> anyhow::Result<()> {
         } else {
             (0.0, 1.0)
         };
-        colony::eval::plot::line_chart(
+        crate::eval::plot::line_chart(
             &a.out.join(format!("scaling_{short}.svg")),
             &format!("Prompt tokens per step vs team size, {env} (log-log) [SIMULATION]"),
             "log2(team size)",

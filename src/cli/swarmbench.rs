@@ -14,6 +14,8 @@ use colony_swarmbench::scenario::{run as run_scenario, Scenario};
 #[derive(Args, Debug)]
 pub struct SwarmbenchArgs {
     #[command(subcommand)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub action: SwarmbenchAction,
 }
 

@@ -11,17 +11,19 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
-use clap::{Args, Subcommand};
-use colony::policy::reasoning::swarmsys::matching::{
+use crate::policy::reasoning::swarmsys::matching::{
     distribution, DistributionRequest, EpsilonBounds, EPS_MAX, EPS_MIN, GAMMA, WINDOW,
 };
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
 use serde_json::Value;
 
 /// Arguments of `colony swarmsys`.
 #[derive(Args, Debug)]
 pub struct SwarmsysArgs {
     #[command(subcommand)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub action: SwarmsysAction,
 }
 

@@ -17,7 +17,7 @@ pub struct ViewArgs {
 
 /// Writes the page and prints where it went and how big it is.
 pub fn run(a: ViewArgs) -> anyhow::Result<()> {
-    let r = colony::view::write_report(&a.run_dir, a.out.as_deref())?;
+    let r = crate::view::write_report(&a.run_dir, a.out.as_deref())?;
     println!(
         "{} ({} bytes; {} units, {} rows{})",
         r.path.display(),

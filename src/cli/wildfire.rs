@@ -16,6 +16,8 @@ use colony_wildfire::state::WildfireState;
 #[derive(Args, Debug)]
 pub struct WildfireArgs {
     #[command(subcommand)]
+    #[allow(missing_docs)]
+    // documented by the flattened/subcommand type's own docs (clap help)
     pub action: WildfireAction,
 }
 
@@ -178,8 +180,8 @@ fn snapshot(a: SnapshotArgs) -> Result<()> {
 }
 
 async fn do_nothing(a: DoNothingArgs) -> Result<()> {
-    use colony::eval::episode::{run_episode, EpisodeConfig, NullSink};
-    use colony::policy::embodied::Scripted;
+    use crate::eval::episode::{run_episode, EpisodeConfig, NullSink};
+    use crate::policy::embodied::Scripted;
     let mut out = BTreeMap::new();
     for name in &a.levels {
         let level = colony_wildfire::metrics::resolve(name)?;

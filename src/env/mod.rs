@@ -1,8 +1,8 @@
 //! The environments colony knows, by id: the registry behind `colony env …`, `colony compare`
 //! and the offline simulated agents.
 //!
-//! Each environment crate exports one [`EnvEntry`] (`colony_cube::entry()`, …); this module
-//! lists them, resolves short names (`cube` for `cube-v0`), builds configured environments from
+//! Each environment crate exports one [`EnvEntry`] (`colony_cube::entry()`, …), registered in
+//! the open [`crate::registry::Registry`]; this module lists them, resolves short names (`cube` for `cube-v0`), builds configured environments from
 //! `--set key=value` settings, and parses seed ranges, so every command that runs episodes
 //! shares one definition of each.
 
@@ -35,14 +35,11 @@ pub enum EnvLookupError {
     },
 }
 
-/// Every registered environment. An environment crate exports
-/// `pub fn entry() -> &'static dyn EnvEntry`; add it here.
+/// Every registered environment: those of the installed [`crate::registry::Registry`] (an
+/// environment crate exports `pub fn entry() -> &'static dyn EnvEntry`, and a program
+/// registers it with `Registry::environment`).
 pub fn entries() -> Vec<&'static dyn EnvEntry> {
-    vec![
-        colony_cube::entry(),
-        colony_swarmbench::entry(),
-        colony_wildfire::entry(),
-    ]
+    crate::registry::Registry::current().environments().to_vec()
 }
 
 /// The short name of an id: `cube-v0` → `cube`.

@@ -1,4 +1,5 @@
-//! Embodied policies by name, as `colony compare --policies` and suites spell them:
+//! Embodied policies by name, as `colony compare --policies` and suites spell them (looked
+//! up in the open [`crate::registry::Registry`], where these built-ins are registered):
 //! `independent`, `selforg`, `swarmsys`, the CREW-Wildfire frameworks `camon`, `coela`, `embodied`, `hmas2`,
 //! `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
 //! environment's heuristics).
@@ -7,16 +8,79 @@ use colony_env_api::EnvEntry;
 
 use super::{CallerConfig, EmbodiedError, EmbodiedPolicy, Independent, Scripted};
 
-/// Names of the LLM policies (scripted ones are `scripted:<built-in>`).
-pub const EMBODIED_POLICY_NAMES: &[&str] = &[
-    "independent",
-    "camon",
-    "coela",
-    "embodied",
-    "hmas2",
-    "selforg",
-    "swarmsys",
+/// An embodied policy's constructor: the options text after `name:` (empty without options)
+/// and the episode's context.
+pub type BuildEmbodied = fn(&str, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>;
+
+/// The built-in LLM embodied policies: name, one-line help, constructor (scripted ones are
+/// `scripted:<built-in>` of the environment). colony registers them in
+/// [`crate::registry::Registry::builtin`] like any plugin.
+pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
+    (
+        "independent",
+        "each agent answers its own prompt (the benchmark's own protocol), no options",
+        independent,
+    ),
+    (
+        "camon",
+        "CAMON: a leader coordinates by dynamic broadcasts",
+        |o, c| Ok(Box::new(super::camon::Camon::new(c.caller.clone(), o)?)),
+    ),
+    (
+        "coela",
+        "COELA: modular agents that plan and talk",
+        |o, c| Ok(Box::new(super::coela::Coela::new(c.caller.clone(), o)?)),
+    ),
+    (
+        "embodied",
+        "Embodied: agents negotiate before acting",
+        |o, c| {
+            Ok(Box::new(super::embodied_fw::EmbodiedFramework::new(
+                c.caller.clone(),
+                o,
+            )?))
+        },
+    ),
+    (
+        "hmas2",
+        "HMAS-2: a central planner with agent feedback",
+        |o, c| Ok(Box::new(super::hmas2::Hmas2::new(c.caller.clone(), o)?)),
+    ),
+    (
+        "selforg",
+        "SelfOrg's graph over the agents' proposals",
+        |o, c| {
+            Ok(Box::new(super::selforg::EmbodiedSelfOrg::new(
+                c.caller.clone(),
+                o,
+            )?))
+        },
+    ),
+    (
+        "swarmsys",
+        "SwarmSys: sub-goals as events, matched to agents",
+        |o, c| {
+            Ok(Box::new(super::swarmsys::EmbodiedSwarmSys::new(
+                c.caller.clone(),
+                o,
+                &c.entry.info().id,
+            )?))
+        },
+    ),
 ];
+
+fn independent(
+    options: &str,
+    ctx: &PolicyContext,
+) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
+    if !options.trim().is_empty() {
+        return Err(EmbodiedError::Config {
+            policy: format!("independent:{options}"),
+            message: format!("independent takes no options, got {options:?}"),
+        });
+    }
+    Ok(Box::new(Independent::new(ctx.caller.clone())))
+}
 
 /// What building a policy for one episode needs.
 #[derive(Clone)]
@@ -47,57 +111,16 @@ pub fn embodied_policy(
         return Ok(Box::new(Scripted::new(spec, policy)));
     }
     let (name, options) = spec.split_once(':').unwrap_or((spec, ""));
-    match name {
-        "independent" => {
-            if !options.trim().is_empty() {
-                return Err(EmbodiedError::Config {
-                    policy: spec.to_string(),
-                    message: format!("independent takes no options, got {options:?}"),
-                });
-            }
-            Ok(Box::new(Independent::new(ctx.caller.clone())))
-        }
-        "camon" => Ok(Box::new(super::camon::Camon::new(
-            ctx.caller.clone(),
-            options,
-        )?)),
-        "coela" => Ok(Box::new(super::coela::Coela::new(
-            ctx.caller.clone(),
-            options,
-        )?)),
-        "embodied" => Ok(Box::new(super::embodied_fw::EmbodiedFramework::new(
-            ctx.caller.clone(),
-            options,
-        )?)),
-        "hmas2" => Ok(Box::new(super::hmas2::Hmas2::new(
-            ctx.caller.clone(),
-            options,
-        )?)),
-        "selforg" => Ok(Box::new(super::selforg::EmbodiedSelfOrg::new(
-            ctx.caller.clone(),
-            options,
-        )?)),
-        "swarmsys" => Ok(Box::new(super::swarmsys::EmbodiedSwarmSys::new(
-            ctx.caller.clone(),
-            options,
-            &ctx.entry.info().id,
-        )?)),
-        other => Err(EmbodiedError::Config {
-            policy: spec.to_string(),
-            message: format!(
-                "unknown policy {other:?}; known: {}, scripted:<{}>",
-                EMBODIED_POLICY_NAMES.join(", "),
-                {
-                    let mut b = vec!["random", "noop"];
-                    b.extend(ctx.entry.policy_names());
-                    b.join("|")
-                }
-            ),
-        }),
-    }
+    crate::registry::Registry::current().embodied(name.trim(), options, ctx)
 }
 
-/// True when `spec` names a policy that calls models (so runs need a model).
+/// True when `spec` names a policy that calls models (so runs need a model): every policy
+/// but the environment's scripted ones and registered policies that declare no model use.
 pub fn uses_models(spec: &str) -> bool {
-    !spec.trim().starts_with("scripted:")
+    let spec = spec.trim();
+    if spec.starts_with("scripted:") {
+        return false;
+    }
+    let name = spec.split_once(':').map_or(spec, |(n, _)| n).trim();
+    crate::registry::Registry::current().embodied_uses_models(name)
 }

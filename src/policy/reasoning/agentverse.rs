@@ -38,7 +38,7 @@ use serde_json::{json, Value};
 
 use super::common::{ask_all, baseline_roster, format_suffix, Failures};
 use super::common::{shown_text, step_options};
-use super::registry::Options;
+use super::registry::PolicyOptions;
 use super::role_pool::with_prompt_of;
 use super::{check_range, prompts, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
 use crate::runtime::{RoleCard, Team};
@@ -97,7 +97,7 @@ impl AgentVerseOptions {
     pub const MAX_CRITIC_ROUNDS: usize = 10;
 
     /// Options from `agentverse:experts=2,turns=3,critic_rounds=3`.
-    pub(crate) fn from_options(o: &mut Options) -> Result<Self, PolicyError> {
+    pub(crate) fn from_options(o: &mut PolicyOptions) -> Result<Self, PolicyError> {
         let d = Self::default();
         Ok(Self {
             experts: o.count("experts")?.unwrap_or(d.experts),

@@ -48,7 +48,7 @@ use serde_json::{json, Value};
 
 use super::common::shown_text;
 use super::common::{ask_all, ask_options, format_suffix, resized, Failures};
-use super::registry::{choice, Options};
+use super::registry::{choice, PolicyOptions};
 use super::role_pool::{pool_card, role_pool, with_prompt_of};
 use super::seeds::{shuffle, stream};
 use super::vote::{plurality_vote, supermajority};
@@ -109,7 +109,7 @@ impl DylanOptions {
     pub const MAX_ROUNDS: usize = 3;
 
     /// Options from `dylan:agents=4,rounds=3,roles=auto|assistant|mixed`.
-    pub(crate) fn from_options(o: &mut Options) -> Result<Self, PolicyError> {
+    pub(crate) fn from_options(o: &mut PolicyOptions) -> Result<Self, PolicyError> {
         let d = Self::default();
         let roles = match choice(o, "roles", "auto|assistant|mixed")?.as_deref() {
             Some("assistant") => DylanRoles::Assistant,

@@ -36,7 +36,7 @@ use serde_json::json;
 
 use super::common::{ask_all, format_suffix, resized, Failures};
 use super::common::{shown_text, step_options};
-use super::registry::{choice, Options};
+use super::registry::{choice, PolicyOptions};
 use super::role_pool::{role_pool, with_prompt_of};
 use super::seeds::{below, shuffle, stream};
 use super::{check_range, prompts, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
@@ -74,7 +74,7 @@ impl MacNetOptions {
     pub const MAX_AGENTS: usize = 16;
 
     /// Options from `macnet:agents=5,fixed_topology=false`.
-    pub(crate) fn from_options(o: &mut Options) -> Result<Self, PolicyError> {
+    pub(crate) fn from_options(o: &mut PolicyOptions) -> Result<Self, PolicyError> {
         let d = Self::default();
         Ok(Self {
             agents: o.count("agents")?.unwrap_or(d.agents),

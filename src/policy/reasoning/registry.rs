@@ -1,5 +1,8 @@
-//! Policies by name: `name` or `name:key=value,key=value` (e.g. `self_consistency:k=5`,
-//! `debate:agents=3,rounds=2`).
+//! The built-in reasoning policies' constructors and the option parser every reasoning
+//! policy, built-in or a plugin's, reads its `name:key=value,…` options with
+//! ([`PolicyOptions`]). Which name builds which policy is decided by the open
+//! [`crate::registry::Registry`], where colony registers these constructors through the same
+//! public method a user's crate calls.
 //!
 //! Counts are bounded so that no option runs open-ended: `self_consistency` k ≤
 //! [`SelfConsistency::MAX_K`] (64), `debate` agents ≤ [`Debate::MAX_AGENTS`] (64) and rounds ≤
@@ -25,50 +28,85 @@ use super::{
     MacNetOptions, PolicyError, ReasoningPolicy, SelfConsistency, Single,
 };
 
-/// Names [`policy_by_name`] knows, with their options and limits.
-pub const POLICY_NAMES: &[(&str, &str)] = &[
-    ("single", "(alias io), no options"),
-    ("cot", "no options"),
+/// The built-in reasoning policies: name, aliases, one-line help (options and limits) and
+/// constructor, in the order `colony eval --help` lists them.
+pub const BUILTIN: &[(&str, &[&str], &str, BuildReasoning)] = &[
+    ("single", &["io"], "one call per item, no options", single),
+    ("cot", &[], "chain of thought, no options", cot),
     (
         "self_consistency",
-        "(alias sc) k=<samples, default 5, at most 64>",
+        &["sc"],
+        "k=<samples, default 5, at most 64>",
+        self_consistency,
     ),
     (
         "debate",
-        "(alias llm_debate) agents=<N, default 3, at most 64>, rounds=<R, default 2, at most 20>",
+        &["llm_debate"],
+        "agents=<N, default 3, at most 64>, rounds=<R, default 2, at most 20>",
+        debate,
     ),
     (
         "dylan",
+        &[],
         "agents=4 (at most 32), rounds=3 (1 to 3: answers, updates with ratings, the ranked \
          two), roles=auto|assistant|mixed",
+        dylan,
     ),
     (
         "macnet",
+        &[],
         "agents=5 (at most 16), fixed_topology=false (true: one random graph for every item)",
+        macnet,
     ),
     (
         "agentverse",
+        &[],
         "experts=2 (2 to 8: a solver and critics), turns=3 (at most 10), critic_rounds=3 (at \
          most 10)",
+        agentverse,
     ),
     (
         "selforg",
+        &[],
         "agents=4 (at most 64), rounds=3 (incl. round 0, at most 20), k=2 (0 = no limit, at \
          most 64), tau=0.5, rule=alg2|gated, reform=true, gamma=<off>, embed=full|tail|answer \
          (what of each response is embedded)",
+        selforg,
     ),
     (
         "swarmsys",
+        &[],
         "agents=8 (3 to 64; split 1/6/1, docs/design/swarmsys.md §2.2), explorers=, workers=, validators= \
          (per-role counts), mode=a|b|c (single, decomposed, exam), roles=matched|random|none, \
          profile_scope=task|run, rounds=8 (global, at most 40), event_rounds=4 (at most 20), \
          exam_size=10 (at most 16), gamma=10, eps_min=0.15, eps_max=0.35, window=5, eta=0.2, \
          w_s=1, token_budget=<off>, instruction=auto|long|short, abilities=a|b|c (worker \
          specialties)",
+        swarmsys,
     ),
 ];
 
-/// The policy a spec names, configured by its options.
+/// A reasoning policy's constructor: reads its options (unread ones are an error afterwards)
+/// and builds the policy with what the run provides.
+pub type BuildReasoning =
+    fn(&mut PolicyOptions, &ReasoningContext) -> Result<Box<dyn ReasoningPolicy>, PolicyError>;
+
+/// What a run hands a reasoning policy's constructor.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct ReasoningContext {
+    /// The embedder of the run (`--embedder`; SelfOrg and SwarmSys use it).
+    pub embedder: Arc<dyn crate::embed::Embedder>,
+}
+
+impl ReasoningContext {
+    /// A context with `embedder`.
+    pub fn new(embedder: Arc<dyn crate::embed::Embedder>) -> Self {
+        Self { embedder }
+    }
+}
+
+/// The policy a spec names, configured by its options, from the installed registry.
 pub fn policy_by_name(spec: &str) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
     policy_with_embedder(spec, Arc::new(crate::embed::default_embedder()))
 }
@@ -78,108 +116,146 @@ pub fn policy_with_embedder(
     spec: &str,
     embedder: Arc<dyn crate::embed::Embedder>,
 ) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
-    let (name, rest) = match spec.split_once(':') {
-        Some((name, rest)) => (name.trim(), rest),
-        None => (spec.trim(), ""),
-    };
-    let mut options = Options::parse(name, rest)?;
-    let policy: Box<dyn ReasoningPolicy> = match name {
-        "single" | "io" => Box::new(Single),
-        "cot" => Box::new(ChainOfThought),
-        "self_consistency" | "sc" => {
-            let k = options.count("k")?.unwrap_or(SelfConsistency::default().k);
-            Box::new(SelfConsistency::new(k)?)
-        }
-        "debate" | "llm_debate" => {
-            let d = Debate::default();
-            let agents = options.count("agents")?.unwrap_or(d.agents);
-            let rounds = options.count("rounds")?.unwrap_or(d.rounds);
-            Box::new(Debate::new(agents, rounds)?)
-        }
-        "selforg" => {
-            let d = SelfOrgOptions::default();
-            let rule = match options.text("rule").as_deref() {
-                None => d.graph.rule,
-                Some("alg2") => Rule::Alg2,
-                Some("gated") | Some("contribution_gated") => Rule::Gated,
-                Some(other) => {
-                    return Err(PolicyError::InvalidOption {
-                        policy: "selforg".into(),
-                        key: "rule".into(),
-                        reason: format!("must be alg2 or gated, got `{}`", clip(other)),
-                    })
-                }
-            };
-            let reform = match options.text("reform").as_deref() {
-                None => d.reform,
-                Some("true") => true,
-                Some("false") => false,
-                Some(other) => {
-                    return Err(PolicyError::InvalidOption {
-                        policy: "selforg".into(),
-                        key: "reform".into(),
-                        reason: format!("must be true or false, got `{}`", clip(other)),
-                    })
-                }
-            };
-            let embed = match options.text("embed") {
-                None => d.embed,
-                Some(v) => EmbedInput::parse(&v).ok_or_else(|| PolicyError::InvalidOption {
-                    policy: "selforg".into(),
-                    key: "embed".into(),
-                    reason: format!("must be full, tail or answer, got `{}`", clip(&v)),
-                })?,
-            };
-            let rounds = options.count("rounds")?;
-            let max_rounds = match rounds {
-                None => d.max_rounds,
-                Some(r) => u32::try_from(r)
-                    .ok()
-                    .filter(|&r| r <= SelfOrgOptions::MAX_ROUNDS)
-                    .ok_or(PolicyError::OutOfRange {
-                        policy: "selforg",
-                        option: "rounds",
-                        value: r,
-                        min: 1,
-                        max: SelfOrgOptions::MAX_ROUNDS as usize,
-                    })?,
-            };
-            let opts = SelfOrgOptions {
-                agents: options.count("agents")?.unwrap_or(d.agents),
-                max_rounds,
-                graph: GraphOptions {
-                    rule,
-                    k: options.count("k")?.unwrap_or(d.graph.k),
-                    tau: options.float("tau")?.unwrap_or(d.graph.tau),
-                },
-                reform,
-                gamma: options.float("gamma")?,
-                embed,
-                ..d
-            };
-            Box::new(SelfOrg::new(opts, embedder)?)
-        }
-        "swarmsys" => Box::new(SwarmSys::new(swarmsys_options(&mut options)?, embedder)?),
-        "dylan" => Box::new(Dylan::new(DylanOptions::from_options(&mut options)?)?),
-        "macnet" => Box::new(MacNet::new(MacNetOptions::from_options(&mut options)?)?),
-        "agentverse" => Box::new(AgentVerse::new(AgentVerseOptions::from_options(
-            &mut options,
-        )?)?),
-        _ => {
-            let known: Vec<&str> = POLICY_NAMES.iter().map(|(n, _)| *n).collect();
-            return Err(PolicyError::UnknownPolicy {
-                name: clip(name),
-                known: known.join(", "),
-            });
+    crate::registry::Registry::current().reasoning(spec, &ReasoningContext::new(embedder))
+}
+
+fn single(
+    _: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(Single))
+}
+
+fn cot(
+    _: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(ChainOfThought))
+}
+
+fn self_consistency(
+    options: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    let k = options.count("k")?.unwrap_or(SelfConsistency::default().k);
+    Ok(Box::new(SelfConsistency::new(k)?))
+}
+
+fn debate(
+    options: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    let d = Debate::default();
+    let agents = options.count("agents")?.unwrap_or(d.agents);
+    let rounds = options.count("rounds")?.unwrap_or(d.rounds);
+    Ok(Box::new(Debate::new(agents, rounds)?))
+}
+
+fn dylan(
+    options: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(Dylan::new(DylanOptions::from_options(options)?)?))
+}
+
+fn macnet(
+    options: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(MacNet::new(MacNetOptions::from_options(
+        options,
+    )?)?))
+}
+
+fn agentverse(
+    options: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(AgentVerse::new(AgentVerseOptions::from_options(
+        options,
+    )?)?))
+}
+
+fn swarmsys(
+    options: &mut PolicyOptions,
+    ctx: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(SwarmSys::new(
+        swarmsys_options(options)?,
+        ctx.embedder.clone(),
+    )?))
+}
+
+fn selforg(
+    options: &mut PolicyOptions,
+    ctx: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    let d = SelfOrgOptions::default();
+    let rule = match options.text("rule").as_deref() {
+        None => d.graph.rule,
+        Some("alg2") => Rule::Alg2,
+        Some("gated") | Some("contribution_gated") => Rule::Gated,
+        Some(other) => {
+            return Err(PolicyError::InvalidOption {
+                policy: "selforg".into(),
+                key: "rule".into(),
+                reason: format!("must be alg2 or gated, got `{}`", clip(other)),
+            })
         }
     };
-    options.finish()?;
-    Ok(policy)
+    let reform = match options.text("reform").as_deref() {
+        None => d.reform,
+        Some("true") => true,
+        Some("false") => false,
+        Some(other) => {
+            return Err(PolicyError::InvalidOption {
+                policy: "selforg".into(),
+                key: "reform".into(),
+                reason: format!("must be true or false, got `{}`", clip(other)),
+            })
+        }
+    };
+    let embed = match options.text("embed") {
+        None => d.embed,
+        Some(v) => EmbedInput::parse(&v).ok_or_else(|| PolicyError::InvalidOption {
+            policy: "selforg".into(),
+            key: "embed".into(),
+            reason: format!("must be full, tail or answer, got `{}`", clip(&v)),
+        })?,
+    };
+    let rounds = options.count("rounds")?;
+    let max_rounds = match rounds {
+        None => d.max_rounds,
+        Some(r) => u32::try_from(r)
+            .ok()
+            .filter(|&r| r <= SelfOrgOptions::MAX_ROUNDS)
+            .ok_or(PolicyError::OutOfRange {
+                policy: "selforg",
+                option: "rounds",
+                value: r,
+                min: 1,
+                max: SelfOrgOptions::MAX_ROUNDS as usize,
+            })?,
+    };
+    let opts = SelfOrgOptions {
+        agents: options.count("agents")?.unwrap_or(d.agents),
+        max_rounds,
+        graph: GraphOptions {
+            rule,
+            k: options.count("k")?.unwrap_or(d.graph.k),
+            tau: options.float("tau")?.unwrap_or(d.graph.tau),
+        },
+        reform,
+        gamma: options.float("gamma")?,
+        embed,
+        ..d
+    };
+    Ok(Box::new(SelfOrg::new(opts, ctx.embedder.clone())?))
 }
 
 /// A text option that must be one of `allowed` (`a|b|c`), lowercased.
-pub(crate) fn choice(
-    o: &mut Options,
+pub fn choice(
+    o: &mut PolicyOptions,
     key: &str,
     allowed: &str,
 ) -> Result<Option<String>, PolicyError> {
@@ -194,7 +270,7 @@ pub(crate) fn choice(
 }
 
 /// SwarmSys options (docs/design/swarmsys.md §2.12 defaults for everything not given).
-fn swarmsys_options(o: &mut Options) -> Result<SwarmSysOptions, PolicyError> {
+fn swarmsys_options(o: &mut PolicyOptions) -> Result<SwarmSysOptions, PolicyError> {
     let d = SwarmSysOptions::default();
     let counts = RoleCounts::from_options(
         o.count("agents")?,
@@ -219,19 +295,20 @@ fn swarmsys_options(o: &mut Options) -> Result<SwarmSysOptions, PolicyError> {
         Some(_) => super::swarmsys::encode::Instruction::Auto,
         None => d.instruction,
     };
-    let rounds = |o: &mut Options, key: &'static str, default: u32, max: u32| match o.count(key)? {
-        None => Ok(default),
-        Some(r) => u32::try_from(r)
-            .ok()
-            .filter(|&r| r <= max)
-            .ok_or(PolicyError::OutOfRange {
-                policy: "swarmsys",
-                option: key,
-                value: r,
-                min: 1,
-                max: max as usize,
-            }),
-    };
+    let rounds =
+        |o: &mut PolicyOptions, key: &'static str, default: u32, max: u32| match o.count(key)? {
+            None => Ok(default),
+            Some(r) => u32::try_from(r)
+                .ok()
+                .filter(|&r| r <= max)
+                .ok_or(PolicyError::OutOfRange {
+                    policy: "swarmsys",
+                    option: key,
+                    value: r,
+                    min: 1,
+                    max: max as usize,
+                }),
+        };
     let opts = SwarmSysOptions {
         counts,
         mode,
@@ -271,14 +348,18 @@ fn swarmsys_options(o: &mut Options) -> Result<SwarmSysOptions, PolicyError> {
     Ok(opts)
 }
 
-/// Parsed `key=value` options, consumed as the policy reads them.
-pub(crate) struct Options {
+/// Parsed `key=value` options of one policy spec, consumed as the policy's constructor reads
+/// them; options left unread are an error naming the first (so typos never pass silently).
+#[derive(Debug, Clone)]
+pub struct PolicyOptions {
     policy: String,
     values: BTreeMap<String, String>,
 }
 
-impl Options {
-    fn parse(policy: &str, text: &str) -> Result<Self, PolicyError> {
+impl PolicyOptions {
+    /// Parses `key=value,key=value` (the part after `name:`) for `policy`; a part without
+    /// `=`, an empty key or value, or a key given twice is an error naming it.
+    pub fn parse(policy: &str, text: &str) -> Result<Self, PolicyError> {
         let mut values = BTreeMap::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let Some((key, value)) = part.split_once('=') else {
@@ -311,7 +392,7 @@ impl Options {
     }
 
     /// A positive integer option.
-    pub(crate) fn count(&mut self, key: &str) -> Result<Option<usize>, PolicyError> {
+    pub fn count(&mut self, key: &str) -> Result<Option<usize>, PolicyError> {
         let Some(value) = self.values.remove(key) else {
             return Ok(None);
         };
@@ -326,7 +407,7 @@ impl Options {
     }
 
     /// A finite number option.
-    pub(crate) fn float(&mut self, key: &str) -> Result<Option<f64>, PolicyError> {
+    pub fn float(&mut self, key: &str) -> Result<Option<f64>, PolicyError> {
         let Some(value) = self.values.remove(key) else {
             return Ok(None);
         };
@@ -341,12 +422,17 @@ impl Options {
     }
 
     /// A text option.
-    pub(crate) fn text(&mut self, key: &str) -> Option<String> {
+    pub fn text(&mut self, key: &str) -> Option<String> {
         self.values.remove(key)
     }
 
+    /// The policy these options belong to (for error messages).
+    pub fn policy(&self) -> &str {
+        &self.policy
+    }
+
     /// Errors on options the policy did not read.
-    fn finish(self) -> Result<(), PolicyError> {
+    pub fn finish(self) -> Result<(), PolicyError> {
         match self.values.keys().next() {
             None => Ok(()),
             Some(key) => Err(PolicyError::UnknownOption {

@@ -1,0 +1,21 @@
+//! What colony ships, registered through the public [`Registry`] methods only (the one module
+//! outside the environment crates that names them): the reasoning policies, the embodied
+//! policies and the three environments.
+
+use super::Registry;
+
+/// Adds every built-in to `r`.
+pub(super) fn register(mut r: Registry) -> Registry {
+    for &(name, aliases, help, build) in crate::policy::reasoning::BUILTIN_REASONING {
+        r = r.reasoning_policy(name, help, build);
+        for alias in aliases {
+            r = r.alias(alias);
+        }
+    }
+    for &(name, help, build) in crate::policy::embodied::BUILTIN_EMBODIED {
+        r = r.embodied_policy(name, help, build);
+    }
+    r.environment(colony_cube::entry())
+        .environment(colony_swarmbench::entry())
+        .environment(colony_wildfire::entry())
+}

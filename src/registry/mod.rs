@@ -1,0 +1,350 @@
+//! The open registry: every name a run can use — reasoning policies, embodied policies,
+//! environments — with a one-line help and a constructor that parses its own options.
+//!
+//! Decision (issue 25, part 1, after Gymnasium's `register` and Inspect's registry): colony's
+//! own built-ins are registered by [`Registry::builtin`] through exactly the public builder
+//! methods a user's crate calls, so a plugin is a peer of a built-in. A program installs one
+//! registry for the process ([`Registry::install`], done by `colony::cli::main_with`); library
+//! code that resolves a name reads [`Registry::current`], which is the built-in registry until
+//! something else is installed. Names are unique: registering a name twice is reported by
+//! `install` (the builder cannot fail mid-chain).
+//!
+//! Not yet in the registry (still fixed lists in colony's source): datasets, simulated-model
+//! responders, prompt templates and role cards.
+
+mod builtin;
+
+use std::sync::{Arc, OnceLock};
+
+use colony_env_api::{clip, EnvEntry};
+use thiserror::Error;
+
+use crate::policy::embodied::{EmbodiedError, EmbodiedPolicy, PolicyContext};
+use crate::policy::reasoning::{PolicyError, PolicyOptions, ReasoningContext, ReasoningPolicy};
+
+/// A reasoning policy constructor: reads its options and builds the policy.
+pub type ReasoningCtor = Arc<
+    dyn Fn(&mut PolicyOptions, &ReasoningContext) -> Result<Box<dyn ReasoningPolicy>, PolicyError>
+        + Send
+        + Sync,
+>;
+
+/// An embodied policy constructor: the options text after `name:` and the episode's context.
+pub type EmbodiedCtor = Arc<
+    dyn Fn(&str, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> + Send + Sync,
+>;
+
+/// One registered reasoning policy.
+#[derive(Clone)]
+pub struct ReasoningEntry {
+    /// The name specs use (`selforg`).
+    pub name: String,
+    /// Other names for it (`sc` for `self_consistency`).
+    pub aliases: Vec<String>,
+    /// One line: what it is and its options.
+    pub help: String,
+    build: ReasoningCtor,
+}
+
+/// One registered embodied policy.
+#[derive(Clone)]
+pub struct EmbodiedEntry {
+    /// The name specs use (`camon`).
+    pub name: String,
+    /// One line: what it is and its options.
+    pub help: String,
+    /// Whether it calls models (runs without a model refuse it); a heuristic says no.
+    pub uses_models: bool,
+    build: EmbodiedCtor,
+}
+
+/// Errors of [`Registry::install`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// A name was registered twice (of the same kind).
+    #[error("registry: {kind} `{name}` is registered twice")]
+    Duplicate {
+        /// `reasoning policy`, `embodied policy` or `environment`.
+        kind: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// A registry was installed already in this process.
+    #[error("registry: a registry is installed already (install once, before any run)")]
+    AlreadyInstalled,
+}
+
+/// The registry: see the module docs.
+#[derive(Clone, Default)]
+pub struct Registry {
+    reasoning: Vec<ReasoningEntry>,
+    embodied: Vec<EmbodiedEntry>,
+    environments: Vec<&'static dyn EnvEntry>,
+    /// The first name registered twice, reported by [`Registry::install`] and [`Registry::check`].
+    duplicate: Option<RegistryError>,
+}
+
+static INSTALLED: OnceLock<Registry> = OnceLock::new();
+
+impl Registry {
+    /// A registry with nothing in it.
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// Everything colony ships, registered through the public methods below.
+    pub fn builtin() -> Self {
+        builtin::register(Self::empty())
+    }
+
+    /// Adds a reasoning policy `name` (aliases may follow with [`Registry::alias`]).
+    pub fn reasoning_policy<F>(mut self, name: &str, help: &str, build: F) -> Self
+    where
+        F: Fn(
+                &mut PolicyOptions,
+                &ReasoningContext,
+            ) -> Result<Box<dyn ReasoningPolicy>, PolicyError>
+            + Send
+            + Sync
+            + 'static,
+    {
+        if self.find_reasoning(name).is_some() {
+            self.note_duplicate("reasoning policy", name);
+        }
+        self.reasoning.push(ReasoningEntry {
+            name: name.to_string(),
+            aliases: Vec::new(),
+            help: help.to_string(),
+            build: Arc::new(build),
+        });
+        self
+    }
+
+    /// Adds `alias` as another name of the reasoning policy registered last.
+    pub fn alias(mut self, alias: &str) -> Self {
+        if self.find_reasoning(alias).is_some() {
+            self.note_duplicate("reasoning policy", alias);
+        }
+        if let Some(last) = self.reasoning.last_mut() {
+            last.aliases.push(alias.to_string());
+        }
+        self
+    }
+
+    /// Adds an embodied policy `name` that calls models.
+    pub fn embodied_policy<F>(self, name: &str, help: &str, build: F) -> Self
+    where
+        F: Fn(&str, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.embodied_entry(name, help, true, Arc::new(build))
+    }
+
+    /// Adds an embodied policy `name` that never calls a model (a heuristic baseline).
+    pub fn embodied_heuristic<F>(self, name: &str, help: &str, build: F) -> Self
+    where
+        F: Fn(&str, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.embodied_entry(name, help, false, Arc::new(build))
+    }
+
+    fn embodied_entry(
+        mut self,
+        name: &str,
+        help: &str,
+        uses_models: bool,
+        build: EmbodiedCtor,
+    ) -> Self {
+        if self.embodied.iter().any(|e| e.name == name) {
+            self.note_duplicate("embodied policy", name);
+        }
+        self.embodied.push(EmbodiedEntry {
+            name: name.to_string(),
+            help: help.to_string(),
+            uses_models,
+            build,
+        });
+        self
+    }
+
+    /// Adds an environment (its crate's `entry()`); it answers to its id and short name.
+    pub fn environment(mut self, entry: &'static dyn EnvEntry) -> Self {
+        let id = entry.info().id;
+        if self.environments.iter().any(|e| e.info().id == id) {
+            self.note_duplicate("environment", &id);
+        }
+        self.environments.push(entry);
+        self
+    }
+
+    fn note_duplicate(&mut self, kind: &'static str, name: &str) {
+        self.duplicate.get_or_insert(RegistryError::Duplicate {
+            kind,
+            name: name.to_string(),
+        });
+    }
+
+    /// The first problem of this registry (a name registered twice), if any.
+    pub fn check(&self) -> Result<(), RegistryError> {
+        self.duplicate.clone().map_or(Ok(()), Err)
+    }
+
+    /// Makes this the process's registry (what [`Registry::current`] returns).
+    pub fn install(self) -> Result<&'static Registry, RegistryError> {
+        self.check()?;
+        let mut fresh = Some(self);
+        let installed = INSTALLED.get_or_init(|| fresh.take().unwrap_or_default());
+        match fresh {
+            None => Ok(installed),
+            Some(_) => Err(RegistryError::AlreadyInstalled),
+        }
+    }
+
+    /// The installed registry, or the built-in one when none was installed.
+    pub fn current() -> &'static Registry {
+        INSTALLED.get_or_init(Registry::builtin)
+    }
+
+    /// The reasoning policies, in registration order.
+    pub fn reasoning_policies(&self) -> &[ReasoningEntry] {
+        &self.reasoning
+    }
+
+    /// The embodied policies, in registration order.
+    pub fn embodied_policies(&self) -> &[EmbodiedEntry] {
+        &self.embodied
+    }
+
+    /// The environments, in registration order.
+    pub fn environments(&self) -> &[&'static dyn EnvEntry] {
+        &self.environments
+    }
+
+    fn find_reasoning(&self, name: &str) -> Option<&ReasoningEntry> {
+        self.reasoning
+            .iter()
+            .find(|e| e.name == name || e.aliases.iter().any(|a| a == name))
+    }
+
+    /// Builds the reasoning policy of `spec` (`name` or `name:key=value,…`); unknown names
+    /// and options are errors listing what exists.
+    pub fn reasoning(
+        &self,
+        spec: &str,
+        ctx: &ReasoningContext,
+    ) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+        let (name, rest) = match spec.split_once(':') {
+            Some((name, rest)) => (name.trim(), rest),
+            None => (spec.trim(), ""),
+        };
+        let mut options = PolicyOptions::parse(name, rest)?;
+        let entry = self
+            .find_reasoning(name)
+            .ok_or_else(|| PolicyError::UnknownPolicy {
+                name: clip(name),
+                known: self.reasoning_names().join(", "),
+            })?;
+        let policy = (entry.build)(&mut options, ctx)?;
+        options.finish()?;
+        Ok(policy)
+    }
+
+    /// The reasoning policy names (aliases left out), in registration order.
+    pub fn reasoning_names(&self) -> Vec<&str> {
+        self.reasoning.iter().map(|e| e.name.as_str()).collect()
+    }
+
+    /// Builds the embodied policy `name` with `options` (the text after `name:`); `scripted:`
+    /// specs are the environment's own and handled by [`crate::policy::embodied::embodied_policy`].
+    pub fn embodied(
+        &self,
+        name: &str,
+        options: &str,
+        ctx: &PolicyContext,
+    ) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
+        match self.embodied.iter().find(|e| e.name == name) {
+            Some(e) => (e.build)(options, ctx),
+            None => {
+                let mut scripted = vec!["random", "noop"];
+                scripted.extend(ctx.entry.policy_names());
+                Err(EmbodiedError::Config {
+                    policy: clip(name),
+                    message: format!(
+                        "unknown policy {:?}; known: {}, scripted:<{}>",
+                        clip(name),
+                        self.embodied_names().join(", "),
+                        scripted.join("|")
+                    ),
+                })
+            }
+        }
+    }
+
+    /// The embodied policy names, in registration order.
+    pub fn embodied_names(&self) -> Vec<&str> {
+        self.embodied.iter().map(|e| e.name.as_str()).collect()
+    }
+
+    /// Whether the embodied policy `name` calls models (unknown names: yes, so the error
+    /// about the name comes from building it).
+    pub fn embodied_uses_models(&self, name: &str) -> bool {
+        self.embodied
+            .iter()
+            .find(|e| e.name == name)
+            .is_none_or(|e| e.uses_models)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_holds_every_shipped_name_and_duplicates_are_reported() {
+        let r = Registry::builtin();
+        assert!(r.check().is_ok());
+        assert!(r.reasoning_names().contains(&"selforg"));
+        assert!(r.embodied_names().contains(&"camon"));
+        let ids: Vec<String> = r.environments().iter().map(|e| e.info().id).collect();
+        assert_eq!(ids, ["cube-v0", "swarmbench-v0", "wildfire-v0"]);
+        let ctx = ReasoningContext::new(Arc::new(crate::embed::default_embedder()));
+        assert_eq!(
+            r.reasoning("sc:k=3", &ctx)
+                .map(|p| p.name().to_string())
+                .ok()
+                .as_deref(),
+            Some("self_consistency")
+        );
+        let twice = Registry::builtin().reasoning_policy("cot", "again", |_, _| {
+            Err(PolicyError::Config("never built".into()))
+        });
+        assert_eq!(
+            twice.check(),
+            Err(RegistryError::Duplicate {
+                kind: "reasoning policy",
+                name: "cot".into()
+            })
+        );
+        let err = r.reasoning("chess", &ctx).err().map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("chess") && e.contains("selforg")));
+    }
+
+    #[test]
+    fn a_plugin_registers_like_a_builtin() {
+        let r = Registry::builtin().reasoning_policy("echo", "answers `single`'s way", |o, _| {
+            let _ = o.count("k")?;
+            Ok(Box::new(crate::policy::reasoning::Single))
+        });
+        let ctx = ReasoningContext::new(Arc::new(crate::embed::default_embedder()));
+        assert!(r.reasoning("echo:k=2", &ctx).is_ok());
+        let err = r.reasoning("echo:q=2", &ctx).err().map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("unknown option `q`")));
+        assert!(r.reasoning_names().contains(&"echo"));
+    }
+}
