@@ -23,6 +23,7 @@ mod gauges;
 pub mod http;
 mod model;
 mod replay;
+pub mod responder;
 mod retry;
 mod sampling;
 mod secret;

@@ -18,6 +18,11 @@
 //! (except at temperature 0, which is greedy and ignores the sample index). Latency is reported
 //! as zero so runs are bit-reproducible.
 //!
+//! Prompts outside the answer key, and the machine-read turns of some policies, are answered
+//! by the responders of the process's registry ([`super::responder`]): colony's commands make
+//! a registry current before any run; a program that builds a `SimulatedModel` by hand calls
+//! `colony::registry::Registry::current()` (or installs its own) first.
+//!
 //! Scripted mode returns canned replies in order (cycling), for tests.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -158,15 +163,15 @@ impl SimulatedModel {
         let body = reasoning_text(&answer, u_style);
         // SwarmSys validator and mode-B explorer turns, DyLAN ratings and rankings, and
         // AgentVerse recruiting, critics and evaluators ask for machine-read lines.
+        // The policies that own those prompts teach them through their responders.
         let extract = |t: &str| extract_answers(t).pop();
-        let user = &question_msg.content;
-        crate::policy::reasoning::swarmsys::simulated_reply(user, &answer, &body, &extract)
-            .or_else(|| {
-                crate::policy::reasoning::baseline_sim::simulated_reply(
-                    user, &answer, &body, &extract,
-                )
-            })
-            .unwrap_or(body)
+        super::responder::keyed_reply(&super::responder::KeyedTurn {
+            user: &question_msg.content,
+            answer: &answer,
+            body: &body,
+            extract: &extract,
+        })
+        .unwrap_or(body)
     }
 }
 
@@ -427,12 +432,11 @@ fn reasoning_text(answer: &str, style: u32) -> String {
     format!("{opener}\n{middle}\nThis gives {answer}, so the result is \\boxed{{{answer}}}.\nThe answer is {answer}.")
 }
 
-/// The reply of a simulated agent to an environment's prompt (DESIGN.md, "offline default for
-/// embodied runs"): every registered environment is asked in turn
-/// ([`crate::env::simulated_reply`]), then the framework prompts' reader
-/// ([`crate::policy::embodied::framework_sim`]); both read only the prompt, as an LLM would,
-/// and answer in the format the prompt requests, with an expert's action with probability
-/// `accuracy`.
+/// The reply of a simulated agent to a prompt outside the answer key (DESIGN.md, "offline
+/// default for embodied runs"): the installed responders of the environments and frameworks
+/// that own such prompts are asked in order ([`super::responder::prompt_reply`]); they read
+/// only the prompt, as an LLM would, and answer in the format it requests, with an expert's
+/// action with probability `accuracy`.
 fn embodied_reply(cfg: &SimulatedConfig, r: &ChatRequest) -> Option<String> {
     let system = r
         .messages
@@ -440,27 +444,12 @@ fn embodied_reply(cfg: &SimulatedConfig, r: &ChatRequest) -> Option<String> {
         .find(|m| m.role == Role::System)
         .map_or("", |m| m.content.as_str());
     let user = r.messages.iter().rev().find(|m| m.role == Role::User)?;
-    let draw = request_seed(cfg, r);
-    let framework = || {
-        crate::policy::embodied::framework_sim::simulated_framework_reply(
-            system,
-            &user.content,
-            cfg.accuracy,
-            draw,
-        )
-    };
-    // Framework prompts carry an environment's instructions as their system prompt, so the
-    // environment's own simulated agent would claim them: their `Reply with:` line decides.
-    let is_framework = user
-        .content
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| l.starts_with("Reply with:"));
-    if is_framework {
-        return framework();
-    }
-    crate::env::simulated_reply(system, &user.content, cfg.accuracy, draw).or_else(framework)
+    super::responder::prompt_reply(&super::responder::Prompt {
+        system,
+        user: &user.content,
+        accuracy: cfg.accuracy,
+        draw: request_seed(cfg, r),
+    })
 }
 
 /// The reply to a prompt that is not in the answer key.

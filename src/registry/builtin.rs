@@ -1,6 +1,6 @@
 //! What colony ships, registered through the public [`Registry`] methods only (the one module
 //! outside the environment crates that names them): the reasoning policies, the embodied
-//! policies and the three environments.
+//! policies, the simulated-model responders of their prompts and the three environments.
 
 use super::Registry;
 
@@ -15,7 +15,12 @@ pub(super) fn register(mut r: Registry) -> Registry {
     for &(name, help, build) in crate::policy::embodied::BUILTIN_EMBODIED {
         r = r.embodied_policy(name, help, build);
     }
-    r.environment(colony_cube::entry())
+    use crate::policy::embodied::framework_sim::FrameworkResponder;
+    r.responder(crate::policy::reasoning::swarmsys::sim::SwarmSysResponder)
+        .responder(crate::policy::reasoning::baseline_sim::BaselineResponder)
+        .responder(FrameworkResponder::FIRST)
+        .fallback_responder(FrameworkResponder::FALLBACK)
+        .environment(colony_cube::entry())
         .environment(colony_swarmbench::entry())
         .environment(colony_wildfire::entry())
 }

@@ -9,8 +9,13 @@
 //! something else is installed. Names are unique: registering a name twice is reported by
 //! `install` (the builder cannot fail mid-chain).
 //!
-//! Not yet in the registry (still fixed lists in colony's source): datasets, simulated-model
-//! responders, prompt templates and role cards.
+//! Simulated-model responders ([`crate::llm::responder`]) are registered here too and handed
+//! to the `llm` layer when the registry becomes the process's: first those added with
+//! [`Registry::responder`], then one per environment with a simulated agent, then those
+//! added with [`Registry::fallback_responder`].
+//!
+//! Not yet in the registry (still fixed lists in colony's source): datasets, prompt templates
+//! and role cards.
 
 mod builtin;
 
@@ -19,6 +24,7 @@ use std::sync::{Arc, OnceLock};
 use colony_env_api::{clip, EnvEntry};
 use thiserror::Error;
 
+use crate::llm::responder::{Prompt, Responder, Response};
 use crate::policy::embodied::{EmbodiedError, EmbodiedPolicy, PolicyContext};
 use crate::policy::reasoning::{PolicyError, PolicyOptions, ReasoningContext, ReasoningPolicy};
 
@@ -81,6 +87,8 @@ pub struct Registry {
     reasoning: Vec<ReasoningEntry>,
     embodied: Vec<EmbodiedEntry>,
     environments: Vec<&'static dyn EnvEntry>,
+    responders: Vec<Arc<dyn Responder>>,
+    fallback_responders: Vec<Arc<dyn Responder>>,
     /// The first name registered twice, reported by [`Registry::install`] and [`Registry::check`].
     duplicate: Option<RegistryError>,
 }
@@ -183,6 +191,32 @@ impl Registry {
         self
     }
 
+    /// Adds a simulated-model responder, asked before the environments' simulated agents.
+    pub fn responder(mut self, responder: impl Responder + 'static) -> Self {
+        self.responders.push(Arc::new(responder));
+        self
+    }
+
+    /// Adds a simulated-model responder asked after the environments' simulated agents.
+    pub fn fallback_responder(mut self, responder: impl Responder + 'static) -> Self {
+        self.fallback_responders.push(Arc::new(responder));
+        self
+    }
+
+    /// Every responder in the order the simulated model asks them (see the module docs).
+    pub fn responders(&self) -> Vec<Arc<dyn Responder>> {
+        let envs = self
+            .environments
+            .iter()
+            .map(|e| Arc::new(EnvResponder(*e)) as Arc<dyn Responder>);
+        self.responders
+            .iter()
+            .cloned()
+            .chain(envs)
+            .chain(self.fallback_responders.iter().cloned())
+            .collect()
+    }
+
     fn note_duplicate(&mut self, kind: &'static str, name: &str) {
         self.duplicate.get_or_insert(RegistryError::Duplicate {
             kind,
@@ -199,7 +233,8 @@ impl Registry {
     pub fn install(self) -> Result<&'static Registry, RegistryError> {
         self.check()?;
         let mut fresh = Some(self);
-        let installed = INSTALLED.get_or_init(|| fresh.take().unwrap_or_default());
+        let installed =
+            INSTALLED.get_or_init(|| fresh.take().unwrap_or_default().with_responders());
         match fresh {
             None => Ok(installed),
             Some(_) => Err(RegistryError::AlreadyInstalled),
@@ -208,7 +243,13 @@ impl Registry {
 
     /// The installed registry, or the built-in one when none was installed.
     pub fn current() -> &'static Registry {
-        INSTALLED.get_or_init(Registry::builtin)
+        INSTALLED.get_or_init(|| Registry::builtin().with_responders())
+    }
+
+    /// Hands this registry's responders to the simulated model (when it becomes current).
+    fn with_responders(self) -> Self {
+        crate::llm::responder::install(self.responders());
+        self
     }
 
     /// The reasoning policies, in registration order.
@@ -298,6 +339,21 @@ impl Registry {
             .iter()
             .find(|e| e.name == name)
             .is_none_or(|e| e.uses_models)
+    }
+}
+
+/// An environment's simulated agent ([`EnvEntry::simulated_reply`]) as a responder.
+struct EnvResponder(&'static dyn EnvEntry);
+
+impl Responder for EnvResponder {
+    fn name(&self) -> &str {
+        "environment"
+    }
+
+    fn prompt(&self, p: &Prompt<'_>) -> Response {
+        self.0
+            .simulated_reply(p.system, p.user, p.accuracy, p.draw)
+            .map_or(Response::Pass, Response::Reply)
     }
 }
 

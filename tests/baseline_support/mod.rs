@@ -42,6 +42,9 @@ pub fn query(i: usize) -> Query {
 }
 
 pub fn sim(accuracy: f64, susceptibility: f64) -> SimulatedModel {
+    // The simulated model learns the DyLAN, AgentVerse and SwarmSys turns from the responders
+    // of the process's registry; these tests build their policies directly, so make it current.
+    colony::registry::Registry::current();
     let mut key = AnswerKey::new();
     for i in 0..12 {
         let it = item(i);

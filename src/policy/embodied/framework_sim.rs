@@ -150,6 +150,52 @@ pub fn simulated_framework_reply(
     Some(out)
 }
 
+/// The framework prompts' responder (CAMON, COELA, Embodied, HMAS-2). Framework prompts
+/// carry an environment's instructions as their system prompt, so an environment's own
+/// simulated agent would claim them: their last line, `Reply with: …`, decides. Registered
+/// twice by `Registry::builtin`: [`FrameworkResponder::FIRST`] before the environments (it
+/// claims prompts ending in `Reply with:`), [`FrameworkResponder::FALLBACK`] after them (it
+/// answers what no environment claimed).
+#[derive(Debug, Clone, Copy)]
+pub struct FrameworkResponder {
+    first: bool,
+}
+
+impl FrameworkResponder {
+    /// Asked before the environments: claims prompts whose last line is `Reply with: …`.
+    pub const FIRST: Self = Self { first: true };
+    /// Asked after the environments: answers any framework prompt left.
+    pub const FALLBACK: Self = Self { first: false };
+}
+
+impl crate::llm::responder::Responder for FrameworkResponder {
+    fn name(&self) -> &str {
+        if self.first {
+            "frameworks"
+        } else {
+            "frameworks (fallback)"
+        }
+    }
+
+    fn prompt(&self, p: &crate::llm::responder::Prompt<'_>) -> crate::llm::responder::Response {
+        use crate::llm::responder::Response;
+        let reply = || simulated_framework_reply(p.system, p.user, p.accuracy, p.draw);
+        if !self.first {
+            return reply().map_or(Response::Pass, Response::Reply);
+        }
+        let is_framework = p
+            .user
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.starts_with("Reply with:"));
+        if !is_framework {
+            return Response::Pass;
+        }
+        reply().map_or(Response::Claimed, Response::Reply)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -182,3 +182,18 @@ mod tests {
         assert!(simulated_reply("What is 3 + 4?", "7", "b", &last_answer).is_none());
     }
 }
+
+/// The DyLAN and AgentVerse responder: teaches the simulated model their machine-read turns
+/// ([`simulated_reply`]); registered by `Registry::builtin`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BaselineResponder;
+
+impl crate::llm::responder::Responder for BaselineResponder {
+    fn name(&self) -> &str {
+        "dylan+agentverse"
+    }
+
+    fn keyed(&self, t: &crate::llm::responder::KeyedTurn<'_>) -> Option<String> {
+        simulated_reply(t.user, t.answer, t.body, t.extract)
+    }
+}

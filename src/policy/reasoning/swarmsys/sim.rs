@@ -138,3 +138,18 @@ mod tests {
         assert!(simulated_reply(&plain, "7", "Plan.", &last_answer).is_none());
     }
 }
+
+/// SwarmSys's responder: teaches the simulated model its validator and mode-B explorer turns
+/// ([`simulated_reply`]); registered by `Registry::builtin`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SwarmSysResponder;
+
+impl crate::llm::responder::Responder for SwarmSysResponder {
+    fn name(&self) -> &str {
+        "swarmsys"
+    }
+
+    fn keyed(&self, t: &crate::llm::responder::KeyedTurn<'_>) -> Option<String> {
+        simulated_reply(t.user, t.answer, t.body, t.extract)
+    }
+}
