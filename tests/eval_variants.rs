@@ -162,3 +162,81 @@ fn accuracy_intervals_are_recomputed_from_the_item_files() {
         assert!(table.contains(&cell), "{cell}\n{table}");
     }
 }
+
+/// C(n, k), exactly, for the McNemar check.
+fn choose(n: u64, k: u64) -> f64 {
+    (1..=k).fold(1.0, |acc, i| acc * (n - k + i) as f64 / i as f64)
+}
+
+#[test]
+fn baseline_comparisons_are_recomputed_from_the_item_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval(
+        "single;cot;self_consistency:k=3",
+        dir.path(),
+        &["--baseline", "single", "--sim-accuracy", "0.5"],
+    );
+    assert_ok(&out);
+    let s = summary(dir.path());
+    let by_id = |label: &str| -> std::collections::BTreeMap<String, serde_json::Value> {
+        common::jsonl(&dir.path().join(format!("{label}.jsonl")))
+            .into_iter()
+            .map(|r| (r["id"].as_str().unwrap().to_string(), r))
+            .collect()
+    };
+    let base = by_id("single");
+    assert!(s["policies"]["single"].get("vs_baseline").is_none());
+    for label in ["cot", "self_consistency:k=3"] {
+        let rows = by_id(label);
+        let (mut pairs, mut only_base, mut only_this, mut diff) = (0u64, 0u64, 0u64, 0i64);
+        for (id, r) in &rows {
+            let b = &base[id];
+            if !r["error"].is_null() || !b["error"].is_null() {
+                continue;
+            }
+            pairs += 1;
+            let (p, q) = (r["correct"] == true, b["correct"] == true);
+            only_this += u64::from(p && !q);
+            only_base += u64::from(q && !p);
+            diff += i64::from(p) - i64::from(q);
+        }
+        let n = only_base + only_this;
+        let k = only_base.min(only_this);
+        let p_exact =
+            ((0..=k).map(|i| choose(n, i)).sum::<f64>() * 2.0 / 2f64.powi(n as i32)).min(1.0);
+        let v = &s["policies"][label]["vs_baseline"];
+        assert_eq!(v["baseline"], "single", "{v}");
+        assert_eq!(v["pairs"], pairs, "{v}");
+        assert_eq!(v["policy_only"], only_this, "{v}");
+        assert_eq!(v["baseline_only"], only_base, "{v}");
+        assert!(
+            (v["p_value"].as_f64().unwrap() - p_exact).abs() < 1e-12,
+            "{v} vs {p_exact}"
+        );
+        assert!((v["delta"].as_f64().unwrap() - diff as f64 / pairs as f64).abs() < 1e-12);
+        let ci = v["ci95"].as_array().unwrap();
+        assert!(ci[0].as_f64().unwrap() <= ci[1].as_f64().unwrap());
+        assert_eq!(v["draws"], 10_000);
+    }
+    let md = std::fs::read_to_string(dir.path().join("results.md")).unwrap();
+    assert!(
+        md.contains("Versus baseline `single`") && md.contains("| cot | all |"),
+        "{md}"
+    );
+    // The same command again gives the same intervals (seeded resampling).
+    assert_ok(&eval(
+        "single;cot;self_consistency:k=3",
+        dir.path(),
+        &["--baseline", "single", "--sim-accuracy", "0.5"],
+    ));
+    assert_eq!(
+        summary(dir.path())["policies"]["cot"]["vs_baseline"],
+        s["policies"]["cot"]["vs_baseline"]
+    );
+    // An unknown baseline is one line naming it and the labels there are.
+    let bad = eval("single", dir.path(), &["--baseline", "nope"]);
+    assert!(!bad.status.success());
+    let err = stderr(&bad);
+    assert!(err.contains("nope") && err.contains("cot"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}

@@ -30,6 +30,14 @@ pub struct CompareArgs {
     /// An environment parameter, `key=value` (repeatable; see `colony env list`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Compare every other policy with this one over the seeds both scored: mean paired
+    /// difference, paired bootstrap 95% interval and sign-flip p-value (`vs_baseline` in
+    /// `summary.json`, a column in the table).
+    #[arg(long, value_name = "POLICY")]
+    pub baseline: Option<String>,
+    /// Seed of the report's bootstrap and permutation draws.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
     /// Seeds, `A..B` (B exclusive), `A..=B`, one number or a list; or `level`: each Wildfire
     /// level plays its own evaluation seeds (CREW-Wildfire Table 9; with `--grid level=…`
     /// the paper's protocol and its cross-level BCS).
@@ -174,7 +182,16 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
             .collect::<Result<_, _>>()?,
         label: String::new(),
         only: None,
+        baseline: a.baseline.clone(),
+        stats_seed: a.seed,
     };
+    if let Some(b) = &run_config.baseline {
+        anyhow::ensure!(
+            run_config.policies.contains(b),
+            "--baseline {b}: not one of --policies ({})",
+            run_config.policies.join(", ")
+        );
+    }
     let progress = Arc::new(Progress::default());
     let bar = if a.quiet {
         ProgressBar::hidden()

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::eval::dataset_run::{run_dataset, DatasetProgress, DatasetRun};
 use crate::eval::models::reasoning_roster;
+use crate::eval::report::BaselineSpec;
 use crate::eval::{CallRouting, LabelledPolicy};
 use crate::llm::{ModelSpec, ModelsConfig};
 use crate::policy::reasoning::{policy_with_embedder, Roster};
@@ -67,6 +68,11 @@ pub struct EvalArgs {
     /// then mix both configurations).
     #[arg(long)]
     pub force: bool,
+    /// Compare every other policy with this policy label on the items both answered: Δ
+    /// accuracy, a paired bootstrap 95% interval (seeded with --seed) and the exact McNemar
+    /// p-value, in `summary.json` (`vs_baseline`) and `results.md`.
+    #[arg(long, value_name = "LABEL")]
+    pub baseline: Option<String>,
 }
 
 /// The model specs of the roster: `--models` in order, else the one `--model`.
@@ -154,6 +160,11 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
             out: a.out.clone(),
             only: None,
             force: a.force,
+            baseline: a.baseline.clone().map(|label| BaselineSpec {
+                label,
+                seed: a.data.seed,
+                draws: crate::eval::stats::DEFAULT_DRAWS,
+            }),
         },
         &progress,
     )

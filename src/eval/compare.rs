@@ -73,6 +73,11 @@ pub struct CompareConfig {
     /// The only episodes this process runs (a shard's share), keyed
     /// `(configuration label, policy, seed)`; `None`: every episode.
     pub only: Option<BTreeSet<EpisodeKey>>,
+    /// Compare every other policy with this one over the shared seeds (`--baseline`), with
+    /// resampling seeded by `stats_seed`.
+    pub baseline: Option<String>,
+    /// Seed of the bootstrap and permutation draws of the report.
+    pub stats_seed: u64,
 }
 
 /// An episode's identity in a comparison: `(configuration label, policy, seed)`.

@@ -69,6 +69,60 @@ pub struct PolicyStats {
     /// Wildfire: normalized score of the mean against Do-Nothing (design §13.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub normalized_score: Option<f64>,
+    /// Mean score over the scored episodes (as `score.mean`; absent without any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_mean: Option<f64>,
+    /// Sample standard deviation of the score (n − 1; absent with fewer than two seeds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_sd: Option<f64>,
+    /// 95% Student t interval of the mean score over seeds (absent with fewer than two).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_ci95: Option<[f64; 2]>,
+    /// The paired comparison with `--baseline` over the seeds both scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_baseline: Option<SeedsVsBaseline>,
+}
+
+/// A policy against the `--baseline` policy over the seeds both scored (issue 26, part 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedsVsBaseline {
+    /// The baseline policy.
+    pub baseline: String,
+    /// Mean score difference (this policy − baseline) over the paired seeds.
+    pub delta: f64,
+    /// Paired bootstrap 95% percentile interval of `delta`.
+    pub ci95: Option<[f64; 2]>,
+    /// Two-sided paired sign-flip permutation p-value.
+    pub p_value: f64,
+    /// Seeds both scored (the pairs).
+    pub pairs: usize,
+    /// Sign assignments the p-value is over (all 2ⁿ up to 16 seeds).
+    pub flips: usize,
+    /// Bootstrap resamples.
+    pub draws: usize,
+    /// Seed of the draws (`--seed`).
+    pub seed: u64,
+}
+
+impl SeedsVsBaseline {
+    fn of(baseline: &str, diffs: &[f64], seed: u64) -> Self {
+        let draws = super::stats::DEFAULT_DRAWS;
+        let (p_value, flips) = super::stats::sign_flip_p(diffs, draws, seed);
+        Self {
+            baseline: baseline.to_string(),
+            delta: if diffs.is_empty() {
+                0.0
+            } else {
+                diffs.iter().sum::<f64>() / diffs.len() as f64
+            },
+            ci95: super::stats::bootstrap_mean_ci(diffs, draws, seed),
+            p_value,
+            pairs: diffs.len(),
+            flips,
+            draws,
+            seed,
+        }
+    }
 }
 
 /// `summary.json` of a comparison.
@@ -205,7 +259,15 @@ impl CompareSummary {
                 }
                 _ => None,
             };
+            let (score_mean, score_sd, score_ci95) = match super::stats::mean_sd_ci(&scores) {
+                Some((m, sd, ci)) => (Some(m), sd, ci),
+                None => (None, None, None),
+            };
             let stats = PolicyStats {
+                score_mean,
+                score_sd,
+                score_ci95,
+                vs_baseline: None,
                 episodes: ok.len(),
                 errors: rows.len() - ok.len(),
                 seeds: ok.iter().map(|r| r.seed).collect(),
@@ -221,6 +283,25 @@ impl CompareSummary {
                 normalized_score,
             };
             policies.insert(policy.clone(), stats);
+        }
+        if let Some(base) = config.baseline.as_deref() {
+            let of = |p: &PolicyStats| -> BTreeMap<u64, f64> {
+                p.seeds
+                    .iter()
+                    .copied()
+                    .zip(p.scores.iter().copied())
+                    .collect()
+            };
+            if let Some(base_scores) = policies.get(base).map(of) {
+                for (name, p) in policies.iter_mut().filter(|(n, _)| n.as_str() != base) {
+                    let diffs: Vec<f64> = of(p)
+                        .into_iter()
+                        .filter_map(|(seed, x)| base_scores.get(&seed).map(|b| x - b))
+                        .collect();
+                    let _ = name;
+                    p.vs_baseline = Some(SeedsVsBaseline::of(base, &diffs, config.stats_seed));
+                }
+            }
         }
         Self {
             env: env_id,
@@ -244,6 +325,13 @@ impl CompareSummary {
         format!("{} — model {}{sim}", self.env, self.model)
     }
 
+    /// The `--baseline` policy, when the comparisons were made.
+    fn baseline(&self) -> Option<&str> {
+        self.policies
+            .values()
+            .find_map(|p| p.vs_baseline.as_ref().map(|v| v.baseline.as_str()))
+    }
+
     fn metric_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self
             .policies
@@ -258,6 +346,7 @@ impl CompareSummary {
     fn rows(&self) -> Vec<Vec<String>> {
         let metrics = self.metric_names();
         let wildfire = self.do_nothing.is_some();
+        let baseline = self.baseline().is_some();
         self.order
             .iter()
             .filter_map(|name| self.policies.get(name).map(|p| (name, p)))
@@ -268,7 +357,18 @@ impl CompareSummary {
                     p.episodes.to_string(),
                     p.errors.to_string(),
                     format!("{:.3} ± {:.3}", p.score.mean, p.score.std),
+                    p.score_sd.map_or("–".into(), |x| format!("{x:.3}")),
+                    p.score_ci95
+                        .map_or("–".into(), |[lo, hi]| format!("[{lo:.3}, {hi:.3}]")),
                 ];
+                if baseline {
+                    row.push(p.vs_baseline.as_ref().map_or("–".into(), |v| {
+                        let ci = v
+                            .ci95
+                            .map_or("–".into(), |[lo, hi]| format!("[{lo:+.3}, {hi:+.3}]"));
+                        format!("{:+.3} {ci} p={:.4} (n={})", v.delta, v.p_value, v.pairs)
+                    }));
+                }
                 if wildfire {
                     row.push(p.normalized_score.map_or("–".into(), |x| format!("{x:.3}")));
                 }
@@ -292,10 +392,20 @@ impl CompareSummary {
     }
 
     fn header(&self) -> Vec<String> {
-        let mut h: Vec<String> = ["policy", "episodes", "errors", "score (mean ± std)"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut h: Vec<String> = [
+            "policy",
+            "episodes",
+            "errors",
+            "score (mean ± std)",
+            "score sd (n−1)",
+            "score 95% CI (t)",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if let Some(b) = self.baseline() {
+            h.push(format!("vs {b}: Δ [95% CI] sign-flip p"));
+        }
         if self.do_nothing.is_some() {
             h.push("NS vs Do-Nothing".into());
         }
@@ -314,7 +424,8 @@ impl CompareSummary {
         h
     }
 
-    /// The Markdown table, titled (SIMULATION when simulated).
+    /// The Markdown table, titled (SIMULATION when simulated), with a line saying what the
+    /// ± and the intervals mean and how many seeds stand behind them.
     pub fn markdown(&self) -> String {
         let h = self.header();
         let mut out = format!("## {}\n\n", self.title());
@@ -323,6 +434,16 @@ impl CompareSummary {
         for row in self.rows() {
             out.push_str(&format!("| {} |\n", row.join(" | ")));
         }
+        out.push_str(&format!(
+            "\nScore over the episodes that finished without an error, {} seed(s) per policy: \
+             mean ± population std, the sample sd (n−1) and the 95% Student t interval of the \
+             mean.{}\n",
+            self.seeds.len(),
+            self.baseline().map_or(String::new(), |b| format!(
+                " Versus `{b}`: mean paired difference over the seeds both scored, 95% paired \
+                 bootstrap interval, two-sided paired sign-flip p-value (exact up to 16 seeds)."
+            ))
+        ));
         out
     }
 

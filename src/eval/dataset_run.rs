@@ -15,7 +15,10 @@ use colony_qa::Item;
 use serde::Serialize;
 use thiserror::Error;
 
-use super::report::{rebuild_summary, record_settings, write_eval_report, ReportError};
+use super::report::{
+    rebuild_summary, rebuild_summary_with, record_settings, write_eval_report, BaselineSpec,
+    ReportError,
+};
 use super::results::{AppendLog, ItemResult, ResultsError};
 use super::runner::{run_policy, EvalConfig, LabelledPolicy};
 use super::summary::{PolicySummary, RunSettings, Summary};
@@ -44,6 +47,8 @@ pub struct DatasetRun {
     pub only: Option<BTreeMap<String, BTreeSet<String>>>,
     /// Resume a label even when `settings.json` recorded other options for it (`--force`).
     pub force: bool,
+    /// Compare every other policy with this one in the report (`--baseline`).
+    pub baseline: Option<BaselineSpec>,
 }
 
 /// Progress callbacks of [`run_dataset`] (a progress bar, or nothing).
@@ -106,6 +111,16 @@ pub enum DatasetRunError {
     /// The report could not be written.
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// `--baseline` names no policy of this run or of the directory.
+    #[error("--baseline {label}: no such policy label in this run or {dir} (known: {known})")]
+    UnknownBaseline {
+        /// The label given.
+        label: String,
+        /// The output directory.
+        dir: PathBuf,
+        /// The labels there are.
+        known: String,
+    },
     /// A label's results were produced with other options (rerun with `--force` to mix).
     #[error(transparent)]
     SpecChanged(Box<SpecChange>),
@@ -157,6 +172,19 @@ pub async fn run_dataset(
     })?;
     let _lock = super::lock::DirLock::acquire(&run.out)?;
     let mut summary = rebuild_summary(&run.out)?;
+    if let Some(b) = &run.baseline {
+        let mut known: Vec<&str> = run.policies.iter().map(|p| p.spec.label.as_str()).collect();
+        known.extend(summary.policies.keys().map(String::as_str));
+        known.sort_unstable();
+        known.dedup();
+        if !known.contains(&b.label.as_str()) {
+            return Err(DatasetRunError::UnknownBaseline {
+                label: colony_env_api::clip(&b.label),
+                dir: run.out.clone(),
+                known: known.join(", "),
+            });
+        }
+    }
     let mut stopped = None;
     let mut all_errored = Vec::new();
     let eval = EvalConfig {
@@ -229,7 +257,7 @@ pub async fn run_dataset(
     }
     // The report always comes from the files: the same bytes whether one process or several
     // shards (joined by `colony merge`) produced them.
-    let summary = rebuild_summary(&run.out)?;
+    let summary = rebuild_summary_with(&run.out, run.baseline.as_ref())?;
     let markdown = write_eval_report(&run.out, &summary)?;
     Ok(DatasetOutcome {
         summary,

@@ -37,4 +37,4 @@ pub use metrics::MetricMean;
 pub use models::{answer_key, build_model, build_models, CallRouting};
 pub use results::{ItemResult, JsonlFile, ResultsError, ResultsFile};
 pub use runner::{run_policy, solve_item, EvalConfig, LabelledPolicy, PolicyRun};
-pub use summary::{AgentSettings, PolicySummary, RunSettings, Summary};
+pub use summary::{AgentSettings, PolicySummary, RunSettings, Summary, VsBaseline};

@@ -12,7 +12,7 @@ use thiserror::Error;
 
 use super::plot::{accuracy_vs_tokens, PlotError};
 use super::results::ItemResult;
-use super::summary::{PolicySummary, RunSettings, Summary};
+use super::summary::{PolicySummary, RunSettings, Summary, VsBaseline};
 use super::trajectory::write_atomic;
 
 /// Errors of the eval report.
@@ -46,6 +46,26 @@ pub enum ReportError {
 /// source of truth; the old `summary.json` is never trusted), the latest line per (dataset,
 /// item) counting. Lines without a dataset (files older than datasets) are skipped.
 pub fn rebuild_summary(dir: &Path) -> Result<Summary, ReportError> {
+    rebuild_summary_with(dir, None)
+}
+
+/// A paired comparison against one policy label (`--baseline`), seeded with `seed`.
+#[derive(Debug, Clone)]
+pub struct BaselineSpec {
+    /// The baseline's label.
+    pub label: String,
+    /// Seed of the bootstrap resampling.
+    pub seed: u64,
+    /// Bootstrap resamples.
+    pub draws: usize,
+}
+
+/// [`rebuild_summary`], plus every other policy's comparison with `baseline` when given (per
+/// dataset, and over all datasets' pairs for the policy's totals).
+pub fn rebuild_summary_with(
+    dir: &Path,
+    baseline: Option<&BaselineSpec>,
+) -> Result<Summary, ReportError> {
     let mut per: BTreeMap<(String, String), BTreeMap<String, ItemResult>> = BTreeMap::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
@@ -83,11 +103,52 @@ pub fn rebuild_summary(dir: &Path) -> Result<Summary, ReportError> {
         settings: load_settings(dir),
         ..Summary::default()
     };
-    for ((dataset, policy), items) in per {
-        let results: Vec<ItemResult> = items.into_values().collect();
-        summary.record(&dataset, &policy, PolicySummary::of(&results));
+    for ((dataset, policy), items) in &per {
+        let results: Vec<ItemResult> = items.values().cloned().collect();
+        summary.record(dataset, policy, PolicySummary::of(&results));
+    }
+    if let Some(b) = baseline {
+        add_baseline(&mut summary, &per, b);
     }
     Ok(summary)
+}
+
+/// Latest results per (dataset, policy), by item id.
+type PerItem = BTreeMap<(String, String), BTreeMap<String, ItemResult>>;
+
+/// Fills `vs_baseline` of every policy but the baseline: pairs are the items of a dataset
+/// that both answered (no error), per dataset and pooled over datasets for the totals.
+fn add_baseline(summary: &mut Summary, per: &PerItem, b: &BaselineSpec) {
+    let mut pooled: BTreeMap<String, Vec<(bool, bool)>> = BTreeMap::new();
+    for ((dataset, policy), items) in per {
+        if *policy == b.label {
+            continue;
+        }
+        let Some(base) = per.get(&(dataset.clone(), b.label.clone())) else {
+            continue;
+        };
+        let pairs: Vec<(bool, bool)> = items
+            .iter()
+            .filter(|(_, r)| r.error.is_none())
+            .filter_map(|(id, r)| {
+                let o = base.get(id).filter(|o| o.error.is_none())?;
+                Some((r.correct, o.correct))
+            })
+            .collect();
+        if let Some(s) = summary
+            .datasets
+            .get_mut(dataset)
+            .and_then(|d| d.get_mut(policy))
+        {
+            s.vs_baseline = Some(VsBaseline::of(&b.label, &pairs, b.draws, b.seed));
+        }
+        pooled.entry(policy.clone()).or_default().extend(pairs);
+    }
+    for (policy, pairs) in pooled {
+        if let Some(s) = summary.policies.get_mut(&policy) {
+            s.vs_baseline = Some(VsBaseline::of(&b.label, &pairs, b.draws, b.seed));
+        }
+    }
 }
 
 /// The settings file of an output directory.

@@ -30,6 +30,9 @@ pub struct PolicySummary {
     pub accuracy_ci95: Option<[f64; 2]>,
     /// Items that ended in an error (not scored).
     pub errors: usize,
+    /// The paired comparison with `--baseline` (absent without one, and on the baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_baseline: Option<VsBaseline>,
     /// Failed model calls, errored items and answered ones alike.
     #[serde(default)]
     pub failed_calls: u64,
@@ -51,6 +54,57 @@ pub struct PolicySummary {
     /// of the JSON when there are none.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, MetricMean>,
+}
+
+/// A policy against the `--baseline` policy on the items both answered (issue 26, part 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VsBaseline {
+    /// The baseline's label.
+    pub baseline: String,
+    /// Accuracy difference (this policy − baseline) on the paired items, as a fraction.
+    pub delta: f64,
+    /// Paired bootstrap 95% percentile interval of `delta`.
+    pub ci95: Option<[f64; 2]>,
+    /// Exact two-sided McNemar p-value.
+    pub p_value: f64,
+    /// Items both answered (the pairs).
+    pub pairs: usize,
+    /// Pairs the baseline got right and this policy wrong.
+    pub baseline_only: usize,
+    /// Pairs this policy got right and the baseline wrong.
+    pub policy_only: usize,
+    /// Bootstrap resamples.
+    pub draws: usize,
+    /// Seed of the resampling (`--seed`).
+    pub seed: u64,
+}
+
+impl VsBaseline {
+    /// The comparison of `policy` with `baseline` over `(correct_policy, correct_baseline)`
+    /// pairs of items both answered.
+    pub fn of(baseline: &str, pairs: &[(bool, bool)], draws: usize, seed: u64) -> Self {
+        let diffs: Vec<f64> = pairs
+            .iter()
+            .map(|&(p, b)| f64::from(u8::from(p)) - f64::from(u8::from(b)))
+            .collect();
+        let baseline_only = pairs.iter().filter(|&&(p, b)| b && !p).count();
+        let policy_only = pairs.iter().filter(|&&(p, b)| p && !b).count();
+        Self {
+            baseline: baseline.to_string(),
+            delta: if diffs.is_empty() {
+                0.0
+            } else {
+                diffs.iter().sum::<f64>() / diffs.len() as f64
+            },
+            ci95: super::stats::bootstrap_mean_ci(&diffs, draws, seed),
+            p_value: super::stats::mcnemar_exact(baseline_only, policy_only),
+            pairs: pairs.len(),
+            baseline_only,
+            policy_only,
+            draws,
+            seed,
+        }
+    }
 }
 
 /// `summary.json`: `{"policies": {"<name>": {…}}, "datasets": {"<dataset>": {"<name>": {…}}},
@@ -130,6 +184,7 @@ impl PolicySummary {
                 correct: usize::from(r.correct),
                 accuracy: 0.0,
                 accuracy_ci95: None,
+                vs_baseline: None,
                 errors: usize::from(r.error.is_some()),
                 failed_calls: r.failed_calls,
                 no_answer: usize::from(r.error.is_none() && r.answer.is_none()),
@@ -350,7 +405,56 @@ impl Summary {
              {}.\n",
             items.join(", ")
         ));
+        if let Some(table) = self.baseline_markdown() {
+            out.push('\n');
+            out.push_str(&table);
+        }
         out
+    }
+
+    /// The table of the `--baseline` comparisons (per method, over all datasets and per
+    /// dataset), or `None` without one.
+    pub fn baseline_markdown(&self) -> Option<String> {
+        let mut rows = Vec::new();
+        for row in self.rows() {
+            let mut scopes: Vec<(String, &PolicySummary)> = vec![("all".into(), &row.totals)];
+            for d in self.dataset_names() {
+                if let Some(s) = self.datasets[&d].get(&row.method) {
+                    scopes.push((d, s));
+                }
+            }
+            for (scope, s) in scopes {
+                if let Some(v) = &s.vs_baseline {
+                    let ci = v.ci95.map_or("—".into(), |[lo, hi]| {
+                        format!("[{:+.1}, {:+.1}]", 100.0 * lo, 100.0 * hi)
+                    });
+                    rows.push(format!(
+                        "| {} | {scope} | {:+.2} | {ci} | {:.4} | {} | {} / {} |\n",
+                        row.method,
+                        100.0 * v.delta,
+                        v.p_value,
+                        v.pairs,
+                        v.policy_only,
+                        v.baseline_only
+                    ));
+                }
+            }
+        }
+        let base = self
+            .policies
+            .values()
+            .find_map(|p| p.vs_baseline.as_ref())?;
+        let mut out = format!(
+            "Versus baseline `{}` on the items both answered: Δ accuracy in points, 95% paired \
+             bootstrap interval ({} resamples, seed {}), exact McNemar p-value.\n\n\
+             | Method | Dataset | Δ (pp) | 95% CI | p (McNemar) | Pairs | Only this / only baseline |\n\
+             |---|---|---|---|---|---|---|\n",
+            base.baseline, base.draws, base.seed
+        );
+        for r in rows {
+            out.push_str(&r);
+        }
+        Some(out)
     }
 
     /// The table as CSV: one line per (method, dataset), plus the method's AVG and AVG-R

@@ -313,6 +313,7 @@ async fn run_dataset_entry(
             out: out.to_path_buf(),
             only: opts.shard.map(|s| unit.owned_items((d, items), s)),
             force: opts.force,
+            baseline: None,
         },
         progress,
     )
@@ -368,6 +369,8 @@ pub fn compare_config(
         grid: e.grid.iter().filter_map(|g| parse_axis(g).ok()).collect(),
         label: String::new(),
         only: None,
+        baseline: None,
+        stats_seed: suite.seed,
     })
 }
 
