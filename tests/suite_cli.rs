@@ -426,3 +426,56 @@ fn a_recorded_suite_replays_to_the_same_results_without_the_endpoint() {
     };
     assert_eq!(lines(&replayed), lines(&live));
 }
+
+/// A suite's `baseline` compares the units that run it, and a merge of shards reports the
+/// same comparisons as one process (issue 26, part 1).
+#[test]
+fn a_suite_baseline_survives_shards_and_merge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = format!("baseline = \"single\"\n{}", suite_text(6));
+    let suite = write(tmp.path(), "base.toml", &text);
+    let s = suite.to_str().unwrap();
+    let whole = tmp.path().join("whole");
+    run(&["run", s, "--out", whole.to_str().unwrap(), "--quiet"]);
+    let reasoning = summary(&whole.join("sim/reasoning"));
+    let v = &reasoning["policies"]["self_consistency:k=2"]["vs_baseline"];
+    assert_eq!(v["baseline"], "single", "{reasoning}");
+    assert!(v["pairs"].as_u64().unwrap() > 0, "{v}");
+    // The environment unit does not run `single`: no comparison there.
+    let env = read_json(&whole.join("sim/cube_n=1/summary.json"));
+    assert!(env.to_string().find("vs_baseline").is_none(), "{env}");
+    let sharded = tmp.path().join("sharded");
+    for i in 0..2 {
+        let shard = format!("{i}/2");
+        run(&[
+            "run",
+            s,
+            "--out",
+            sharded.to_str().unwrap(),
+            "--quiet",
+            "--shard",
+            &shard,
+        ]);
+    }
+    let merged = tmp.path().join("merged");
+    run(&[
+        "merge",
+        merged.to_str().unwrap(),
+        sharded.join("shard-0-of-2").to_str().unwrap(),
+        sharded.join("shard-1-of-2").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        timeless(&summary(&merged.join("sim/reasoning"))),
+        timeless(&reasoning)
+    );
+    let bad = write(
+        tmp.path(),
+        "bad.toml",
+        &format!("baseline = \"nope\"\n{}", suite_text(2)),
+    );
+    let (ok, _, err) = colony(&["run", bad.to_str().unwrap(), "--dry-run"]);
+    assert!(
+        !ok && err.contains("baseline") && err.contains("nope"),
+        "{err}"
+    );
+}

@@ -110,11 +110,7 @@ impl SeedsVsBaseline {
         let (p_value, flips) = super::stats::sign_flip_p(diffs, draws, seed);
         Self {
             baseline: baseline.to_string(),
-            delta: if diffs.is_empty() {
-                0.0
-            } else {
-                diffs.iter().sum::<f64>() / diffs.len() as f64
-            },
+            delta: super::stats::mean_or_zero(diffs),
             ci95: super::stats::bootstrap_mean_ci(diffs, draws, seed),
             p_value,
             pairs: diffs.len(),
@@ -293,12 +289,11 @@ impl CompareSummary {
                     .collect()
             };
             if let Some(base_scores) = policies.get(base).map(of) {
-                for (name, p) in policies.iter_mut().filter(|(n, _)| n.as_str() != base) {
+                for (_, p) in policies.iter_mut().filter(|(n, _)| n.as_str() != base) {
                     let diffs: Vec<f64> = of(p)
                         .into_iter()
                         .filter_map(|(seed, x)| base_scores.get(&seed).map(|b| x - b))
                         .collect();
-                    let _ = name;
                     p.vs_baseline = Some(SeedsVsBaseline::of(base, &diffs, config.stats_seed));
                 }
             }

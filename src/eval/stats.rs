@@ -46,6 +46,15 @@ pub fn wilson95(successes: usize, trials: usize) -> Option<[f64; 2]> {
 /// Bootstrap resamples (and random sign flips beyond 16 seeds) used by the paired tests.
 pub const DEFAULT_DRAWS: usize = 10_000;
 
+/// The mean of `xs`, 0 without values (a comparison without pairs reports no difference).
+pub fn mean_or_zero(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        0.0
+    } else {
+        xs.iter().sum::<f64>() / xs.len() as f64
+    }
+}
+
 /// Mean, sample standard deviation (n − 1) and the 95% Student t interval of the mean; the
 /// last two are `None` with fewer than two values. `None` without values.
 pub fn mean_sd_ci(xs: &[f64]) -> Option<(f64, Option<f64>, Option<[f64; 2]>)> {

@@ -91,11 +91,7 @@ impl VsBaseline {
         let policy_only = pairs.iter().filter(|&&(p, b)| p && !b).count();
         Self {
             baseline: baseline.to_string(),
-            delta: if diffs.is_empty() {
-                0.0
-            } else {
-                diffs.iter().sum::<f64>() / diffs.len() as f64
-            },
+            delta: super::stats::mean_or_zero(&diffs),
             ci95: super::stats::bootstrap_mean_ci(&diffs, draws, seed),
             p_value: super::stats::mcnemar_exact(baseline_only, policy_only),
             pairs: pairs.len(),

@@ -22,7 +22,7 @@ use super::plan::PlanFile;
 use super::run::{compare_config, unit_dir, unit_report, write_suite_report, UnitReport};
 use super::spec::Suite;
 use crate::eval::compare::{write_compare_reports, CompareError, EpisodeResult};
-use crate::eval::report::{rebuild_summary, write_eval_report, ReportError};
+use crate::eval::report::{rebuild_summary_with, write_eval_report, ReportError};
 use crate::eval::results::ItemResult;
 use crate::eval::CallRouting;
 use crate::llm::{ModelKind, ModelSpec};
@@ -517,7 +517,13 @@ async fn rebuild_reports(
         for label in dataset_groups(suite) {
             let dir = out.join(unit_dir(&model.name, &label));
             std::fs::create_dir_all(&dir).map_err(|e| io(&dir)(e.to_string()))?;
-            let summary = rebuild_summary(&dir)?;
+            // The group's baseline, when one of its dataset entries runs it.
+            let baseline = suite
+                .datasets
+                .iter()
+                .filter(|d| d.label == label)
+                .find_map(|d| super::run::dataset_baseline(suite, d));
+            let summary = rebuild_summary_with(&dir, baseline.as_ref())?;
             let md = write_eval_report(&dir, &summary)?;
             let errors = summary.policies.values().map(|p| p.errors).sum();
             units.push(unit_report(

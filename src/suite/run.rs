@@ -313,7 +313,7 @@ async fn run_dataset_entry(
             out: out.to_path_buf(),
             only: opts.shard.map(|s| unit.owned_items((d, items), s)),
             force: opts.force,
-            baseline: None,
+            baseline: dataset_baseline(suite, d),
         },
         progress,
     )
@@ -369,9 +369,25 @@ pub fn compare_config(
         grid: e.grid.iter().filter_map(|g| parse_axis(g).ok()).collect(),
         label: String::new(),
         only: None,
-        baseline: None,
+        baseline: suite.baseline.clone().filter(|b| e.policies.contains(b)),
         stats_seed: suite.seed,
     })
+}
+
+/// The suite's `baseline` for a dataset entry that runs it (seeded with the suite's seed).
+pub fn dataset_baseline(
+    suite: &Suite,
+    d: &super::spec::DatasetUnit,
+) -> Option<crate::eval::report::BaselineSpec> {
+    let label = suite.baseline.as_ref()?;
+    d.policies
+        .iter()
+        .any(|p| &p.label == label)
+        .then(|| crate::eval::report::BaselineSpec {
+            label: label.clone(),
+            seed: suite.seed,
+            draws: crate::eval::stats::DEFAULT_DRAWS,
+        })
 }
 
 /// A unit's report, read back from its `summary.json`.

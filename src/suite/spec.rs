@@ -106,6 +106,7 @@ struct SuiteFile {
     items_in_flight: Option<usize>,
     episodes_in_flight: Option<usize>,
     sim_accuracy: Option<Spanned<f64>>,
+    baseline: Option<Spanned<String>>,
     #[serde(default)]
     datasets: Vec<Spanned<DatasetTable>>,
     #[serde(default)]
@@ -221,6 +222,10 @@ pub struct Suite {
     pub episodes_in_flight: usize,
     /// Accuracy of the simulated model on environments (`--sim-accuracy`), if set.
     pub sim_accuracy: Option<f64>,
+    /// `baseline`: the policy label every other policy of a unit is compared with (as
+    /// `--baseline` of `colony eval` and `colony compare`), in the units that run it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
     /// Reasoning datasets.
     pub datasets: Vec<DatasetUnit>,
     /// Environments.
@@ -518,6 +523,24 @@ impl Suite {
                 ));
             }
         }
+        if let Some(b) = &file.baseline {
+            let named = datasets
+                .iter()
+                .any(|d| d.policies.iter().any(|p| p.label == *b.get_ref()))
+                || environments
+                    .iter()
+                    .any(|e| e.policies.contains(b.get_ref()));
+            if !named {
+                return Err(invalid(
+                    b.span().start,
+                    "baseline",
+                    format!(
+                        "{:?} is not a policy of any dataset or environment",
+                        b.get_ref()
+                    ),
+                ));
+            }
+        }
         let roles = file.roles.as_deref().map(resolve);
         if let Some(roles) = roles
             .as_ref()
@@ -547,6 +570,7 @@ impl Suite {
             items_in_flight: file.items_in_flight.unwrap_or(64).max(1),
             episodes_in_flight: file.episodes_in_flight.unwrap_or(4).max(1),
             sim_accuracy: file.sim_accuracy.map(Spanned::into_inner),
+            baseline: file.baseline.map(Spanned::into_inner),
             datasets,
             environments,
         })
