@@ -240,3 +240,26 @@ fn baseline_comparisons_are_recomputed_from_the_item_files() {
     assert!(err.contains("nope") && err.contains("cot"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
+
+#[test]
+fn a_refused_connection_stops_the_run_without_retries() {
+    let dir = tempfile::tempdir().unwrap();
+    // Nothing listens on port 9; the default retry settings are in force.
+    let out = eval(
+        "single",
+        dir.path(),
+        &["--base-url", "http://127.0.0.1:9/v1", "--model", "sim"],
+    );
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("efused"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let rows = common::jsonl(&dir.path().join("single.jsonl"));
+    assert!(!rows.is_empty());
+    // Every recorded item failed on its first attempt: no call was retried.
+    assert!(
+        rows.iter()
+            .all(|r| r["error"].is_string() && r["retries"] == 0),
+        "{rows:?}"
+    );
+}

@@ -347,6 +347,11 @@ impl OpenAiClient {
             if !err.is_retryable() {
                 return Err(err);
             }
+            // Nothing listens there: with no other endpoint to try, waiting cannot help, so
+            // the call fails at once and the run stops (issue 26, part 5).
+            if err.is_connection_refused() && self.pool.endpoints().len() == 1 {
+                return Err(err);
+            }
             ep.failed();
             if retries >= self.settings.retry.max_retries {
                 return Err(err);

@@ -144,6 +144,21 @@ impl ModelError {
         }
     }
 
+    /// True for a refused connection: nothing listens on the endpoint (a wrong port, a server
+    /// not started). Retrying the same endpoint cannot help (README: fatal at once).
+    pub fn is_connection_refused(&self) -> bool {
+        let refused = |m: &str| m.contains("onnection refused");
+        match self {
+            Self::Transient {
+                status: None,
+                message,
+                ..
+            } => refused(message),
+            Self::DeadlineExceeded { last, .. } => refused(last),
+            _ => false,
+        }
+    }
+
     /// True when another attempt may succeed.
     pub fn is_retryable(&self) -> bool {
         self.class() != ErrorClass::Permanent

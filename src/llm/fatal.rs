@@ -2,8 +2,8 @@
 //!
 //! Decision (hardening issue, "failures are never wrong answers"): 401/403/404 (bad key, no
 //! access, wrong base URL or model name), a strict replay cache miss, a model configuration
-//! error, and a connection refused after the client's retries (nothing listens on the
-//! endpoint). A run that meets one stops early with one clear line instead of recording the
+//! error, and a connection refused (nothing listens on the endpoint; the client does not
+//! retry it unless its pool has another endpoint to try). A run that meets one stops early with one clear line instead of recording the
 //! same error on every remaining item. Rate limits, 5xx, timeouts and malformed bodies are
 //! per-call failures: the item is an error and is retried on the next run.
 
@@ -11,17 +11,10 @@ use super::ModelError;
 
 /// True when `e` means every further call of this run would fail the same way.
 pub fn stops_run(e: &ModelError) -> bool {
-    let refused = |m: &str| m.contains("onnection refused");
     match e {
         ModelError::Permanent { status, .. } => matches!(status, 401 | 403 | 404),
         ModelError::CacheMiss { .. } | ModelError::Config(_) => true,
-        ModelError::Transient {
-            status: None,
-            message,
-            ..
-        } => refused(message),
-        ModelError::DeadlineExceeded { last, .. } => refused(last),
-        _ => false,
+        other => other.is_connection_refused(),
     }
 }
 
