@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
-"""Checks the layering rules of issue 25 that are in place: `src/llm` imports nothing from
-`policy`, `env`, `registry` or the environment crates (the simulated model is taught by
-responders the registry hands it). Prints each offending line; exits 1 when there is one.
-
-Not yet checked (issue 25, part 2 is open): the generic layers `policy`, `eval`, `suite`,
-`view` and `runtime` still name the concrete environment crates in places.
+"""Checks the layering rules of issue 25 (parts 2 and 3):
+- `src/llm` imports nothing from `policy`, `env`, `registry` or the environment crates (the
+  simulated model is taught by responders the registry hands it);
+- the generic layers `policy`, `eval`, `suite`, `view`, `llm` and `runtime` name none of the
+  concrete environment crates and never downcast an environment (`as_any`): what they need
+  comes from the self-description methods of `colony_env_api`. Only the built-in registration
+  (`src/registry/builtin.rs`) and environment-specific CLI verbs may name the crates.
+Prints each offending line; exits 1 when there is one.
 """
 import pathlib
 import re
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
+concrete = r"colony_(cube|swarmbench|wildfire)\b|\.as_any\(\)"
 rules = {
-    "src/llm": re.compile(r"crate::(policy|env|registry|eval|suite|view|study|cli)\b|colony_(cube|swarmbench|wildfire)\b"),
+    "src/llm": re.compile(r"crate::(policy|env|registry|eval|suite|view|study|cli)\b|" + concrete),
 }
+for folder in ["src/policy", "src/eval", "src/suite", "src/view", "src/runtime"]:
+    rules[folder] = re.compile(concrete)
 bad = 0
 for folder, pattern in rules.items():
     for path in sorted((root / folder).rglob("*.rs")):

@@ -259,6 +259,6 @@ fn level_seeds_play_each_levels_evaluation_seeds_and_are_refused_elsewhere() {
         "--out",
         bad.to_str().unwrap(),
     ]);
-    assert!(!ok && err.contains("not a Wildfire level"), "{err}");
+    assert!(!ok && err.contains("carries no evaluation seeds"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }

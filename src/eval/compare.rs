@@ -163,8 +163,9 @@ pub enum CompareError {
     /// covers them).
     #[error("run stopped early: a failure no retry can fix: {0} (finished episodes are kept; errored ones run again next time)")]
     Stopped(String),
-    /// `--seeds level` on a configuration that is not a Wildfire level.
-    #[error("--seeds level: configuration `{config}` of {env} is not a Wildfire level, which alone carries evaluation seeds")]
+    /// `--seeds level` on a configuration without evaluation seeds of its own
+    /// ([`colony_env_api::Environment::evaluation_seeds`]).
+    #[error("--seeds level: configuration `{config}` of {env} carries no evaluation seeds of its own (Wildfire levels do)")]
     NoLevelSeeds {
         /// The environment.
         env: String,
@@ -338,7 +339,7 @@ async fn one_episode(
         .await
         .map_err(|e| io(&dir)(e.0))?;
     sink.writer.finish().map_err(io(&dir))?;
-    let metrics = super::compare_report::paper_metrics(env.as_ref());
+    let metrics = env.paper_metrics();
     if outcome.fatal {
         let mut s = stop.lock().unwrap_or_else(|p| p.into_inner());
         if s.is_none() {
@@ -545,8 +546,9 @@ pub fn configuration_seeds(
     if !level_seeds {
         return Ok(seeds.to_vec());
     }
-    super::compare_report::wildfire_level(env, set)
-        .map(|level| level.seeds)
+    build(env, set)
+        .ok()
+        .and_then(|(_, e)| e.evaluation_seeds())
         .ok_or_else(|| CompareError::NoLevelSeeds {
             env: env.to_string(),
             config: set.join(","),
@@ -583,7 +585,7 @@ pub async fn write_compare_reports(config: &CompareConfig) -> Result<CompareOutc
     let grid = if config.grid.is_empty() {
         None
     } else {
-        let g = GridSummary::new(config.grid.clone(), summaries.clone());
+        let g = GridSummary::new(entry, config.grid.clone(), summaries.clone());
         super::compare_report::write_grid_report(&config.out, &g, &summaries)?;
         Some(g)
     };

@@ -12,7 +12,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use colony_env_api::DynEnvironment;
 use serde::{Deserialize, Serialize};
 
 use super::compare::{CompareConfig, CompareError, EpisodeResult};
@@ -148,47 +147,33 @@ pub struct CompareSummary {
     pub do_nothing: Option<BTreeMap<u64, f64>>,
 }
 
-/// The paper metrics of a finished episode, read from the environment.
-pub fn paper_metrics(env: &dyn DynEnvironment) -> BTreeMap<String, f64> {
-    let mut m = BTreeMap::new();
-    if let Some(cube) = env.as_any().downcast_ref::<colony_cube::CubeEnv>() {
-        let w = cube.world();
-        let delivered: u32 = w.delivered.iter().map(|b| b.weight).sum();
-        let left: u32 = w.blocks.iter().map(|b| b.weight).sum();
-        m.insert("delivered_weight".into(), f64::from(delivered));
-        m.insert(
-            "delivered_fraction".into(),
-            f64::from(delivered) / f64::from((delivered + left).max(1)),
-        );
-    }
-    m
-}
-
-/// Wildfire's Do-Nothing score per seed (design §13.1), taken from `scripted:noop` episodes of
-/// this run when present, else measured now; `None` for other environments.
+/// The environment's baseline score per seed ([`colony_env_api::EnvEntry::baseline_policy`];
+/// Wildfire's Do-Nothing, design §13.1), taken from `scripted:<baseline>` episodes of this run
+/// when present, else measured now; `None` for environments without a baseline.
 pub async fn do_nothing_scores(
     config: &CompareConfig,
     all: &[EpisodeResult],
 ) -> Result<Option<BTreeMap<u64, f64>>, CompareError> {
     let (entry, _) = build(&config.env, &config.set)?;
-    if entry.info().id != "wildfire-v0" {
+    let Some(baseline) = entry.baseline_policy() else {
         return Ok(None);
-    }
+    };
+    let label = format!("scripted:{baseline}");
     let mut out = BTreeMap::new();
     for &seed in &config.seeds {
         let known = all
             .iter()
             .rev()
-            .find(|r| r.policy == "scripted:noop" && r.seed == seed && r.error.is_none());
+            .find(|r| r.policy == label && r.seed == seed && r.error.is_none());
         let score = match known {
             Some(r) => r.score,
             None => {
                 let (_, mut env) = build(&config.env, &config.set)?;
                 env.reset(seed);
                 let policy = entry
-                    .make_policy("noop", seed)
+                    .make_policy(baseline, seed)
                     .map_err(|e| CompareError::Policy(e.into()))?;
-                let mut noop = Scripted::new("scripted:noop", policy);
+                let mut noop = Scripted::new(&label, policy);
                 let cfg = EpisodeConfig {
                     seed,
                     max_steps: config.max_steps,
@@ -219,7 +204,8 @@ impl CompareSummary {
         for r in all.iter().filter(|r| r.config == config.label) {
             last.insert((r.policy.as_str(), r.seed), r);
         }
-        let level = wildfire_level(&config.env, &config.set);
+        // Normalizing needs only the configuration, not a played state.
+        let configured = build(&config.env, &config.set).ok().map(|(_, e)| e);
         let mut policies = BTreeMap::new();
         for policy in &config.policies {
             let rows: Vec<&EpisodeResult> = config
@@ -244,14 +230,12 @@ impl CompareSummary {
                 })
                 .collect();
             let score = MeanStd::of(&scores);
-            let normalized_score = match (&level, &do_nothing) {
-                (Some(level), Some(dn)) if !ok.is_empty() => {
+            let normalized_score = match (&configured, &do_nothing) {
+                (Some(env), Some(dn)) if !ok.is_empty() => {
                     let dns: Vec<f64> =
                         ok.iter().filter_map(|r| dn.get(&r.seed).copied()).collect();
                     let (dn_mean, _) = mean_std(&dns);
-                    Some(colony_wildfire::metrics::level_ns(
-                        level, score.mean, dn_mean,
-                    ))
+                    env.normalized_score(score.mean, dn_mean)
                 }
                 _ => None,
             };
@@ -466,17 +450,6 @@ impl CompareSummary {
         }
         out
     }
-}
-
-/// The Wildfire level configuration `set` builds (`None` on other environments).
-pub(crate) fn wildfire_level(
-    env: &str,
-    set: &[String],
-) -> Option<colony_wildfire::config::LevelConfig> {
-    let (_, e) = build(env, set).ok()?;
-    e.as_any()
-        .downcast_ref::<colony_wildfire::WildfireEnv>()
-        .map(|w| w.world().level.clone())
 }
 
 /// Writes `summary.json`, `results.md`, `results.csv`, `score.svg` and

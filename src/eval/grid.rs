@@ -1,7 +1,8 @@
 //! Parameter grids of `colony compare --grid key=values`: every configuration × policy ×
-//! seed, and the grid's report (a table per configuration and, on Wildfire's `level` grid,
-//! the normalized score per configuration and the Behavior Competency Score per policy,
-//! docs/design/wildfire.md §13, next to the paper's Table 3/4 values).
+//! seed, and the grid's report: a table per configuration, then whatever the environment
+//! reports on a grid over one of its settings (Wildfire's `level` grid: the normalized score
+//! per configuration and the Behavior Competency Score per policy, docs/design/wildfire.md
+//! §13, next to the paper's Table 3/4 values).
 //!
 //! Values: `a..b` (b exclusive) or `a..=b` (integers), a comma list, or `all` for Wildfire's
 //! `level` (configurations 1–17). Several `--grid` flags multiply.
@@ -10,6 +11,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+use colony_env_api::{EnvEntry, GridCell, GridInput};
 
 use super::compare_report::CompareSummary;
 
@@ -133,37 +136,6 @@ pub fn configurations(
         .collect())
 }
 
-/// The paper's mean raw scores (CREW-Wildfire Table 3) of a framework on a configuration
-/// (1–17), for `camon`, `coela`, `embodied` and `hmas2`.
-pub fn paper_score(policy: &str, level: &str) -> Option<f64> {
-    let column = match policy {
-        "camon" => 0,
-        "coela" => 1,
-        "embodied" => 2,
-        "hmas2" => 3,
-        _ => return None,
-    };
-    let row: [f64; 4] = match level.trim() {
-        "1" => [18.0, 14.0, 14.6, 17.4],
-        "2" => [72.0, 57.67, 50.33, 56.33],
-        "3" => [30.0, 30.0, 30.0, 28.0],
-        "4" => [94.33, 83.67, 90.33, 90.33],
-        "5" => [1.6, 0.0, 0.8, 1.2],
-        "6" | "11" | "12" => [0.0; 4],
-        "7" => [6.0, 3.0, 4.6, 4.4],
-        "8" => [10.0, 8.33, 9.33, 8.33],
-        "9" => [3.0, 0.67, 2.67, 2.33],
-        "10" => [4.0, 0.0, 4.33, 4.0],
-        "13" => [-593.33, -635.0, -636.33, -624.33],
-        "14" => [-736.67, -751.33, -757.33, -739.0],
-        "15" => [-1062.67; 4],
-        "16" => [-729.67; 4],
-        "17" => [-5571.67, -5516.0, -5539.33, -5522.67],
-        _ => return None,
-    };
-    Some(row[column])
-}
-
 /// `summary.json` of a grid comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GridSummary {
@@ -173,52 +145,43 @@ pub struct GridSummary {
     pub order: Vec<String>,
     /// Per configuration.
     pub configurations: BTreeMap<String, CompareSummary>,
-    /// Wildfire `level` grids: NS per policy and configuration, and BCS per policy.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bcs: Option<colony_wildfire::metrics::BcsReport>,
+    /// Entries the environment adds for a grid over one of its settings
+    /// ([`colony_env_api::EnvEntry::grid_report`]; Wildfire's `level` grid: `bcs`, NS per
+    /// policy and configuration and BCS per policy).
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+    /// The environment's extra tables for `results.md` (not stored in `summary.json`).
+    #[serde(skip)]
+    pub extra_markdown: String,
 }
 
 impl GridSummary {
-    /// Builds the grid summary; computes NS and BCS when the grid runs Wildfire levels.
-    pub fn new(grid: Vec<GridAxis>, per: Vec<(String, CompareSummary)>) -> Self {
+    /// Builds the grid summary, with the environment's own tables when the grid varies one
+    /// setting and the environment reports on it (`entry`'s `grid_report`).
+    pub fn new(
+        entry: &dyn EnvEntry,
+        grid: Vec<GridAxis>,
+        per: Vec<(String, CompareSummary)>,
+    ) -> Self {
         let order: Vec<String> = per.iter().map(|(l, _)| l.clone()).collect();
         let configurations: BTreeMap<String, CompareSummary> = per.into_iter().collect();
-        let levels_only = grid.len() == 1 && grid[0].key == "level";
-        let bcs = if levels_only
-            && configurations.values().all(|s| s.do_nothing.is_some())
-            && !configurations.is_empty()
-        {
-            let mut scores: colony_wildfire::metrics::Scores = BTreeMap::new();
-            let mut dn = BTreeMap::new();
-            for (label, s) in &configurations {
-                let level = label.trim_start_matches("level=").to_string();
-                if let Some(d) = &s.do_nothing {
-                    let v: Vec<f64> = d.values().copied().collect();
-                    dn.insert(level.clone(), v.iter().sum::<f64>() / v.len().max(1) as f64);
-                }
-                for (policy, p) in &s.policies {
-                    if p.episodes > 0 {
-                        scores
-                            .entry(policy.clone())
-                            .or_default()
-                            .insert(level.clone(), p.score.mean);
-                    }
-                }
+        let report = match grid.as_slice() {
+            [axis] if !configurations.is_empty() => {
+                entry.grid_report(&grid_input(&axis.key, &order, &configurations))
             }
-            colony_wildfire::metrics::bcs(&scores, &dn).ok()
-        } else {
-            None
-        };
+            _ => None,
+        }
+        .unwrap_or_default();
         Self {
             grid,
             order,
             configurations,
-            bcs,
+            extra: report.summary,
+            extra_markdown: report.markdown,
         }
     }
 
-    /// Per-configuration tables, then (Wildfire levels) the NS table with the paper's raw
-    /// scores beside ours and the BCS table.
+    /// Per-configuration tables, then the environment's own tables.
     pub fn markdown(&self) -> String {
         let mut out = String::new();
         for label in &self.order {
@@ -228,115 +191,58 @@ impl GridSummary {
                 out.push('\n');
             }
         }
-        if let Some(report) = &self.bcs {
-            let sim = if self.configurations.values().any(|s| s.simulated) {
-                " [SIMULATION]"
-            } else {
-                ""
-            };
-            out.push_str(&format!(
-                "### Normalized score per configuration{sim}\n\n| configuration | policy | score | NS | paper score |\n|---|---|---|---|---|\n"
-            ));
-            for label in &self.order {
-                let level = label.trim_start_matches("level=");
-                let Some(s) = self.configurations.get(label) else {
-                    continue;
-                };
-                for policy in &s.order {
-                    let Some(p) = s.policies.get(policy) else {
-                        continue;
-                    };
-                    let ns = report
-                        .ns
-                        .get(policy)
-                        .and_then(|m| m.get(level))
-                        .map_or("–".to_string(), |v| format!("{v:.3}"));
-                    let paper =
-                        paper_score(policy, level).map_or("–".into(), |v| format!("{v:.2}"));
-                    out.push_str(&format!(
-                        "| {label} | {policy} | {:.2} | {ns} | {paper} |\n",
-                        p.score.mean
-                    ));
-                }
-            }
-            out.push_str(&format!("\n### Behavior Competency Score{sim}\n\n"));
-            out.push_str(&colony_wildfire::metrics::markdown(report));
-            if let Some(paper) = self.paper_bcs() {
-                out.push_str(
-                    "\n### Behavior Competency Score of the paper's frameworks (Table 3 scores on \
-                     the same configurations, the paper's Do-Nothing; Table 4 when all 17 run)\n\n",
-                );
-                out.push_str(&colony_wildfire::metrics::markdown(&paper));
-            }
-        }
+        out.push_str(&self.extra_markdown);
         out
     }
+}
 
-    /// The paper's BCS (from its Table 3 raw scores and Do-Nothing constants) restricted to
-    /// this grid's configurations, for the frameworks this run compared; `None` when it ran
-    /// none of them.
-    pub fn paper_bcs(&self) -> Option<colony_wildfire::metrics::BcsReport> {
-        let levels: Vec<&str> = self
-            .order
-            .iter()
-            .map(|l| l.trim_start_matches("level="))
-            .collect();
-        let mut scores: colony_wildfire::metrics::Scores = BTreeMap::new();
-        let policies: std::collections::BTreeSet<&String> = self
-            .configurations
-            .values()
-            .flat_map(|s| s.order.iter())
-            .collect();
-        for policy in policies {
-            for level in &levels {
-                if let Some(v) = paper_score(policy, level) {
-                    scores
-                        .entry(format!("{policy} (paper)"))
-                        .or_default()
-                        .insert((*level).to_string(), v);
-                }
+/// What the environment's grid report reads: per value of the one axis `key`, each policy's
+/// mean score (`None` when no episode finished) and the baseline's mean over its seeds.
+fn grid_input(
+    key: &str,
+    order: &[String],
+    configurations: &BTreeMap<String, CompareSummary>,
+) -> GridInput {
+    let prefix = format!("{key}=");
+    let mut input = GridInput {
+        key: key.to_string(),
+        values: Vec::new(),
+        policies: Vec::new(),
+        cells: Vec::new(),
+        baseline: BTreeMap::new(),
+        simulated: configurations.values().any(|s| s.simulated),
+    };
+    for label in order {
+        let Some(s) = configurations.get(label) else {
+            continue;
+        };
+        let value = label.strip_prefix(&prefix).unwrap_or(label).to_string();
+        if let Some(d) = &s.do_nothing {
+            let v: Vec<f64> = d.values().copied().collect();
+            input
+                .baseline
+                .insert(value.clone(), v.iter().sum::<f64>() / v.len().max(1) as f64);
+        }
+        for policy in &s.order {
+            if !input.policies.contains(policy) {
+                input.policies.push(policy.clone());
+            }
+            if let Some(p) = s.policies.get(policy) {
+                input.cells.push(GridCell {
+                    value: value.clone(),
+                    policy: policy.clone(),
+                    score: (p.episodes > 0).then_some(p.score.mean),
+                });
             }
         }
-        if scores.is_empty() {
-            return None;
-        }
-        colony_wildfire::metrics::bcs(&scores, &BTreeMap::new()).ok()
+        input.values.push(value);
     }
+    input
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_papers_bcs_over_all_levels_is_table_4() {
-        let order: Vec<String> = (1..=17).map(|l| format!("level={l}")).collect();
-        let summary = |policy: &str| CompareSummary {
-            env: "wildfire-v0".into(),
-            config: Vec::new(),
-            model: "sim".into(),
-            sampling: Vec::new(),
-            simulated: true,
-            seeds: vec![0],
-            order: vec![policy.to_string()],
-            policies: BTreeMap::new(),
-            do_nothing: None,
-        };
-        let g = GridSummary {
-            grid: vec![parse_axis("level=all").unwrap()],
-            order: order.clone(),
-            configurations: order
-                .iter()
-                .map(|l| (l.clone(), summary("camon")))
-                .collect(),
-            bcs: None,
-        };
-        let paper = g.paper_bcs().unwrap();
-        // Design §13.4 (Table 4): CAMON TD 0.454, RC 0.430.
-        let camon = &paper.bcs["camon (paper)"];
-        assert!((camon["TD"] - 0.454).abs() < 5e-4, "{camon:?}");
-        assert!((camon["RC"] - 0.430).abs() < 5e-4, "{camon:?}");
-    }
 
     #[test]
     fn axes_parse_and_multiply() {
@@ -357,7 +263,5 @@ mod tests {
         assert_eq!(c.len(), 4);
         assert_eq!(c[0].0, "n=1,seed_x=a");
         assert_eq!(c[0].1, ["max_steps=5", "n=1", "seed_x=a"]);
-        assert_eq!(paper_score("camon", "2"), Some(72.0));
-        assert_eq!(paper_score("independent", "2"), None);
     }
 }

@@ -136,8 +136,19 @@ fn sha256(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Every prompt template compiled into colony, by name.
+/// Every prompt template of the installed registry, by name: colony's policy and dataset
+/// templates, then each registered environment's ([`colony_env_api::EnvEntry::templates`],
+/// a plugin's included).
 pub fn templates() -> Vec<(&'static str, &'static str)> {
+    let mut all = policy_templates();
+    for entry in crate::env::entries() {
+        all.extend(entry.templates());
+    }
+    all
+}
+
+/// The prompt templates of colony's own policies and datasets.
+fn policy_templates() -> Vec<(&'static str, &'static str)> {
     use crate::policy::embodied as emb;
     use crate::policy::reasoning as rea;
     vec![
@@ -204,18 +215,6 @@ pub fn templates() -> Vec<(&'static str, &'static str)> {
         ("embodied/camon_review", emb::camon::REVIEW_PROMPT),
         ("qa/math", colony_qa::MATH_TEMPLATE),
         ("qa/choice", colony_qa::CHOICE_TEMPLATE),
-        (
-            "cube/naive_agent",
-            colony_cube::llm_play::NAIVE_AGENT_TEMPLATE,
-        ),
-        ("swarmbench/system", colony_swarmbench::prompt::SYSTEM),
-        ("swarmbench/template", colony_swarmbench::prompt::TEMPLATE),
-        ("wildfire/legend", colony_wildfire::prompts::LEGEND),
-        ("wildfire/notes", colony_wildfire::prompts::NOTES),
-        (
-            "wildfire/execution_format",
-            colony_wildfire::prompts::EXECUTION_FORMAT,
-        ),
     ]
 }
 

@@ -449,13 +449,15 @@ impl Suite {
             };
             let (seeds, level_seeds) = parse_compare_seeds(&seeds_text)
                 .map_err(|e| invalid(t.seeds.span().start, &key("seeds"), e.to_string()))?;
-            if level_seeds && entry.info().id != "wildfire-v0" {
+            if level_seeds && !entry.has_evaluation_seeds() {
                 return Err(invalid(
                     t.seeds.span().start,
                     &key("seeds"),
                     format!(
-                        "`{}` (each level's own evaluation seeds) needs the wildfire environment",
-                        crate::env::LEVEL_SEEDS
+                        "`{}` (each configuration's own evaluation seeds) needs an environment \
+                         whose configurations carry them (wildfire); {} has none",
+                        crate::env::LEVEL_SEEDS,
+                        entry.info().id
                     ),
                 ));
             }

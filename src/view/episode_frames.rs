@@ -9,7 +9,10 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::env::{build, short_name, EnvLookupError};
+pub use colony_env_api::LegendEntry;
+use colony_env_api::PictureRows;
+
+use crate::env::{build, find, EnvLookupError};
 use crate::eval::StepRecord;
 
 /// Most frames per episode (steps beyond are listed without a picture).
@@ -57,95 +60,34 @@ pub struct Replay {
     pub notes: Vec<String>,
 }
 
-/// Splits an environment's ASCII picture into text lines and grid rows. CUBE draws a column
-/// ruler and row labels (`12  ..a..G`); SwarmBench and Wildfire draw bare rows plus a status
-/// line, which (unlike a row) contains spaces.
+/// Splits an environment's ASCII picture into text lines and grid rows, as the environment
+/// lays them out ([`colony_env_api::EnvEntry::picture_rows`]); an unknown environment is
+/// read as bare rows.
 pub fn split_picture(env_id: &str, picture: &str) -> Frame {
     let mut f = Frame::default();
-    let cube = short_name(env_id) == "cube";
+    let rows = find(env_id).map_or(PictureRows::Bare, |e| e.picture_rows());
     for (i, line) in picture.lines().enumerate() {
         if line.is_empty() {
             continue;
         }
-        if cube {
-            match line.trim_start().split_once("  ") {
+        match rows {
+            PictureRows::Labelled => match line.trim_start().split_once("  ") {
                 Some((label, row)) if i > 0 && label.chars().all(|c| c.is_ascii_digit()) => {
                     f.grid.push(row.to_string());
                 }
                 _ => f.text.push(line.to_string()),
-            }
-        } else if line.contains(' ') {
-            f.text.push(line.to_string());
-        } else {
-            f.grid.push(line.to_string());
+            },
+            PictureRows::Bare if line.contains(' ') => f.text.push(line.to_string()),
+            PictureRows::Bare => f.grid.push(line.to_string()),
         }
     }
     f
 }
 
-/// One legend entry: the characters it covers, their colours and what they are.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LegendEntry {
-    /// The cell characters.
-    pub chars: String,
-    /// Background colour (CSS).
-    pub bg: &'static str,
-    /// Text colour (CSS).
-    pub fg: &'static str,
-    /// What the characters mean.
-    pub label: &'static str,
-}
-
-fn entry(chars: &str, bg: &'static str, fg: &'static str, label: &'static str) -> LegendEntry {
-    LegendEntry {
-        chars: chars.to_string(),
-        bg,
-        fg,
-        label,
-    }
-}
-
-/// The cell legend of an environment (from each crate's render documentation); characters
-/// not listed are drawn grey with their character.
+/// The cell legend of an environment ([`colony_env_api::EnvEntry::legend`]); characters not
+/// listed are drawn grey with their character, and an unknown environment has none.
 pub fn legend(env_id: &str) -> Vec<LegendEntry> {
-    match short_name(env_id) {
-        "swarmbench" => vec![
-            entry(".", "#f5f5f5", "#bdbdbd", "empty"),
-            entry("W", "#455a64", "#eceff1", "wall"),
-            entry("A0123456789$", "#1565c0", "#ffffff", "agent"),
-            entry("P", "#e53935", "#ffffff", "prey"),
-            entry("B", "#8d6e63", "#ffffff", "obstacle"),
-            entry("F", "#f9a825", "#000000", "food"),
-            entry("N", "#7b1fa2", "#ffffff", "nest"),
-            entry("*", "#000000", "#ffffff", "outside / exit"),
-        ],
-        "wildfire" => vec![
-            entry(".", "#efebe9", "#bcaaa4", "no trees"),
-            entry("1", "#c5e1a5", "#33691e", "sparse trees"),
-            entry("2", "#81c784", "#1b5e20", "trees"),
-            entry("3", "#388e3c", "#e8f5e9", "dense trees"),
-            entry("~", "#b2ebf2", "#006064", "wet"),
-            entry("w", "#1e88e5", "#e3f2fd", "water"),
-            entry("B", "#8d6e63", "#ffffff", "building"),
-            entry("i", "#ffb300", "#000000", "ignited"),
-            entry("f", "#e53935", "#ffffff", "fire"),
-            entry("e", "#6d4c41", "#ffffff", "extinguishing"),
-            entry("x", "#424242", "#ffffff", "extinguished"),
-            entry("*", "#d7ccc8", "#4e342e", "cut target"),
-            entry("C", "#f06292", "#ffffff", "civilian"),
-            entry("F", "#0d47a1", "#ffffff", "firefighter"),
-            entry("U", "#ff6f00", "#ffffff", "bulldozer"),
-            entry("D", "#6a1b9a", "#ffffff", "drone"),
-            entry("H", "#00838f", "#ffffff", "helicopter"),
-        ],
-        "cube" => vec![
-            entry(".", "#f5f5f5", "#bdbdbd", "floor"),
-            entry("G", "#c8e6c9", "#2e7d32", "goal column"),
-            entry("0123456789@", "#1565c0", "#ffffff", "agent"),
-            entry("abcdefghijklmnopqrstuvwxyz#", "#8d6e63", "#ffffff", "block"),
-        ],
-        _ => Vec::new(),
-    }
+    find(env_id).map_or_else(|_| Vec::new(), |e| e.legend())
 }
 
 fn frame_bytes(f: &Frame, prev: Option<&Frame>) -> usize {

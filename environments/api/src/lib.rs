@@ -12,6 +12,8 @@
 //! environment crate runs.
 
 pub mod conformance;
+pub mod describe;
+mod dyn_env;
 pub mod hostile;
 pub mod llm_play;
 mod params;
@@ -26,6 +28,10 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use describe::{
+    AgentProfile, GridCell, GridInput, GridReport, LegendEntry, PictureRows, SubGoal, TeamBriefing,
+};
+pub use dyn_env::{boxed, DynEnvironment, TextEnv};
 pub use llm_play::{ExecutionPrompter, ParsedReply, ReplyOutcome};
 pub use params::{EnvParams, ParamSpec};
 pub use policy::{typed_policy, DynPolicy, NoopPolicy, Policy, RandomPolicy};
@@ -267,6 +273,69 @@ pub trait Environment {
         false
     }
 
+    // --- Self-description (opt-in; see [`describe`]) ---
+
+    /// The sub-goals agents can be matched to now, in a stable order (SwarmSys on embodied
+    /// tasks). `None` (the default): the environment has none, and SwarmSys refuses it.
+    fn sub_goals(&self) -> Option<Vec<SubGoal>> {
+        None
+    }
+
+    /// Where `agent` stands, as short text (`at row 3, col 4`). Default: `None`.
+    fn agent_position(&self, agent: &str) -> Option<String> {
+        let _ = agent;
+        None
+    }
+
+    /// The team briefing framework prompts open with. `None` (the default): frameworks
+    /// describe the team from the agents' instructions.
+    fn team_briefing(&self) -> Option<TeamBriefing> {
+        None
+    }
+
+    /// What `agent` can do, as framework prompts list it. Default: `None`.
+    fn agent_abilities(&self, agent: &str) -> Option<String> {
+        let _ = agent;
+        None
+    }
+
+    /// `agent`'s kind and position as framework prompts introduce it. Default: `None`.
+    fn agent_profile(&self, agent: &str) -> Option<AgentProfile> {
+        let _ = agent;
+        None
+    }
+
+    /// What `agent` has done so far, as the benchmark reports it to frameworks (oldest
+    /// first). `None` (the default): frameworks keep their own record.
+    fn agent_history(&self, agent: &str) -> Option<String> {
+        let _ = agent;
+        None
+    }
+
+    /// The map's dimensions as text, when the benchmark tells agents. Default: `None`.
+    fn map_dimensions(&self) -> Option<String> {
+        None
+    }
+
+    /// Metrics the benchmark's paper reports beside the score, read at the end of an episode
+    /// (CUBE: delivered weight and fraction). Default: none.
+    fn paper_metrics(&self) -> BTreeMap<String, f64> {
+        BTreeMap::new()
+    }
+
+    /// The seeds this configuration is evaluated on by its benchmark's protocol (Wildfire
+    /// levels carry their own), for `--seeds level`. Default: `None`.
+    fn evaluation_seeds(&self) -> Option<Vec<u64>> {
+        None
+    }
+
+    /// `score` normalized against the baseline's mean score `baseline` on this
+    /// configuration, as the benchmark's paper defines it (Wildfire's NS). Default: `None`.
+    fn normalized_score(&self, score: f64, baseline: f64) -> Option<f64> {
+        let _ = (score, baseline);
+        None
+    }
+
     /// One step in which every agent takes [`Environment::random_action`] with draws from
     /// [`rng::splitmix64`] on `rng`; returns whether the episode ended. This is what
     /// `colony env bench` times. The default goes through [`Environment::step`]; environments
@@ -319,228 +388,6 @@ pub struct StepJson {
     pub truncated: bool,
     /// Events of the step.
     pub events: Vec<Event>,
-}
-
-/// The object-safe, text-and-JSON view of an [`Environment`], for the CLI and LLM policies.
-///
-/// Get one with [`boxed`]; it is a separate wrapper rather than a blanket impl so the method
-/// names do not clash with [`Environment`]'s in implementers' code. It is `Send` so an async
-/// episode can own one (it never crosses an `.await` while borrowed).
-pub trait DynEnvironment: Send {
-    /// Versioned id.
-    fn id(&self) -> &'static str;
-    /// Agent ids.
-    fn agents(&self) -> Vec<AgentId>;
-    /// Starts a new episode from `seed`.
-    fn reset(&mut self, seed: u64);
-    /// Parses each action text and steps; agents not named take the no-op.
-    fn step_events(&mut self, actions: &BTreeMap<AgentId, String>)
-        -> Result<StepOutcome, EnvError>;
-    /// [`DynEnvironment::step_events`] plus the state after the step (the `env step` output).
-    fn step_text(&mut self, actions: &BTreeMap<AgentId, String>) -> Result<StepJson, EnvError> {
-        let r = self.step_events(actions)?;
-        Ok(StepJson {
-            state: self.state_json(),
-            rewards: r.rewards,
-            terminated: r.terminated,
-            truncated: r.truncated,
-            events: r.events,
-        })
-    }
-    /// One step with every agent taking `random_action` (draws from [`rng::splitmix64`]
-    /// on `rng`), through the typed API with no text round trip: what `env bench` times.
-    /// Returns whether the episode ended (terminated or truncated).
-    fn step_random(&mut self, rng: &mut u64) -> bool;
-    /// The concrete environment, for typed policies ([`typed_policy`]).
-    fn as_any(&self) -> &dyn std::any::Any;
-    /// A random valid action text for `agent`.
-    fn random_action_text(&self, agent: &str, draw: u64) -> String;
-    /// The observation of `agent` as prompt text.
-    fn observe_text(&self, agent: &str) -> Result<String, EnvError>;
-    /// The whole state as JSON.
-    fn state_json(&self) -> serde_json::Value;
-    /// Loads a state from JSON (errors name the field).
-    fn load_state_json(&mut self, state: serde_json::Value) -> Result<(), EnvError>;
-    /// Current score.
-    fn score(&self) -> f64;
-    /// ASCII picture.
-    fn render(&self) -> String;
-    /// The action text of the no-op for `agent`.
-    fn noop_text(&self, agent: &str) -> String;
-
-    /// An owned, read-only copy of the environment as it is now, for policies that need
-    /// more than the per-agent views while they await model calls (e.g. a framework that
-    /// builds a global-state prompt from several agents' perceptions). Policies may downcast
-    /// it ([`DynEnvironment::as_any`]) to use an environment crate's own prompt builders.
-    fn snapshot(&self) -> std::sync::Arc<dyn DynEnvironment + Sync>;
-    /// [`Environment::instructions`].
-    fn instructions(&self, agent: &str) -> String;
-    /// [`Environment::deciding_agents`].
-    fn deciding_agents(&self) -> Vec<AgentId>;
-    /// [`Environment::perception_prompt`].
-    fn perception_prompt(&self, agent: &str) -> Option<String>;
-    /// [`Environment::perceived_text`].
-    fn perceived_text(&self, agent: &str, summary: &str) -> String;
-    /// [`Environment::execution_prompter`].
-    fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter>;
-    /// [`Environment::hears`].
-    fn hears(&self, listener: &str, speaker: &str) -> bool;
-    /// [`Environment::delivers_messages`].
-    fn delivers_messages(&self) -> bool;
-    /// [`Environment::parse_reply`], reported as text; an unknown agent is an error.
-    fn parse_reply_text(&self, agent: &str, text: &str) -> Result<ReplyOutcome, EnvError>;
-    /// Parses each reply leniently ([`Environment::parse_reply`]) and steps once; agents not
-    /// named take the no-op. Returns the step and how each reply was taken.
-    fn step_replies(
-        &mut self,
-        replies: &BTreeMap<AgentId, String>,
-    ) -> Result<(StepOutcome, BTreeMap<AgentId, ReplyOutcome>), EnvError>;
-}
-
-/// Wraps an [`Environment`] as a [`DynEnvironment`].
-pub struct TextEnv<E>(pub E);
-
-/// A boxed [`DynEnvironment`] view of `env`.
-pub fn boxed<E: Environment + Clone + Send + Sync + 'static>(env: E) -> Box<dyn DynEnvironment> {
-    Box::new(TextEnv(env))
-}
-
-impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<E> {
-    fn id(&self) -> &'static str {
-        self.0.id()
-    }
-    fn agents(&self) -> Vec<AgentId> {
-        self.0.agents()
-    }
-    fn reset(&mut self, seed: u64) {
-        self.0.reset(seed);
-    }
-    fn step_events(
-        &mut self,
-        actions: &BTreeMap<AgentId, String>,
-    ) -> Result<StepOutcome, EnvError> {
-        let agents = self.0.agents();
-        let mut parsed = BTreeMap::new();
-        for (agent, text) in actions {
-            if !agents.contains(agent) {
-                return Err(EnvError::UnknownAgent(agent.clone()).clipped());
-            }
-            parsed.insert(
-                agent.clone(),
-                self.0
-                    .parse_action(agent, text)
-                    .map_err(EnvError::clipped)?,
-            );
-        }
-        let r = self.0.step(&parsed);
-        Ok(StepOutcome {
-            rewards: r.rewards,
-            terminated: r.terminated,
-            truncated: r.truncated,
-            events: r.events,
-        })
-    }
-    fn step_random(&mut self, rng: &mut u64) -> bool {
-        self.0.step_random(rng)
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        &self.0
-    }
-    fn random_action_text(&self, agent: &str, draw: u64) -> String {
-        self.0
-            .format_action(agent, &self.0.random_action(agent, draw))
-    }
-    fn observe_text(&self, agent: &str) -> Result<String, EnvError> {
-        self.0.observe_text(agent).map_err(EnvError::clipped)
-    }
-    fn state_json(&self) -> serde_json::Value {
-        serde_json::to_value(self.0.state()).unwrap_or(serde_json::Value::Null)
-    }
-    fn load_state_json(&mut self, state: serde_json::Value) -> Result<(), EnvError> {
-        let s: E::State = serde_json::from_value(state).map_err(|e| {
-            EnvError::State {
-                field: "<root>".into(),
-                message: e.to_string(),
-            }
-            .clipped()
-        })?;
-        self.0.restore(s).map_err(EnvError::clipped)
-    }
-    fn score(&self) -> f64 {
-        self.0.score()
-    }
-    fn render(&self) -> String {
-        self.0.render()
-    }
-    fn noop_text(&self, agent: &str) -> String {
-        self.0.format_action(agent, &self.0.noop(agent))
-    }
-    fn snapshot(&self) -> std::sync::Arc<dyn DynEnvironment + Sync> {
-        std::sync::Arc::new(TextEnv(self.0.clone()))
-    }
-    fn instructions(&self, agent: &str) -> String {
-        self.0.instructions(agent)
-    }
-    fn deciding_agents(&self) -> Vec<AgentId> {
-        self.0.deciding_agents()
-    }
-    fn perception_prompt(&self, agent: &str) -> Option<String> {
-        self.0.perception_prompt(agent)
-    }
-    fn perceived_text(&self, agent: &str, summary: &str) -> String {
-        self.0.perceived_text(agent, summary)
-    }
-    fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter> {
-        self.0.execution_prompter(agent)
-    }
-    fn hears(&self, listener: &str, speaker: &str) -> bool {
-        self.0.hears(listener, speaker)
-    }
-    fn delivers_messages(&self) -> bool {
-        self.0.delivers_messages()
-    }
-    fn parse_reply_text(&self, agent: &str, text: &str) -> Result<ReplyOutcome, EnvError> {
-        if !self.0.agents().iter().any(|a| a == agent) {
-            return Err(EnvError::UnknownAgent(agent.to_string()).clipped());
-        }
-        let p = self.0.parse_reply(agent, text);
-        Ok(ReplyOutcome {
-            action: self.0.format_action(agent, &p.action),
-            feedback: p.feedback,
-            fallback: p.fallback,
-        })
-    }
-    fn step_replies(
-        &mut self,
-        replies: &BTreeMap<AgentId, String>,
-    ) -> Result<(StepOutcome, BTreeMap<AgentId, ReplyOutcome>), EnvError> {
-        let agents = self.0.agents();
-        let mut parsed = BTreeMap::new();
-        let mut outcomes = BTreeMap::new();
-        for (agent, text) in replies {
-            if !agents.contains(agent) {
-                return Err(EnvError::UnknownAgent(agent.clone()).clipped());
-            }
-            let p = self.0.parse_reply(agent, text);
-            outcomes.insert(
-                agent.clone(),
-                ReplyOutcome {
-                    action: self.0.format_action(agent, &p.action),
-                    feedback: p.feedback,
-                    fallback: p.fallback,
-                },
-            );
-            parsed.insert(agent.clone(), p.action);
-        }
-        let r = self.0.step(&parsed);
-        let outcome = StepOutcome {
-            rewards: r.rewards,
-            terminated: r.terminated,
-            truncated: r.truncated,
-            events: r.events,
-        };
-        Ok((outcome, outcomes))
-    }
 }
 
 /// Descriptor of an environment for `colony env list`.

@@ -2,6 +2,7 @@
 //! a constructor from `--set key=value` settings, optional layout files, and its built-in
 //! policies.
 
+use crate::describe::{GridInput, GridReport, LegendEntry, PictureRows};
 use crate::policy::{DynPolicy, NoopPolicy, RandomPolicy};
 use crate::{DynEnvironment, EnvError, EnvInfo, EnvParams};
 
@@ -67,6 +68,45 @@ pub trait EnvEntry: Send + Sync {
     ) -> Option<String> {
         self.simulated_agent()
             .and_then(|agent| agent(system, user, accuracy, draw))
+    }
+
+    /// Named prompt templates and protocol texts the environment sends to models
+    /// (`swarmbench/system`, …): a suite's manifest hashes them so a changed prompt shows as
+    /// a changed run. Default: none.
+    fn templates(&self) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
+
+    /// The viewer's legend for the characters of [`crate::Environment::render`]. Default:
+    /// none (cells are drawn grey with their character).
+    fn legend(&self) -> Vec<LegendEntry> {
+        Vec::new()
+    }
+
+    /// How the viewer splits [`crate::Environment::render`]'s lines into text and grid rows.
+    fn picture_rows(&self) -> PictureRows {
+        PictureRows::Bare
+    }
+
+    /// The built-in policy (a name of [`EnvEntry::make_policy`]) whose score the benchmark's
+    /// paper normalizes against (Wildfire: `noop`, the Do-Nothing baseline). A comparison
+    /// then measures it per seed and reports [`crate::Environment::normalized_score`].
+    /// Default: `None`.
+    fn baseline_policy(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether configurations carry their own evaluation seeds
+    /// ([`crate::Environment::evaluation_seeds`]), checked when a suite asks for them.
+    fn has_evaluation_seeds(&self) -> bool {
+        false
+    }
+
+    /// Extra tables and summary entries for a comparison grid over one of the environment's
+    /// settings (Wildfire: NS and BCS over `level`). Default: `None`.
+    fn grid_report(&self, grid: &GridInput) -> Option<GridReport> {
+        let _ = grid;
+        None
     }
 
     /// Builds any built-in policy: `random`, `noop`, or one of the environment's own.

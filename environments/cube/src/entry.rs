@@ -92,6 +92,16 @@ pub fn config_from_params(mut params: EnvParams) -> Result<CubeConfig, EnvError>
 }
 
 impl EnvEntry for CubeEntry {
+    fn templates(&self) -> Vec<(&'static str, &'static str)> {
+        vec![("cube/naive_agent", crate::llm_play::NAIVE_AGENT_TEMPLATE)]
+    }
+    fn legend(&self) -> Vec<colony_env_api::LegendEntry> {
+        crate::describe::legend()
+    }
+    fn picture_rows(&self) -> colony_env_api::PictureRows {
+        colony_env_api::PictureRows::Labelled
+    }
+
     fn info(&self) -> EnvInfo {
         EnvInfo {
             id: "cube-v0".into(),

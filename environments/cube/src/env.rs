@@ -368,6 +368,15 @@ impl Environment for CubeEnv {
     fn id(&self) -> &'static str {
         "cube-v0"
     }
+    fn sub_goals(&self) -> Option<Vec<colony_env_api::SubGoal>> {
+        Some(crate::describe::sub_goals(self.world()))
+    }
+    fn agent_position(&self, agent: &str) -> Option<String> {
+        crate::describe::position(self.world(), agent)
+    }
+    fn paper_metrics(&self) -> BTreeMap<String, f64> {
+        crate::describe::paper_metrics(self.world())
+    }
     fn agents(&self) -> Vec<AgentId> {
         self.ids.clone()
     }

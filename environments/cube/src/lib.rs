@@ -12,6 +12,7 @@
 
 pub mod concepts;
 pub mod config;
+pub mod describe;
 pub mod dynamics;
 mod entry;
 pub mod env;

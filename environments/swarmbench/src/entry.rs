@@ -93,6 +93,16 @@ pub fn config_from_params(mut p: EnvParams) -> Result<Config, EnvError> {
 }
 
 impl EnvEntry for SwarmEntry {
+    fn templates(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("swarmbench/system", crate::prompt::SYSTEM),
+            ("swarmbench/template", crate::prompt::TEMPLATE),
+        ]
+    }
+    fn legend(&self) -> Vec<colony_env_api::LegendEntry> {
+        crate::describe::legend()
+    }
+
     fn info(&self) -> EnvInfo {
         EnvInfo {
             id: "swarmbench-v0".into(),

@@ -117,6 +117,34 @@ pub fn entry() -> &'static dyn EnvEntry {
 }
 
 impl EnvEntry for WildfireEntry {
+    fn templates(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("wildfire/legend", crate::prompts::LEGEND),
+            ("wildfire/notes", crate::prompts::NOTES),
+            (
+                "wildfire/execution_format",
+                crate::prompts::EXECUTION_FORMAT,
+            ),
+        ]
+    }
+
+    fn legend(&self) -> Vec<colony_env_api::LegendEntry> {
+        crate::describe::legend()
+    }
+
+    /// docs/design/wildfire.md §13.1: NS is measured against the Do-Nothing baseline.
+    fn baseline_policy(&self) -> Option<&'static str> {
+        Some("noop")
+    }
+
+    fn has_evaluation_seeds(&self) -> bool {
+        true
+    }
+
+    fn grid_report(&self, grid: &colony_env_api::GridInput) -> Option<colony_env_api::GridReport> {
+        crate::grid_report::grid_report(grid)
+    }
+
     fn info(&self) -> EnvInfo {
         EnvInfo {
             id: "wildfire-v0".into(),

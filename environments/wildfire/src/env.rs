@@ -115,6 +115,42 @@ impl Environment for WildfireEnv {
         "wildfire-v0"
     }
 
+    fn sub_goals(&self) -> Option<Vec<colony_env_api::SubGoal>> {
+        Some(crate::describe::sub_goals(&self.state))
+    }
+
+    fn agent_position(&self, agent: &str) -> Option<String> {
+        crate::describe::position(&self.state, agent)
+    }
+
+    fn team_briefing(&self) -> Option<colony_env_api::TeamBriefing> {
+        Some(crate::describe::briefing(&self.state))
+    }
+
+    fn agent_abilities(&self, agent: &str) -> Option<String> {
+        crate::describe::abilities(&self.state, agent)
+    }
+
+    fn agent_profile(&self, agent: &str) -> Option<colony_env_api::AgentProfile> {
+        crate::describe::profile(&self.state, agent)
+    }
+
+    fn agent_history(&self, agent: &str) -> Option<String> {
+        crate::describe::history(&self.state, agent)
+    }
+
+    fn map_dimensions(&self) -> Option<String> {
+        Some(crate::prompts::map_dimensions(&self.state))
+    }
+
+    fn evaluation_seeds(&self) -> Option<Vec<u64>> {
+        Some(self.state.level.seeds.clone())
+    }
+
+    fn normalized_score(&self, score: f64, baseline: f64) -> Option<f64> {
+        Some(crate::metrics::level_ns(&self.state.level, score, baseline))
+    }
+
     fn agents(&self) -> Vec<AgentId> {
         (1..=self.state.agents.len())
             .map(|i| i.to_string())

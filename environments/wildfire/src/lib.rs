@@ -18,6 +18,7 @@
 //! `sim`, `observe`, `prompts`, `llm_play`, `env`, `policies`.
 
 pub mod config;
+pub mod describe;
 pub mod entry;
 pub mod env;
 mod error;
@@ -25,6 +26,7 @@ pub mod executor;
 pub mod fire;
 pub mod generate;
 pub mod grid;
+pub mod grid_report;
 pub mod llm_play;
 pub mod metrics;
 pub mod noise;

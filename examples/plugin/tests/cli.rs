@@ -128,6 +128,31 @@ fn the_plugins_are_listed_like_builtins() {
     );
 }
 
+/// Issue 25, part 2: SwarmSys asks the environment for sub-goals through the public API; an
+/// environment that describes none is refused up front with a message saying how to opt in.
+#[test]
+fn a_policy_needing_sub_goals_is_refused_on_an_environment_without_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let err = run(&[
+        "compare",
+        "--env",
+        "spread",
+        "--policies",
+        "swarmsys",
+        "--seeds",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!err.status.success());
+    let err = String::from_utf8_lossy(&err.stderr);
+    assert!(
+        err.contains("spread-v0") && err.contains("no sub-goals") && err.contains("sub_goals"),
+        "{err}"
+    );
+}
+
 #[test]
 fn compare_runs_plugin_and_builtin_policies_side_by_side() {
     let tmp = tempfile::tempdir().unwrap();

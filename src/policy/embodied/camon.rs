@@ -148,28 +148,15 @@ impl Camon {
     }
 }
 
-fn wildfire(env: &dyn DynEnvironment) -> Option<&colony_wildfire::state::WildfireState> {
-    env.as_any()
-        .downcast_ref::<colony_wildfire::WildfireEnv>()
-        .map(|w| w.world())
-}
-
-/// `AGENT-TYPE`, `POSITION` and the agent's current primitive on Wildfire.
+/// `AGENT-TYPE`, `POSITION` and the agent's current activity, when the environment profiles
+/// its agents ([`colony_env_api::Environment::agent_profile`]; Wildfire does).
 fn identity(
     env: &dyn DynEnvironment,
     agent: &str,
 ) -> (Option<String>, Option<String>, Option<String>) {
-    let Some(s) = wildfire(env) else {
-        return (None, None, None);
-    };
-    match s.agents.iter().position(|a| a.id.to_string() == agent) {
-        Some(i) => (
-            Some(colony_wildfire::prompts::agent_type(s, i).to_string()),
-            Some(colony_wildfire::prompts::position(s, i)),
-            s.agents[i].action.as_ref().map(|p| p.description.clone()),
-        ),
-        None => (None, None, None),
-    }
+    env.agent_profile(agent).map_or((None, None, None), |p| {
+        (Some(p.kind), Some(p.position), p.activity)
+    })
 }
 
 fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
@@ -286,7 +273,8 @@ impl EmbodiedPolicy for Camon {
                 None => return Ok(Decision::default()),
             }
         }
-        let on_wildfire = wildfire(&*env).is_some();
+        // Environments that profile their agents also report what each one is doing.
+        let on_wildfire = live.iter().any(|v| env.agent_profile(&v.id).is_some());
         let deciding: Vec<&AgentView> = view
             .deciding
             .iter()
@@ -381,7 +369,7 @@ impl EmbodiedPolicy for Camon {
                 PROPOSE_PROMPT,
                 context! {
                     name, kind, team_composition, task, past_actions, chat,
-                    dims => wildfire(&*env).map(colony_wildfire::prompts::map_dimensions),
+                    dims => env.map_dimensions(),
                     team_size => briefing.team_size,
                     block => framework::agent_block(&names, a, perceptions.get(&a.id).map_or("", String::as_str), &[], true),
                     abilities => if abilities.starts_with("- ") { abilities.to_string() } else { format!("- {abilities}") },

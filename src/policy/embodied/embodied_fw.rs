@@ -119,19 +119,11 @@ impl EmbodiedFramework {
     }
 }
 
-/// `AGENT-TYPE` and `POSITION` of `agent` on Wildfire (`None` elsewhere).
+/// `AGENT-TYPE` and `POSITION` of `agent`, when the environment profiles its agents
+/// ([`colony_env_api::Environment::agent_profile`]; Wildfire does).
 fn identity(env: &dyn DynEnvironment, agent: &str) -> (Option<String>, Option<String>) {
-    let Some(w) = env.as_any().downcast_ref::<colony_wildfire::WildfireEnv>() else {
-        return (None, None);
-    };
-    let s = w.world();
-    match s.agents.iter().position(|a| a.id.to_string() == agent) {
-        Some(i) => (
-            Some(colony_wildfire::prompts::agent_type(s, i).to_string()),
-            Some(colony_wildfire::prompts::position(s, i)),
-        ),
-        None => (None, None),
-    }
+    env.agent_profile(agent)
+        .map_or((None, None), |p| (Some(p.kind), Some(p.position)))
 }
 
 /// The parts both prompts of one agent share.

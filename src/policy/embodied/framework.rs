@@ -115,19 +115,14 @@ pub struct Briefing {
     pub team_size: usize,
 }
 
-fn wildfire(env: &dyn DynEnvironment) -> Option<&colony_wildfire::WildfireEnv> {
-    env.as_any().downcast_ref::<colony_wildfire::WildfireEnv>()
-}
-
 /// The briefing of `env` as it is now (see the module docs for what it means where).
 pub fn briefing(env: &dyn DynEnvironment, names: &Names) -> Briefing {
-    if let Some(w) = wildfire(env) {
-        let s = w.world();
+    if let Some(b) = env.team_briefing() {
         return Briefing {
-            team_composition: colony_wildfire::prompts::team_composition(s),
-            task: colony_wildfire::prompts::task_description(s),
-            team_abilities: colony_wildfire::prompts::team_abilities(s),
-            team_size: colony_wildfire::prompts::team_size(s),
+            team_composition: b.team_composition,
+            task: b.task,
+            team_abilities: b.team_abilities,
+            team_size: b.team_size,
         };
     }
     let list: Vec<String> = names.agents().iter().map(|a| names.name(a)).collect();
@@ -148,10 +143,8 @@ pub fn briefing(env: &dyn DynEnvironment, names: &Names) -> Briefing {
 
 /// `AGENT ABILITIES` of one agent.
 pub fn abilities(env: &dyn DynEnvironment, agent: &str) -> String {
-    if let Some(w) = wildfire(env) {
-        if let Some(a) = w.world().agents.iter().find(|a| a.id.to_string() == agent) {
-            return colony_wildfire::prompts::agent_abilities(a.kind);
-        }
+    if let Some(abilities) = env.agent_abilities(agent) {
+        return abilities;
     }
     "The actions your instructions and observation describe, written exactly in the format \
      they ask for."
@@ -395,13 +388,8 @@ pub async fn execute_all(
 /// (the environment keeps them), elsewhere the framework's own record `own` of the actions
 /// it chose for the agent, oldest first; "None" when empty.
 pub fn past_actions(env: &dyn DynEnvironment, agent: &str, own: &[String]) -> String {
-    if let Some(w) = wildfire(env) {
-        let s = w.world();
-        if let Some(i) = s.agents.iter().position(|a| a.id.to_string() == agent) {
-            return colony_wildfire::prompts::past_actions(s, i)
-                .trim_end()
-                .to_string();
-        }
+    if let Some(history) = env.agent_history(agent) {
+        return history;
     }
     if own.is_empty() {
         return "None".into();

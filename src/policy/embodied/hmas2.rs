@@ -202,24 +202,11 @@ pub fn is_accept(feedback: &str) -> bool {
     unquoted.trim().eq_ignore_ascii_case("ACCEPT")
 }
 
-fn wildfire(env: &dyn DynEnvironment) -> Option<&colony_wildfire::state::WildfireState> {
-    env.as_any()
-        .downcast_ref::<colony_wildfire::WildfireEnv>()
-        .map(|w| w.world())
-}
-
-/// `AGENT-TYPE` and `POSITION` of `agent` on Wildfire (`None` elsewhere).
+/// `AGENT-TYPE` and `POSITION` of `agent`, when the environment profiles its agents
+/// ([`colony_env_api::Environment::agent_profile`]; Wildfire does).
 fn identity(env: &dyn DynEnvironment, agent: &str) -> (Option<String>, Option<String>) {
-    let Some(s) = wildfire(env) else {
-        return (None, None);
-    };
-    match s.agents.iter().position(|a| a.id.to_string() == agent) {
-        Some(i) => (
-            Some(colony_wildfire::prompts::agent_type(s, i).to_string()),
-            Some(colony_wildfire::prompts::position(s, i)),
-        ),
-        None => (None, None),
-    }
+    env.agent_profile(agent)
+        .map_or((None, None), |p| (Some(p.kind), Some(p.position)))
 }
 
 /// `GLOBAL STATE`'s blocks: one per live agent with its type (Wildfire) as status.

@@ -63,7 +63,7 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
             Ok(Box::new(super::swarmsys::EmbodiedSwarmSys::new(
                 c.caller.clone(),
                 o,
-                &c.entry.info().id,
+                c.entry,
             )?))
         },
     ),

@@ -414,6 +414,14 @@ impl Environment for SwarmEnv {
         "swarmbench-v0"
     }
 
+    fn sub_goals(&self) -> Option<Vec<colony_env_api::SubGoal>> {
+        Some(crate::describe::sub_goals(self))
+    }
+
+    fn agent_position(&self, agent: &str) -> Option<String> {
+        crate::describe::position(self, agent)
+    }
+
     fn agents(&self) -> Vec<AgentId> {
         self.names.clone()
     }

@@ -1,5 +1,6 @@
 //! `swarmsys`: SwarmSys as an embodied policy (issue 15 part 4). The events of the reasoning
-//! policy become the environment's sub-goals ([`events`]); each decision matches the deciding
+//! policy become the environment's sub-goals ([`colony_env_api::Environment::sub_goals`], each
+//! environment crate documents its own); each decision matches the deciding
 //! agents to the open sub-goals with the reasoning policy's dynamic ε-greedy matching, and
 //! reinforces agents whose sub-goal made progress.
 //!
@@ -32,8 +33,6 @@
 //! The step's trace (`steps.jsonl`, key `trace`) holds `events`, `epsilon`, `p`, `matches`,
 //! `outcomes` and `pheromone` (per-agent norms), by agent id.
 
-pub mod events;
-
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -55,7 +54,7 @@ use crate::policy::reasoning::swarmsys::matching::{
     epsilon, uniform, EpsilonBounds, Role, GAMMA, WINDOW,
 };
 use crate::policy::reasoning::swarmsys::{assign, AssignInput, MatchAgent};
-use events::{position_text, sub_goals, SubGoal, SUPPORTED_ENVS};
+use colony_env_api::{EnvEntry, EnvParams, SubGoal};
 
 /// Pheromone deposit rate η (docs/design/swarmsys.md §2.8 decision).
 pub const ETA: f64 = 0.2;
@@ -107,12 +106,20 @@ impl std::fmt::Debug for EmbodiedSwarmSys {
 }
 
 impl EmbodiedSwarmSys {
-    /// The policy for one episode on `env_id`; it takes no options, and environments without
-    /// sub-goals are refused here with [`EmbodiedError::Unsupported`].
-    pub fn new(config: CallerConfig, options: &str, env_id: &str) -> Result<Self, EmbodiedError> {
+    /// The policy for one episode on `entry`'s environment; it takes no options, and
+    /// environments without sub-goals are refused here with [`EmbodiedError::Unsupported`]
+    /// (judged on the environment built with default settings; a decision on a state without
+    /// sub-goals is refused too).
+    pub fn new(
+        config: CallerConfig,
+        options: &str,
+        entry: &dyn EnvEntry,
+    ) -> Result<Self, EmbodiedError> {
         super::framework::no_options("swarmsys", options)?;
-        if !SUPPORTED_ENVS.contains(&env_id) {
-            return Err(unsupported(env_id));
+        if let Ok(env) = entry.make(EnvParams::default()) {
+            if env.sub_goals().is_none() {
+                return Err(unsupported(&entry.info().id));
+            }
         }
         Ok(Self {
             slot: CallerSlot::new(config),
@@ -160,10 +167,9 @@ fn unsupported(env: &str) -> EmbodiedError {
     EmbodiedError::Unsupported {
         policy: "swarmsys".into(),
         env: env.to_string(),
-        reason: format!(
-            "it exposes no sub-goals to match agents to (supported: {})",
-            SUPPORTED_ENVS.join(", ")
-        ),
+        reason: "it exposes no sub-goals to match agents to (an environment opts in with \
+                 `Environment::sub_goals`)"
+            .to_string(),
     }
 }
 
@@ -196,7 +202,7 @@ impl EmbodiedPolicy for EmbodiedSwarmSys {
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
         let env = view.snapshot("swarmsys")?;
-        let goals = sub_goals(env.as_ref()).ok_or_else(|| unsupported(&view.env_id))?;
+        let goals = env.sub_goals().ok_or_else(|| unsupported(&view.env_id))?;
         let step = view.step;
         let outcomes = self.reinforce(&goals, step);
         let open: Vec<&SubGoal> = goals.iter().filter(|g| g.open).collect();
@@ -215,7 +221,7 @@ impl EmbodiedPolicy for EmbodiedSwarmSys {
             .map(|a| {
                 format!(
                     "{AVAILABILITY} Role: worker. State: {}.",
-                    position_text(env.as_ref(), a)
+                    env.agent_position(a).unwrap_or_default()
                 )
             })
             .collect();

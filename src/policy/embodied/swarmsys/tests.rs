@@ -17,7 +17,7 @@ async fn one_act_call_per_matched_agent_with_its_sub_goal() {
         .iter()
         .map(|a| (*a, 0, "swarmsys.act", "ACTION: UP"))
         .collect();
-    let mut p = EmbodiedSwarmSys::new(script(&lines), "", "swarmbench-v0").unwrap();
+    let mut p = EmbodiedSwarmSys::new(script(&lines), "", entry("swarmbench")).unwrap();
     let d = p.decide(swarmbench_view()).await.unwrap();
     assert_eq!(d.calls.len(), 3);
     for c in &d.calls {
@@ -51,7 +51,7 @@ async fn cube_matches_blocks_and_reruns_are_identical() {
         .collect();
     let mut traces = Vec::new();
     for _ in 0..2 {
-        let mut p = EmbodiedSwarmSys::new(script(&lines), "", "cube-v0").unwrap();
+        let mut p = EmbodiedSwarmSys::new(script(&lines), "", entry("cube")).unwrap();
         let d = p.decide(view.clone()).await.unwrap();
         assert_eq!(d.calls.len(), view.deciding.len());
         traces.push(p.take_trace().unwrap());
@@ -92,7 +92,7 @@ fn pending(agent: &str, event: &str, progress: f64, vector: Vec<f64>) -> Pending
 
 #[test]
 fn progress_is_success_and_deposits_pheromone_up_to_the_cap() {
-    let mut p = EmbodiedSwarmSys::new(CallerConfig::default(), "", "cube-v0").unwrap();
+    let mut p = EmbodiedSwarmSys::new(CallerConfig::default(), "", entry("cube")).unwrap();
     let e = vec![1.0, 0.0];
     p.pending = vec![
         pending("0", "block0", -3.0, e.clone()),
@@ -128,16 +128,13 @@ fn progress_is_success_and_deposits_pheromone_up_to_the_cap() {
 }
 
 #[test]
-fn environments_without_sub_goals_and_options_are_refused() {
-    let err = EmbodiedSwarmSys::new(CallerConfig::default(), "", "qa-v0")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("cannot run on qa-v0") && err.contains("no sub-goals"),
-        "{err}"
-    );
-    let err = EmbodiedSwarmSys::new(CallerConfig::default(), "eta=1", "cube-v0")
+fn options_are_refused() {
+    let err = EmbodiedSwarmSys::new(CallerConfig::default(), "eta=1", entry("cube"))
         .unwrap_err()
         .to_string();
     assert!(err.contains("takes no options"), "{err}");
+}
+
+fn entry(name: &str) -> &'static dyn colony_env_api::EnvEntry {
+    crate::env::build(name, &[] as &[&str]).unwrap().0
 }
