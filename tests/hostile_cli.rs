@@ -310,3 +310,58 @@ fn dataset_name_echo_is_clipped() {
     ];
     assert_error(&colony(&args), &args, &["unknown dataset", "…"]);
 }
+
+/// Issue 30, item 1: counts in flight are bounded before any product or semaphore sees them.
+#[test]
+fn counts_in_flight_are_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    let out = out.to_str().unwrap();
+    for flag in ["--concurrency", "--items-in-flight"] {
+        for value in ["4611686018427387904", "0", "18446744073709551616"] {
+            assert_eval_error("single", &[flag, value], out, &[flag]);
+        }
+    }
+    for flag in ["--concurrency", "--episodes-in-flight"] {
+        let args = [
+            "compare",
+            "--env",
+            "cube",
+            "--policies",
+            "scripted:noop",
+            "--seeds",
+            "0",
+            flag,
+            "4611686018427387904",
+            "--out",
+            out,
+        ];
+        assert_error(&colony(&args), &args, &[flag]);
+    }
+}
+
+/// Issue 30, item 2: the reasoning roster is bounded, as a flag and as a suite key (even under
+/// `--dry-run`).
+#[test]
+fn roster_size_is_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    let out = out.to_str().unwrap();
+    assert_eval_error(
+        "single",
+        &["--agents", "100000000"],
+        out,
+        &["--agents", "1000"],
+    );
+    let data = sample();
+    let suite = write(
+        tmp.path(),
+        "s.toml",
+        &format!(
+            "agents = 1000000000\npolicies = [\"single\"]\nmodels = [\"sim\"]\n[[datasets]]\nname = \"gsm8k\"\ndata = {data:?}\n"
+        ),
+    );
+    let suite = suite.to_str().unwrap();
+    let args = ["run", suite, "--out", out, "--dry-run"];
+    assert_error(&colony(&args), &args, &["agents", "1000"]);
+}

@@ -292,6 +292,24 @@ fn reasoning_run_table_selforg_graph_calls_side_by_side_and_search() {
     );
 }
 
+/// Issue 30, items 21 and 22: a reasoning SwarmSys item (whose rounds hold matches as an
+/// object, event → role → agents) renders its detail, and a malformed escape in the address
+/// (`#q=%`) leaves the page working.
+#[test]
+fn swarmsys_items_render_and_bad_escapes_in_the_address_are_harmless() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("eval");
+    run_ok(eval_on("gsm8k", &gsm8k_sample(), "swarmsys", &run).args(["--limit", "1", "--quiet"]));
+    let page = view(&run);
+    let Some(browser) = chromium() else { return };
+    let t = tmp.path();
+    let item = dom(&browser, t, &page, "#unit=.&policy=swarmsys&item=0");
+    assert!(item.contains("Matches per round"), "swarmsys detail");
+    assert!(item.contains("E1 ← "), "matches listed");
+    let home = dom(&browser, t, &page, "#q=%");
+    assert_eq!(count(&home, "<tr data-row="), 1, "the table is still shown");
+}
+
 #[test]
 fn embodied_suite_table_replayed_grids_and_side_by_side() {
     let tmp = tempfile::tempdir().unwrap();

@@ -72,7 +72,7 @@ pub struct ClientBench {
     #[arg(long, default_value_t = 10_000)]
     pub calls: usize,
     /// Calls in flight at once (also the client's per-endpoint concurrency limit).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = crate::cli::model_args::parse_in_flight)]
     pub concurrency: usize,
     /// Server to call; default: start `colony serve-mock --port 0` as a child process.
     #[arg(long, value_name = "URL")]

@@ -35,7 +35,7 @@ pub struct EndpointBench {
     #[arg(long, default_value_t = 2)]
     pub rounds: usize,
     /// Calls in flight at once, on both sides (match the server's parallel slots).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::cli::model_args::parse_in_flight)]
     pub concurrency: usize,
     /// Completion-token limit of every call.
     #[arg(long, default_value_t = 32)]

@@ -60,10 +60,10 @@ pub struct CompareArgs {
     #[arg(long, value_name = "P")]
     pub sim_accuracy: Option<f64>,
     /// Model calls in flight per endpoint (overrides `max_concurrency` of models.toml).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = crate::cli::model_args::parse_in_flight)]
     pub concurrency: usize,
     /// Episodes run at once.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = crate::cli::model_args::parse_in_flight)]
     pub episodes_in_flight: usize,
     /// Safety cap on steps per episode (environments end their episodes first).
     #[arg(long, default_value_t = 10_000)]

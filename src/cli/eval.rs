@@ -38,7 +38,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "P")]
     pub sim_accuracy: Option<f64>,
     /// Agents in the roster (role cards taken in order from --roles).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = parse_agents)]
     pub agents: usize,
     /// Rounds for policies that have rounds (added as `rounds=T` unless given in the spec).
     #[arg(long)]
@@ -51,12 +51,12 @@ pub struct EvalArgs {
     #[arg(long, default_value = "hash", value_name = "SPEC")]
     pub embedder: String,
     /// Model calls in flight per endpoint (overrides `max_concurrency` of models.toml).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = crate::cli::model_args::parse_in_flight)]
     pub concurrency: usize,
     /// Items solved at once (default: 4 × --concurrency). More items than calls keep the
     /// endpoint busy while multi-round policies wait on their DAG parents; results do not
     /// depend on it (every draw is seeded per item).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cli::model_args::parse_in_flight)]
     pub items_in_flight: Option<usize>,
     /// Output directory: `<policy>.jsonl` per policy, `summary.json`, `results.md`, `results.csv`.
     #[arg(long, value_name = "DIR")]
@@ -117,6 +117,16 @@ fn roster(a: &EvalArgs, config: Option<&Path>, items: &[Item]) -> anyhow::Result
 }
 
 /// The specs of a `--policy` list with `--rounds` applied (test helper).
+/// Parses `--agents`: 1 to [`colony::eval::models::MAX_ROSTER_AGENTS`] (issue 30, item 2).
+fn parse_agents(s: &str) -> Result<usize, String> {
+    let max = crate::eval::models::MAX_ROSTER_AGENTS;
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("must be 1..={max}")),
+        Err(e) => Err(format!("not a count: {e}")),
+    }
+}
+
 #[cfg(test)]
 fn policy_specs(list: &str, rounds: Option<u32>) -> Vec<String> {
     crate::policy::PolicySpec::list(list, rounds)

@@ -121,3 +121,15 @@ impl ModelArgs {
         }
     }
 }
+
+/// Parses a count of things in flight at once (`--concurrency`, `--items-in-flight`,
+/// `--episodes-in-flight`): 1 to [`crate::llm::MAX_CONCURRENCY`], so no later product or
+/// semaphore overflows (issue 30, item 1).
+pub fn parse_in_flight(s: &str) -> Result<usize, String> {
+    let n: usize = s.trim().parse().map_err(|e| format!("not a count: {e}"))?;
+    if (1..=crate::llm::MAX_CONCURRENCY).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!("must be 1..={}", crate::llm::MAX_CONCURRENCY))
+    }
+}

@@ -44,7 +44,7 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "shard")]
     pub no_shard: bool,
     /// Model calls in flight per endpoint (overrides `max_concurrency` of models.toml).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cli::model_args::parse_in_flight)]
     pub concurrency: Option<usize>,
     /// Resume into a directory whose manifest records a different run (rewrites it).
     #[arg(long)]

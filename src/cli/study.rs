@@ -231,7 +231,10 @@ async fn policies_and_early_stopping(
     let progress = |r: &PolicyRow| {
         eprintln!(
             "  p={:.1} {:<22} accuracy {:.3}  calls/item {:.2}",
-            r.p, r.policy, r.summary.accuracy, r.calls_per_item
+            r.p,
+            r.policy,
+            r.summary.accuracy_or_nan(),
+            r.calls_per_item
         );
     };
     let (policies, early) = policy_accuracy(config, roles, embedder, &progress).await?;
@@ -285,7 +288,7 @@ async fn closing_the_gap(
             r.replies,
             r.row.p,
             r.row.policy,
-            r.row.summary.accuracy,
+            r.row.summary.accuracy_or_nan(),
             r.row.calls_per_item,
             r.row.tokens_per_item
         );

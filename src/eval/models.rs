@@ -154,7 +154,18 @@ pub enum RosterError {
     /// A model could not be built.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// More agents than a roster may hold.
+    #[error("--agents {agents}: a reasoning roster holds 1..={MAX_ROSTER_AGENTS} agents")]
+    TooManyAgents {
+        /// The number asked for.
+        agents: usize,
+    },
 }
+
+/// Most agents a reasoning roster may hold (`--agents`, suite key `agents`). Decision (issue
+/// 30, item 2): the papers' teams have at most a few dozen members; a thousand keeps every
+/// sweep possible while a typo cannot allocate gigabytes of members and calls.
+pub const MAX_ROSTER_AGENTS: usize = 1000;
 
 /// The roster of a reasoning run: `agents` members taking role cards from `roles` (see
 /// [`role_cards_in_order`]; `None`: the compiled-in pool) and models
@@ -168,6 +179,9 @@ pub fn reasoning_roster(
     items: &[Item],
     calls: CallRouting<'_>,
 ) -> Result<Roster, RosterError> {
+    if agents > MAX_ROSTER_AGENTS {
+        return Err(RosterError::TooManyAgents { agents });
+    }
     let roles = role_cards_in_order(roles)?;
     let models = build_models(specs, items, calls)?;
     let members = (0..agents.max(1))

@@ -22,8 +22,9 @@ pub struct PolicySummary {
     /// Correct items.
     pub correct: usize,
     /// `correct / (n − errors)`: accuracy over the answered items (errors are not wrong
-    /// answers; they are counted apart, as lm-eval-harness and Inspect report them).
-    pub accuracy: f64,
+    /// answers; they are counted apart, as lm-eval-harness and Inspect report them); `null`
+    /// when no item was answered (every one errored), never a 0 that reads as all wrong.
+    pub accuracy: Option<f64>,
     /// The 95% Wilson score interval of the accuracy over the answered items
     /// ([`super::stats::wilson95`]); absent when no item was answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -178,7 +179,7 @@ impl PolicySummary {
             s.add(&PolicySummary {
                 n: 1,
                 correct: usize::from(r.correct),
-                accuracy: 0.0,
+                accuracy: None,
                 accuracy_ci95: None,
                 vs_baseline: None,
                 errors: usize::from(r.error.is_some()),
@@ -199,20 +200,25 @@ impl PolicySummary {
         self.n += other.n;
         self.correct += other.correct;
         self.errors += other.errors;
-        self.failed_calls += other.failed_calls;
+        // Saturating: a server's absurd usage must not wrap a total around (issue 30, item 8).
+        self.failed_calls = self.failed_calls.saturating_add(other.failed_calls);
         self.no_answer += other.no_answer;
-        self.calls += other.calls;
-        self.prompt_tokens += other.prompt_tokens;
-        self.completion_tokens += other.completion_tokens;
+        self.calls = self.calls.saturating_add(other.calls);
+        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
+        self.completion_tokens = self
+            .completion_tokens
+            .saturating_add(other.completion_tokens);
         self.wall_s += other.wall_s;
         merge(&mut self.metrics, &other.metrics);
         let answered = self.answered();
-        self.accuracy = if answered == 0 {
-            0.0
-        } else {
-            self.correct as f64 / answered as f64
-        };
+        self.accuracy = (answered > 0).then(|| self.correct as f64 / answered as f64);
         self.accuracy_ci95 = super::stats::wilson95(self.correct, answered);
+    }
+
+    /// The accuracy, or NaN when no item was answered: for plots and sweeps that need a
+    /// number, where NaN shows as a gap or "NaN" (never as 0, which would read as all wrong).
+    pub fn accuracy_or_nan(&self) -> f64 {
+        self.accuracy.unwrap_or(f64::NAN)
     }
 
     /// Items with an answer to score (finished minus errored): the accuracy's denominator.
@@ -283,8 +289,7 @@ impl Summary {
             .map(|d| {
                 let mut values: Vec<f64> = self.datasets[d]
                     .values()
-                    .filter(|s| s.answered() > 0)
-                    .map(|s| percent2(s.accuracy))
+                    .filter_map(|s| s.accuracy.map(percent2))
                     .collect();
                 values.sort_by(|a, b| b.total_cmp(a));
                 values.dedup();
@@ -299,7 +304,7 @@ impl Summary {
                     names.iter().map(|d| scored(d, method)).collect();
                 let accuracy: Vec<Option<f64>> = per
                     .iter()
-                    .map(|s| s.map(|s| percent2(s.accuracy)))
+                    .map(|s| s.and_then(|s| s.accuracy.map(percent2)))
                     .collect();
                 let ci95 = per
                     .iter()
@@ -312,7 +317,7 @@ impl Summary {
                     .iter()
                     .zip(&accuracy)
                     .enumerate()
-                    .filter_map(|(i, (s, a))| Some((i, (*a)?, 100.0 * (*s)?.accuracy)))
+                    .filter_map(|(i, (s, a))| Some((i, (*a)?, 100.0 * (*s)?.accuracy?)))
                     .collect();
                 let (avg, avg_rank) = if present.is_empty() {
                     (None, None)
@@ -469,9 +474,9 @@ impl Summary {
                         .accuracy_ci95
                         .map_or([None, None], |[l, h]| [Some(l), Some(h)]);
                     out.push_str(&format!(
-                        "{},{d},{:.6},{},{},{},{},{},{},{:.3},{},{},{},{},{},{}\n",
+                        "{},{d},{},{},{},{},{},{},{},{:.3},{},{},{},{},{},{}\n",
                         row.method,
-                        s.accuracy,
+                        opt(s.accuracy, 6),
                         s.n,
                         s.correct,
                         s.prompt_tokens,
@@ -532,7 +537,7 @@ mod tests {
         // Totals span both datasets.
         assert_eq!(s.policies["a"].n, 14);
         assert_eq!(s.policies["a"].correct, 10);
-        assert!((s.policies["a"].accuracy - 10.0 / 14.0).abs() < 1e-12);
+        assert!((s.policies["a"].accuracy.unwrap() - 10.0 / 14.0).abs() < 1e-12);
         let md = s.markdown();
         assert!(
             md.contains("| math (%) | gsm8k (%) | AVG | AVG-R |"),
@@ -585,6 +590,10 @@ mod tests {
         assert_eq!((broken.avg, broken.avg_rank), (None, None));
         assert_eq!(broken.accuracy, vec![None, None]);
         assert!(s.policies["broken"].accuracy_ci95.is_none());
+        // summary.json says null, not 0.0 (issue 30, item 10).
+        assert_eq!(s.policies["broken"].accuracy, None);
+        let json = serde_json::to_value(&s).unwrap();
+        assert!(json["policies"]["broken"]["accuracy"].is_null(), "{json}");
         let md = s.markdown();
         assert!(md.contains("| broken | – | — | — | — | 0 |"), "{md}");
         // AVG is the mean of the exact 1/3s (33.333…%), not of the rounded 33.33s.
@@ -641,7 +650,7 @@ mod tests {
         ]);
         assert_eq!((s.n, s.correct, s.errors, s.no_answer), (4, 1, 1, 1));
         // The unanswered reply is a wrong answer; the failed call is not scored.
-        assert!((s.accuracy - 1.0 / 3.0).abs() < 1e-12);
+        assert!((s.accuracy.unwrap() - 1.0 / 3.0).abs() < 1e-12);
         let mut t = Summary::default();
         t.record("mmlu", "single", s);
         assert!(t.markdown().contains("| Failed calls | No answer |"));

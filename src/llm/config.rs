@@ -38,6 +38,10 @@ use super::{
     Sampling, SamplingKeys, SharedModel, SimulatedConfig, SimulatedModel,
 };
 
+/// Most calls in flight one endpoint may be given (`max_concurrency`, `--concurrency`): far
+/// above what any server serves, and far below the semaphore's limit (issue 30, item 1).
+pub const MAX_CONCURRENCY: usize = 65_536;
+
 /// Name of the built-in simulated model, available without any configuration.
 pub const SIMULATED_NAME: &str = "sim";
 
@@ -334,6 +338,12 @@ impl ModelSpec {
                 .unwrap_or(RetryPolicy::default().max_retries),
             ..RetryPolicy::default()
         };
+        let max_concurrency = self.max_concurrency.unwrap_or(64);
+        if !(1..=MAX_CONCURRENCY).contains(&max_concurrency) {
+            return Err(ModelError::Config(format!(
+                "model {name}: max_concurrency (or --concurrency) must be 1..={MAX_CONCURRENCY}, got {max_concurrency}"
+            )));
+        }
         let api_key = self
             .api_key_env
             .as_deref()
@@ -345,7 +355,7 @@ impl ModelSpec {
             .map(|base_url| EndpointSettings {
                 base_url,
                 api_key: api_key.clone(),
-                max_concurrency: self.max_concurrency.unwrap_or(64),
+                max_concurrency,
             })
             .collect();
         OpenAiClient::new(settings, endpoints)

@@ -34,7 +34,9 @@ pub mod wire;
 
 pub use answer_key::{AnswerKey, KeyMatch};
 pub use client::{ClientSettings, EndpointSettings, OpenAiClient};
-pub use config::{ModelKind, ModelOverrides, ModelSpec, ModelsConfig, SIMULATED_NAME};
+pub use config::{
+    ModelKind, ModelOverrides, ModelSpec, ModelsConfig, MAX_CONCURRENCY, SIMULATED_NAME,
+};
 pub use endpoint::redact_url;
 pub use error::{ErrorClass, ModelError};
 pub use fatal::stops_run;

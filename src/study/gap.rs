@@ -211,7 +211,7 @@ pub async fn closing_the_gap(
                     model.clone(),
                 )
                 .await?;
-                let accuracy = row.summary.accuracy;
+                let accuracy = row.summary.accuracy_or_nan();
                 let gap_points = if spec == REFERENCE {
                     reference = Some(accuracy);
                     None

@@ -84,12 +84,12 @@ pub fn policy_markdown(title: &str, rows: &[PolicyRow], with_tokens: bool) -> St
                     let _ = write!(
                         out,
                         " {:.1}% ({:.0} tok) |",
-                        100.0 * r.summary.accuracy,
+                        100.0 * r.summary.accuracy_or_nan(),
                         r.tokens_per_item
                     );
                 }
                 Some(r) => {
-                    let _ = write!(out, " {:.1}% |", 100.0 * r.summary.accuracy);
+                    let _ = write!(out, " {:.1}% |", 100.0 * r.summary.accuracy_or_nan());
                 }
                 None => out.push_str(" – |"),
             }
@@ -114,7 +114,7 @@ pub fn policy_csv(rows: &[PolicyRow]) -> String {
             r.p,
             s.n,
             s.correct,
-            s.accuracy,
+            s.accuracy_or_nan(),
             s.errors,
             r.calls_per_item,
             r.tokens_per_item,
@@ -163,7 +163,7 @@ pub fn policy_svg(title: &str, rows: &[PolicyRow], path: &Path) -> Result<(), Pl
             points: rows
                 .iter()
                 .filter(|r| r.policy == *policy)
-                .map(|r| (r.p, r.summary.accuracy))
+                .map(|r| (r.p, r.summary.accuracy_or_nan()))
                 .collect(),
             markers_only: false,
         })
@@ -207,7 +207,7 @@ pub fn gap_markdown(title: &str, rows: &[GapRow]) -> String {
             for &p in &ps {
                 match of.iter().find(|r| r.row.p == p) {
                     Some(r) => {
-                        let _ = write!(out, " {:.1}%", 100.0 * r.row.summary.accuracy);
+                        let _ = write!(out, " {:.1}%", 100.0 * r.row.summary.accuracy_or_nan());
                         if let Some(g) = r.gap_points {
                             let _ = write!(out, " ({g:+.1})");
                         }
@@ -272,7 +272,7 @@ pub fn gap_csv(rows: &[GapRow]) -> String {
             r.row.p,
             s.n,
             s.correct,
-            s.accuracy,
+            s.accuracy_or_nan(),
             s.errors,
             r.row.calls_per_item,
             r.row.tokens_per_item
@@ -303,7 +303,7 @@ mod tests {
                 p,
                 summary: PolicySummary {
                     n: 10,
-                    accuracy,
+                    accuracy: Some(accuracy),
                     ..PolicySummary::default()
                 },
                 calls_per_item: 5.0,

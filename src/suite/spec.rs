@@ -543,6 +543,28 @@ impl Suite {
                 ));
             }
         }
+        let bounded = [
+            (
+                "agents",
+                file.agents,
+                crate::eval::models::MAX_ROSTER_AGENTS,
+            ),
+            (
+                "items_in_flight",
+                file.items_in_flight,
+                crate::llm::MAX_CONCURRENCY,
+            ),
+            (
+                "episodes_in_flight",
+                file.episodes_in_flight,
+                crate::llm::MAX_CONCURRENCY,
+            ),
+        ];
+        for (key, value, max) in bounded {
+            if let Some(v) = value.filter(|v| !(1..=max).contains(v)) {
+                return Err(invalid(0, key, format!("{v} is outside 1..={max}")));
+            }
+        }
         let roles = file.roles.as_deref().map(resolve);
         if let Some(roles) = roles
             .as_ref()

@@ -10,13 +10,18 @@ var state = { unit: null, sortCol: null, sortDir: 1, filter: "", policy: "", lim
 
 function col(unit, name) { return unit.cols.indexOf(name); }
 
+// A malformed escape in the address (`#q=%`) is taken literally instead of blanking the page.
+function safeDecode(s) {
+  try { return decodeURIComponent(s); } catch (e) { return s; }
+}
+
 function parseHash() {
   var p = {};
   location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
     if (!kv) return;
     var i = kv.indexOf("=");
-    var k = decodeURIComponent(i < 0 ? kv : kv.slice(0, i));
-    p[k] = i < 0 ? "" : decodeURIComponent(kv.slice(i + 1).replace(/\+/g, " "));
+    var k = safeDecode(i < 0 ? kv : kv.slice(0, i));
+    p[k] = i < 0 ? "" : safeDecode(kv.slice(i + 1).replace(/\+/g, " "));
   });
   return p;
 }

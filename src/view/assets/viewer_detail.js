@@ -89,11 +89,28 @@ function swarmsysView(trace) {
     h("h4", { text: "Matches per round" }),
     table(["round", "open events", "matches (event ← agent, role)", "drawn", "answers"],
       rounds.map(function (rd) {
-        var m = (rd.matches || []).map(function (x) { return x.event + " ← " + x.agent + " (" + x.role + ")" + (x.over_capacity ? " over capacity" : ""); }).join("; ");
+        var m = matchesText(rd.matches);
         var drawn = rd.drawn ? Object.keys(rd.drawn).map(function (k) { return k + "→" + rd.drawn[k]; }).join(" ") : "";
         return [rd.round, fmt(rd.open), m, drawn, fmt(rd.answers)];
       }), "small matches")
   ]);
+}
+
+// A round's matches: a list of {event, agent, role} (embodied) or, in reasoning SwarmSys,
+// an object event -> {role: [agents]}; anything else shows as nothing.
+function matchesText(matches) {
+  if (Array.isArray(matches)) {
+    return matches.map(function (x) { return x.event + " ← " + x.agent + " (" + x.role + ")" + (x.over_capacity ? " over capacity" : ""); }).join("; ");
+  }
+  if (!matches || typeof matches !== "object") return "";
+  return Object.keys(matches).map(function (ev) {
+    var roles = matches[ev] || {};
+    if (typeof roles !== "object") return ev + " ← " + String(roles);
+    return ev + " ← " + Object.keys(roles).map(function (r) {
+      var who = roles[r];
+      return r + ": " + (Array.isArray(who) ? who.join(", ") : String(who));
+    }).join("; ");
+  }).join(" | ");
 }
 
 function messagesView(messages) {
