@@ -365,3 +365,86 @@ fn roster_size_is_bounded() {
     let args = ["run", suite, "--out", out, "--dry-run"];
     assert_error(&colony(&args), &args, &["agents", "1000"]);
 }
+
+/// Issue 30, item 6: size limits hold on what is read, not on what the file claims: a symlink
+/// to `/dev/zero` is refused as every kind of input file, quickly and in bounded memory.
+#[test]
+fn endless_files_are_refused_whatever_their_metadata_says() {
+    let tmp = tempfile::tempdir().unwrap();
+    let zero = tmp.path().join("zero.jsonl");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let toml = tmp.path().join("zero.toml");
+    std::os::unix::fs::symlink("/dev/zero", &toml).unwrap();
+    let out = tmp.path().join("o");
+    let (zero, toml, out) = (
+        zero.to_str().unwrap(),
+        toml.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let data = sample();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["run", toml, "--out", out, "--dry-run"],
+        vec![
+            "eval",
+            "--dataset",
+            "gsm8k",
+            "--data",
+            zero,
+            "--policy",
+            "single",
+            "--out",
+            out,
+        ],
+        vec![
+            "eval",
+            "--dataset",
+            "gsm8k",
+            "--data",
+            &data,
+            "--policy",
+            "single",
+            "--models-config",
+            toml,
+            "--out",
+            out,
+        ],
+        vec!["env", "step", "cube", "--state", zero],
+        vec!["env", "reset", "cube", "--layout", zero],
+    ];
+    for args in &cases {
+        assert_error(&colony(args), args, &["zero", "more than"]);
+    }
+}
+
+/// Issue 30, item 9: a directory symlink inside a dataset folder is not followed (a loop back
+/// to the root would read the problems again, or forever).
+#[test]
+fn dataset_folders_do_not_follow_directory_symlinks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("math");
+    std::fs::create_dir_all(root.join("algebra")).unwrap();
+    std::fs::write(
+        root.join("algebra/1.json"),
+        r#"{"problem": "What is 1+1?", "solution": "It is $\\boxed{2}$.", "level": "Level 1", "type": "Algebra"}"#,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("..", root.join("algebra/loop")).unwrap();
+    std::os::unix::fs::symlink(".", root.join("self")).unwrap();
+    let out = tmp.path().join("o");
+    let args = [
+        "eval",
+        "--dataset",
+        "math",
+        "--data",
+        root.to_str().unwrap(),
+        "--policy",
+        "single",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let run = colony(&args);
+    assert!(run.success, "{}", run.stderr);
+    let lines = std::fs::read_to_string(out.join("single.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 1, "one problem, read once: {lines}");
+}

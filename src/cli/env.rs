@@ -3,8 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// Largest layout, state or actions file `colony env` reads, in bytes (checked on the bytes
+/// read, issue 30 item 6).
+const MAX_ENV_FILE_BYTES: u64 = 256 << 20;
 
 use crate::env::{entries, find, parse_seeds};
 use crate::eval::env_run::{markdown_table, run_builtin, EnvRunConfig};
@@ -148,7 +152,7 @@ fn reset(a: ResetArgs) -> Result<()> {
     let env = match &a.layout {
         Some(path) => {
             let entry = find(&a.config.env)?;
-            let text = fs::read_to_string(path)
+            let text = colony_env_api::bounded::read_string(path, MAX_ENV_FILE_BYTES)
                 .with_context(|| format!("reading layout {}", path.display()))?;
             entry
                 .make_from_layout(EnvParams::parse(&a.config.set)?, &text)
@@ -176,7 +180,7 @@ fn reset(a: ResetArgs) -> Result<()> {
 /// short prefix of the value ([`colony_env_api::clip`]), never a huge input whole.
 fn parse_actions(spec: &str) -> Result<BTreeMap<AgentId, String>> {
     let text = match spec.strip_prefix('@') {
-        Some(path) => fs::read_to_string(path)
+        Some(path) => colony_env_api::bounded::read_string(Path::new(path), MAX_ENV_FILE_BYTES)
             .with_context(|| format!("--actions: reading {}", colony_env_api::clip(path)))?,
         None => spec.to_string(),
     };
@@ -200,7 +204,7 @@ fn parse_actions(spec: &str) -> Result<BTreeMap<AgentId, String>> {
 
 fn step(a: StepArgs) -> Result<()> {
     let (_, mut env) = build(&a.config)?;
-    let text = fs::read_to_string(&a.state)
+    let text = colony_env_api::bounded::read_string(&a.state, MAX_ENV_FILE_BYTES)
         .with_context(|| format!("reading state {}", a.state.display()))?;
     let mut value: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("state {} is not JSON", a.state.display()))?;

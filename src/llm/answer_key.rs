@@ -3,6 +3,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+/// Largest answer key read, in bytes (issue 30, item 6: checked on the bytes read).
+pub const MAX_ANSWER_KEY_BYTES: u64 = 512 << 20;
+
 use serde::Deserialize;
 
 use super::ModelError;
@@ -63,10 +66,8 @@ impl AnswerKey {
 
     /// Loads a JSONL answer key; errors name the file and line.
     pub fn load(path: &Path) -> Result<Self, ModelError> {
-        let text = std::fs::read_to_string(path).map_err(|cause| ModelError::Io {
-            path: path.display().to_string(),
-            cause,
-        })?;
+        let text = colony_env_api::bounded::read_string(path, MAX_ANSWER_KEY_BYTES)
+            .map_err(|e| ModelError::Config(format!("answer key {e}")))?;
         let mut key = Self::new();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {

@@ -42,6 +42,9 @@ use super::{
 /// above what any server serves, and far below the semaphore's limit (issue 30, item 1).
 pub const MAX_CONCURRENCY: usize = 65_536;
 
+/// Largest `models.toml` read, in bytes (a configuration file, not data).
+pub const MAX_MODELS_FILE_BYTES: u64 = 1 << 20;
+
 /// Name of the built-in simulated model, available without any configuration.
 pub const SIMULATED_NAME: &str = "sim";
 
@@ -144,10 +147,8 @@ pub struct ModelsConfig {
 impl ModelsConfig {
     /// Parses a `models.toml`; errors name the file, line and field.
     pub fn load(path: &Path) -> Result<Self, ModelError> {
-        let text = std::fs::read_to_string(path).map_err(|cause| ModelError::Io {
-            path: path.display().to_string(),
-            cause,
-        })?;
+        let text = colony_env_api::bounded::read_string(path, MAX_MODELS_FILE_BYTES)
+            .map_err(|e| ModelError::Config(e.to_string()))?;
         Self::parse(&text, Some(path))
     }
 

@@ -341,15 +341,16 @@ impl Manifest {
             path: path.clone(),
             message,
         };
-        match std::fs::metadata(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io(e.to_string())),
-            Ok(m) if m.len() > MAX_MANIFEST_BYTES => {
-                return Err(io(format!("{} bytes is too large for a manifest", m.len())))
+        use colony_env_api::bounded::{read_string, BoundedReadError};
+        let text = match read_string(&path, MAX_MANIFEST_BYTES) {
+            Err(BoundedReadError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Ok(None)
             }
-            Ok(_) => {}
-        }
-        let text = std::fs::read_to_string(&path).map_err(|e| io(e.to_string()))?;
+            Err(e) => return Err(io(e.to_string())),
+            Ok(text) => text,
+        };
         serde_json::from_str(&text)
             .map(Some)
             .map_err(|e| io(format!("not a colony run manifest: {e}")))

@@ -115,15 +115,15 @@ fn io(path: &Path) -> impl Fn(String) -> MergeError + '_ {
 }
 
 fn read_bounded(path: &Path) -> Result<Option<String>, MergeError> {
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io(path)(e.to_string())),
-        Ok(m) if m.len() > MAX_READ_BYTES => {
-            Err(io(path)(format!("{} bytes is too large", m.len())))
+    use colony_env_api::bounded::{read_string, BoundedReadError};
+    match read_string(path, MAX_READ_BYTES) {
+        Err(BoundedReadError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
         }
-        Ok(_) => std::fs::read_to_string(path)
-            .map(Some)
-            .map_err(|e| io(path)(e.to_string())),
+        Err(e) => Err(io(path)(e.to_string())),
+        Ok(text) => Ok(Some(text)),
     }
 }
 

@@ -304,14 +304,12 @@ impl Suite {
             path: path.to_path_buf(),
             message,
         };
-        let meta = std::fs::metadata(path).map_err(|e| read(e.to_string()))?;
-        if meta.len() > MAX_SUITE_BYTES {
-            return Err(read(format!(
-                "{} bytes is too large for a suite file (limit {MAX_SUITE_BYTES})",
-                meta.len()
-            )));
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| read(e.to_string()))?;
+        let text = colony_env_api::bounded::read_string(path, MAX_SUITE_BYTES).map_err(|e| {
+            // The error names the path already; keep only what went wrong.
+            let text = e.to_string();
+            let shown = format!("{}: ", path.display());
+            read(text.strip_prefix(&shown).unwrap_or(&text).to_string())
+        })?;
         Self::parse(&text, path)
     }
 

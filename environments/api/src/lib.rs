@@ -11,6 +11,7 @@
 //! drive without knowing the concrete types. [`conformance`] holds the shared test every
 //! environment crate runs.
 
+pub mod bounded;
 pub mod conformance;
 pub mod describe;
 mod dyn_env;

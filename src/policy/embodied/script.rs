@@ -76,14 +76,8 @@ impl ReplyScript {
             path: path.to_path_buf(),
             message,
         };
-        let meta = std::fs::metadata(path).map_err(|e| io(e.to_string()))?;
-        if meta.len() > MAX_SCRIPT_BYTES {
-            return Err(io(format!(
-                "{} bytes is more than the limit of {MAX_SCRIPT_BYTES}",
-                meta.len()
-            )));
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| io(e.to_string()))?;
+        let text = colony_env_api::bounded::read_string(path, MAX_SCRIPT_BYTES)
+            .map_err(|e| io(e.to_string()))?;
         Self::parse(&text, path)
     }
 

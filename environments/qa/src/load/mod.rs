@@ -57,6 +57,10 @@ pub(crate) enum CsvHeader {
     Positional(&'static [&'static str]),
 }
 
+/// Largest data file read, in bytes: checked on the bytes read, so a symlink to `/dev/zero`
+/// stops there (issue 30, item 6).
+pub const MAX_DATA_FILE_BYTES: u64 = 512 << 20;
+
 /// The column names of MMLU's original header-less CSV files.
 const MMLU_CSV_COLUMNS: &[&str] = &["question", "A", "B", "C", "D", "answer"];
 
@@ -137,6 +141,9 @@ fn collect_files(
     format: Option<Format>,
     out: &mut Vec<(String, PathBuf, Format)>,
 ) -> Result<(), LoadError> {
+    // Directory symlinks are not followed (a `sub/loop -> ..` would read the tree again, or
+    // forever), and a file reached through two names is read once (issue 30, item 9).
+    let mut seen = std::collections::HashSet::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let entries = std::fs::read_dir(&d).map_err(|source| LoadError::Io {
@@ -149,8 +156,18 @@ fn collect_files(
                 source,
             })?;
             let p = entry.path();
-            if p.is_dir() {
+            let kind = entry.file_type().map_err(|source| LoadError::Io {
+                path: p.clone(),
+                source,
+            })?;
+            if kind.is_dir() {
                 stack.push(p);
+                continue;
+            }
+            if p.is_dir() {
+                continue;
+            }
+            if !seen.insert(std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone())) {
                 continue;
             }
             let Some(detected) = Format::from_path(&p) else {
@@ -233,10 +250,17 @@ fn read_file(path: &Path, format: Format, header: CsvHeader) -> Result<Vec<RowRe
 /// The file's text: UTF-8 checked (the error names the line of the first bad byte), a leading
 /// byte-order mark removed.
 fn read_text(path: &Path) -> Result<String, LoadError> {
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes =
+        colony_env_api::bounded::read_bytes(path, MAX_DATA_FILE_BYTES).map_err(|e| match e {
+            colony_env_api::bounded::BoundedReadError::Io { source, .. } => LoadError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+            other => LoadError::Format {
+                path: path.to_path_buf(),
+                message: other.to_string(),
+            },
+        })?;
     match String::from_utf8(bytes) {
         Ok(mut s) => {
             if s.starts_with('\u{feff}') {
