@@ -180,8 +180,14 @@ fn reset(a: ResetArgs) -> Result<()> {
 /// short prefix of the value ([`colony_env_api::clip`]), never a huge input whole.
 fn parse_actions(spec: &str) -> Result<BTreeMap<AgentId, String>> {
     let text = match spec.strip_prefix('@') {
+        // The error quotes a clipped prefix only: the path itself may be huge.
         Some(path) => colony_env_api::bounded::read_string(Path::new(path), MAX_ENV_FILE_BYTES)
-            .with_context(|| format!("--actions: reading {}", colony_env_api::clip(path)))?,
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "--actions: reading {}",
+                    colony_env_api::clip(&e.to_string())
+                )
+            })?,
         None => spec.to_string(),
     };
     let value: serde_json::Value = serde_json::from_str(&text).with_context(|| {

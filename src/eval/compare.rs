@@ -287,12 +287,13 @@ impl EpisodeSink for CompareSink {
 /// The directory of one episode's files: `episodes/<policy>/<seed>`, under
 /// `episodes/<configuration>/` in a grid.
 pub fn episode_dir(out: &Path, label: &str, policy: &str, seed: u64) -> PathBuf {
+    use crate::policy::file_component;
     let base = if label.is_empty() {
         out.join("episodes")
     } else {
-        out.join("episodes").join(label)
+        out.join("episodes").join(file_component(label))
     };
-    base.join(policy).join(seed.to_string())
+    base.join(file_component(policy)).join(seed.to_string())
 }
 
 /// Runs one episode and appends its result.
@@ -576,7 +577,10 @@ pub async fn write_compare_reports(config: &CompareConfig) -> Result<CompareOutc
         if config.grid.is_empty() {
             write_report(&config.out, &summary, &rows)?;
         } else {
-            let dir = config.out.join("configurations").join(&sub.label);
+            let dir = config
+                .out
+                .join("configurations")
+                .join(crate::policy::file_component(&sub.label));
             std::fs::create_dir_all(&dir).map_err(io(&dir))?;
             write_report(&dir, &summary, &rows)?;
         }

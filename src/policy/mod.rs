@@ -6,7 +6,7 @@ pub mod embodied;
 pub mod reasoning;
 mod spec;
 
-pub use spec::{PolicySpec, SpecError, MAX_LABEL_LEN};
+pub use spec::{file_component, PolicySpec, SpecError, MAX_LABEL_LEN};
 
 /// Splits a policy list as `--policy`/`--policies` spell it: `;` separates policies when
 /// present; otherwise commas do, except that a `key=value` part continues the options of

@@ -141,6 +141,33 @@ fn with_rounds(spec: &str, rounds: Option<u32>) -> String {
     }
 }
 
+/// `name` as one component of a path under an output directory: unchanged when it is a valid
+/// label (see [`check_label`]), else with every `/`, `\\` and control character replaced by
+/// `_`, a leading `.` or an empty name prefixed with `_`, and cut to [`MAX_LABEL_LEN`] bytes.
+/// Every name read from a run's files (labels, configurations, policies) goes through it
+/// before it becomes a path, so no file can steer a write or read outside the directory
+/// (issue 30, items 11 and 12).
+pub fn file_component(name: &str) -> String {
+    if check_label(name, name).is_ok() {
+        return name.to_string();
+    }
+    let mut out = String::new();
+    if name.is_empty() || name.starts_with('.') {
+        out.push('_');
+    }
+    for c in name.chars() {
+        if out.len() + c.len_utf8() > MAX_LABEL_LEN {
+            break;
+        }
+        out.push(if c == '/' || c == '\\' || c.is_control() {
+            '_'
+        } else {
+            c
+        });
+    }
+    out
+}
+
 /// A label must name a file in the output directory: not empty, not hidden, no path
 /// separator or control character, bounded.
 fn check_label(spec: &str, label: &str) -> Result<(), SpecError> {

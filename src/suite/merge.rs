@@ -114,7 +114,18 @@ fn io(path: &Path) -> impl Fn(String) -> MergeError + '_ {
     }
 }
 
+/// Shard files must be the run's own: a symbolic link (to anything outside) is an error.
+fn refuse_link(path: &Path) -> Result<(), MergeError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(io(path)(
+            "is a symbolic link; a shard's files are read only as the run wrote them".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn read_bounded(path: &Path) -> Result<Option<String>, MergeError> {
+    refuse_link(path)?;
     use colony_env_api::bounded::{read_string, BoundedReadError};
     match read_string(path, MAX_READ_BYTES) {
         Err(BoundedReadError::Io { source, .. })
@@ -290,23 +301,94 @@ pub async fn merge_shards(
     if !gaps.is_empty() && !allow_partial {
         return Err(MergeError::Missing(gaps.join("; ")));
     }
-    write_assembly(out, &asm)?;
-    let mut manifest = base.clone();
-    manifest.shard = None;
-    manifest.write(out)?;
-    let units = rebuild_reports(out, &suite, &base.models).await?;
-    let mut markdown = write_suite_report(out, &suite, &units)?;
-    if !gaps.is_empty() {
-        let note = format!("**Partial merge:** {}.\n", gaps.join("; "));
-        markdown.push_str(&note);
-        let path = out.join("results.md");
-        crate::eval::trajectory::write_atomic(&path, markdown.as_bytes())
-            .map_err(|e| io(&path)(e.to_string()))?;
+    // Everything is written into a staging directory next to OUT and renamed into place at
+    // the end (issue 30, items 14 and 15): a merge killed at any moment leaves OUT as it was
+    // (absent or empty), and of two merges racing into one OUT only the first rename wins.
+    check_out_empty(out)?;
+    let staging = staging_dir(out);
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).map_err(|e| io(&staging)(e.to_string()))?;
+    }
+    let result = build_merged(&staging, &asm, &base, &suite, &gaps).await;
+    let (units, markdown) = match result {
+        Ok(done) => done,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(e);
+        }
+    };
+    if let Err(e) = publish(&staging, out) {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e);
     }
     Ok(MergeOutcome {
         units,
         markdown,
         gaps,
+    })
+}
+
+/// Writes the merged run (files, manifest, reports) into `dir`; returns the unit reports and
+/// the suite's Markdown.
+async fn build_merged(
+    dir: &Path,
+    asm: &Assembly,
+    base: &Manifest,
+    suite: &Suite,
+    gaps: &[String],
+) -> Result<(Vec<UnitReport>, String), MergeError> {
+    write_assembly(dir, asm)?;
+    let mut manifest = base.clone();
+    manifest.shard = None;
+    manifest.write(dir)?;
+    let units = rebuild_reports(dir, suite, &base.models).await?;
+    let mut markdown = write_suite_report(dir, suite, &units)?;
+    if !gaps.is_empty() {
+        let note = format!("**Partial merge:** {}.\n", gaps.join("; "));
+        markdown.push_str(&note);
+        let path = dir.join("results.md");
+        crate::eval::trajectory::write_atomic(&path, markdown.as_bytes())
+            .map_err(|e| io(&path)(e.to_string()))?;
+    }
+    Ok((units, markdown))
+}
+
+/// OUT must be absent or an empty directory.
+fn check_out_empty(out: &Path) -> Result<(), MergeError> {
+    if out.exists() {
+        let empty = std::fs::read_dir(out)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(false);
+        if !empty {
+            return Err(MergeError::OutNotEmpty(out.to_path_buf()));
+        }
+    }
+    Ok(())
+}
+
+/// The staging directory of a merge into `out`: a hidden sibling named after it and this
+/// process, so a rename publishes it on the same file system.
+fn staging_dir(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map_or("merged".into(), |n| n.to_string_lossy().into_owned());
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+    let staged = format!(".{name}.merging-{}", std::process::id());
+    parent.map_or_else(|| PathBuf::from(&staged), |p| p.join(&staged))
+}
+
+/// Renames the finished `staging` directory to `out` (replacing an empty `out`); fails
+/// without touching `out` when another merge got there first.
+fn publish(staging: &Path, out: &Path) -> Result<(), MergeError> {
+    if out.exists() {
+        check_out_empty(out)?;
+        std::fs::remove_dir(out).map_err(|_| MergeError::OutNotEmpty(out.to_path_buf()))?;
+    }
+    std::fs::rename(staging, out).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::DirectoryNotEmpty => {
+            MergeError::OutNotEmpty(out.to_path_buf())
+        }
+        _ => io(out)(e.to_string()),
     })
 }
 
@@ -425,14 +507,6 @@ fn scan_env_unit(
 
 /// Writes the assembled files and copies the trajectory trees into `out`.
 fn write_assembly(out: &Path, asm: &Assembly) -> Result<(), MergeError> {
-    if out.exists() {
-        let empty = std::fs::read_dir(out)
-            .map(|mut d| d.next().is_none())
-            .unwrap_or(false);
-        if !empty {
-            return Err(MergeError::OutNotEmpty(out.to_path_buf()));
-        }
-    }
     for (rel, bytes) in &asm.files {
         let path = out.join(rel);
         if let Some(parent) = path.parent() {
@@ -458,6 +532,7 @@ fn append_lines(src: &Path, dest: &Path) -> Result<(), MergeError> {
     if let Some(parent) = dest.parent() {
         std::fs::create_dir_all(parent).map_err(|e| io(parent)(e.to_string()))?;
     }
+    refuse_link(src)?;
     let input = std::fs::File::open(src).map_err(|e| io(src)(e.to_string()))?;
     let mut input = std::io::BufReader::new(input);
     let out = std::fs::OpenOptions::new()
@@ -486,7 +561,14 @@ fn copy_tree(src: &Path, dest: &Path) -> Result<(), MergeError> {
         let entry = entry.map_err(|e| io(src)(e.to_string()))?;
         let from = entry.path();
         let to = dest.join(entry.file_name());
-        if from.is_dir() {
+        let kind = entry.file_type().map_err(|e| io(&from)(e.to_string()))?;
+        if kind.is_symlink() {
+            // A link in a shard tree could copy files from anywhere, or loop (issue 30, item
+            // 13): runs never write links, so one is skipped.
+            tracing::warn!(path = %from.display(), "merge: skipping a symbolic link");
+            continue;
+        }
+        if kind.is_dir() {
             copy_tree(&from, &to)?;
         } else {
             std::fs::copy(&from, &to).map_err(|e| io(&from)(e.to_string()))?;

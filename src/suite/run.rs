@@ -63,6 +63,9 @@ pub enum SuiteRunError {
     /// A dataset or grid could not be expanded.
     #[error(transparent)]
     Plan(#[from] PlanError),
+    /// Another colony process runs into the same suite directory.
+    #[error(transparent)]
+    Lock(#[from] crate::eval::lock::LockError),
     /// The manifest could not be written or does not match.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
@@ -146,7 +149,7 @@ pub struct SuiteOutcome {
 
 /// A unit's directory relative to the run's: `<model>/<label>`.
 pub fn unit_dir(model: &str, label: &str) -> PathBuf {
-    PathBuf::from(super::spec::safe_label(model)).join(label)
+    PathBuf::from(super::spec::safe_label(model)).join(super::spec::safe_label(label))
 }
 
 /// The directory a run (or its shard) writes.
@@ -175,6 +178,9 @@ pub async fn run_suite(
     let units = expand(suite, &names, &mut notes)?;
     let dir = run_dir(&opts.out, opts.shard);
     std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+    // One process per suite directory, taken before the manifest or plan is touched (issue
+    // 30, item 16); units still lock their own directories for eval and compare.
+    let _lock = crate::eval::lock::DirLock::acquire(&dir)?;
     Manifest::new(&opts.suite_file, suite, &opts.models, opts.shard).claim(&dir, opts.force)?;
     let plan = PlanFile {
         shard: opts.shard,

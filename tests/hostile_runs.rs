@@ -1,0 +1,221 @@
+//! Hostile run directories (issue 30, items 11 to 16): names read from a run's files never
+//! become paths outside it, merge ignores links, publishes atomically and lets one of two
+//! racing merges win, and a suite directory has one writer.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{colony, colony_cmd, run_ok};
+use serde_json::Value;
+
+const SUITE: &str = r#"name = "tiny"
+policies = ["scripted:noop"]
+models = ["sim"]
+
+[[environments]]
+id = "cube"
+set = { n = 1 }
+seeds = "0..2"
+max_steps = 3
+"#;
+
+/// Runs the tiny suite in two shards under `tmp/sharded`; returns the shard directories.
+fn shards(tmp: &Path) -> Vec<PathBuf> {
+    let suite = tmp.join("tiny.toml");
+    std::fs::write(&suite, SUITE).unwrap();
+    let out = tmp.join("sharded");
+    (0..2)
+        .map(|i| {
+            run_ok(
+                colony_cmd([
+                    "run",
+                    suite.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                    "--quiet",
+                ])
+                .env("SLURM_ARRAY_TASK_ID", i.to_string())
+                .env("SLURM_ARRAY_TASK_COUNT", "2"),
+            );
+            out.join(format!("shard-{i}-of-2"))
+        })
+        .collect()
+}
+
+fn merge(out: &Path, dirs: &[PathBuf], extra: &[&str]) -> (bool, String, String) {
+    let mut args = vec!["merge".to_string(), out.display().to_string()];
+    args.extend(dirs.iter().map(|d| d.display().to_string()));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    colony(&args)
+}
+
+fn edit_json(path: &Path, f: impl Fn(&mut Value)) {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    f(&mut v);
+    std::fs::write(path, serde_json::to_string(&v).unwrap()).unwrap();
+}
+
+/// Every file under `dir`, relative.
+fn files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn labels_from_shard_manifests_never_leave_the_merge_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = shards(tmp.path());
+    let outside = tmp.path().join("outside");
+    for (i, label) in [
+        outside.display().to_string(),
+        "../../../escaped".to_string(),
+    ]
+    .iter()
+    .enumerate()
+    {
+        for d in &dirs {
+            edit_json(&d.join("manifest.json"), |m| {
+                m["suite"]["environments"][0]["label"] = Value::from(label.clone());
+            });
+        }
+        let merged = tmp.path().join(format!("merged{i}"));
+        let _ = merge(&merged, &dirs, &["--allow-partial"]);
+        assert!(!outside.exists(), "merge wrote to {}", outside.display());
+        assert!(!tmp.path().join("escaped").exists());
+        assert!(!Path::new("/escaped").exists());
+    }
+}
+
+#[test]
+fn merge_skips_links_and_publishes_whole_or_not_at_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = shards(tmp.path());
+    // A link in a shard's episode tree (to a secret outside, and a loop) is not followed.
+    let secret = tmp.path().join("secret.txt");
+    std::fs::write(&secret, "do not copy").unwrap();
+    let eps = dirs[0].join("sim/cube_n=1/episodes");
+    assert!(eps.is_dir(), "{}", eps.display());
+    std::os::unix::fs::symlink(&secret, eps.join("secret.txt")).unwrap();
+    std::os::unix::fs::symlink("..", eps.join("loop")).unwrap();
+    let merged = tmp.path().join("merged");
+    let (ok, _, err) = merge(&merged, &dirs, &[]);
+    assert!(ok, "{err}");
+    let all = files(&merged);
+    assert!(
+        all.iter()
+            .all(|f| !f.contains("secret") && !f.contains("loop")),
+        "{all:?}"
+    );
+    assert!(all.iter().any(|f| f.ends_with("summary.json")));
+    // Two merges into one directory: one wins, the other is refused, nothing is doubled.
+    let twice = tmp.path().join("twice");
+    let a = {
+        let (dirs, twice) = (dirs.clone(), twice.clone());
+        std::thread::spawn(move || merge(&twice, &dirs, &[]))
+    };
+    let b = merge(&twice, &dirs, &[]);
+    let a = a.join().unwrap();
+    assert_eq!(
+        u8::from(a.0) + u8::from(b.0),
+        1,
+        "exactly one merge wins: {a:?} {b:?}"
+    );
+    let loser = if a.0 { &b.2 } else { &a.2 };
+    assert!(loser.contains("not empty"), "{loser}");
+    assert_eq!(files(&twice), files(&merged));
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains("merging"))
+        .collect();
+    assert!(leftovers.is_empty(), "staging directories left behind");
+}
+
+#[test]
+fn view_reads_episodes_only_inside_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    run_ok(&mut colony_cmd([
+        "compare",
+        "--env",
+        "cube",
+        "--set",
+        "n=1",
+        "--policies",
+        "scripted:noop",
+        "--seeds",
+        "0",
+        "--max-steps",
+        "2",
+        "--out",
+        run.to_str().unwrap(),
+        "--quiet",
+    ]));
+    // An outside directory holding files the viewer would embed.
+    let outside = tmp.path().join("outside");
+    let ep = outside.join("scripted:noop/0");
+    std::fs::create_dir_all(&ep).unwrap();
+    std::fs::write(ep.join("calls.jsonl"), "{\"secret\": \"OUTSIDE-MARKER\"}\n").unwrap();
+    let episodes = run.join("episodes.jsonl");
+    let text = std::fs::read_to_string(&episodes).unwrap();
+    let mut line: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    line["config"] = Value::from(outside.display().to_string());
+    let mut text = text;
+    text.push_str(&serde_json::to_string(&line).unwrap());
+    text.push('\n');
+    line["config"] = Value::from("../outside");
+    text.push_str(&serde_json::to_string(&line).unwrap());
+    text.push('\n');
+    std::fs::write(&episodes, text).unwrap();
+    let _ = colony(&["view", run.to_str().unwrap()]);
+    for page in files(&run).iter().filter(|f| f.ends_with(".html")) {
+        let html = std::fs::read_to_string(run.join(page)).unwrap();
+        assert!(
+            !html.contains("OUTSIDE-MARKER"),
+            "{page} embeds an outside file"
+        );
+    }
+}
+
+#[test]
+fn a_suite_directory_has_one_writer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("tiny.toml");
+    std::fs::write(&suite, SUITE).unwrap();
+    let out = tmp.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    // Hold the suite directory's lock as a running colony would.
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(out.join(".colony.lock"))
+        .unwrap();
+    lock.try_lock().unwrap();
+    let (ok, _, err) = colony(&[
+        "run",
+        suite.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--no-shard",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("another colony process"), "{err}");
+    assert!(!out.join("manifest.json").exists() && !out.join("plan.json").exists());
+}
