@@ -109,7 +109,7 @@ impl ModelArgs {
     /// Builds the model, wrapped for recording or replay when asked.
     pub fn build(&self, config: Option<&Path>) -> anyhow::Result<SharedModel> {
         let spec = self.spec(config)?;
-        tracing::debug!(?spec, "resolved model");
+        tracing::debug!(spec = ?spec.redacted(), "resolved model");
         if let Some(dir) = &self.replay {
             let id = spec.build_id();
             return Ok(Arc::new(ReplayModel::replay(&id, dir)?));

@@ -154,7 +154,7 @@ impl OpenAiClient {
                     .await
                     .map_err(|e| transport_error(ep, e, &self.settings))?;
                 let status = resp.status();
-                let body = self.read_body(ep, resp).await?;
+                let body = ep.scrub(self.read_body(ep, resp).await?);
                 if !status.is_success() {
                     return Err(status_error(ep, status, None, &body));
                 }
@@ -246,7 +246,7 @@ impl OpenAiClient {
         let retry_after = (!status.is_success())
             .then(|| parse_retry_after(resp.headers()))
             .flatten();
-        let bytes = self.read_body(ep, resp).await?;
+        let bytes = ep.scrub(self.read_body(ep, resp).await?);
         if !status.is_success() {
             return Err(status_error(ep, status, retry_after, &bytes));
         }

@@ -310,6 +310,15 @@ impl ModelSpec {
             .collect()
     }
 
+    /// This spec with every base URL's credentials masked ([`super::redact_url`]), for logs
+    /// and messages (issue 30, item 17: `-vv` must not print a password or query key).
+    pub fn redacted(&self) -> ModelSpec {
+        let mut out = self.clone();
+        out.base_url = out.base_url.as_deref().map(super::redact_url);
+        out.base_urls = out.base_urls.iter().map(|u| super::redact_url(u)).collect();
+        out
+    }
+
     /// Builds the OpenAI-compatible client (kind `openai`).
     pub fn build_client(&self) -> Result<OpenAiClient, ModelError> {
         let name = &self.name;

@@ -57,6 +57,9 @@ pub(crate) struct Endpoint {
     pub(crate) models_url: String,
     pub(crate) embeddings_url: String,
     pub(crate) api_key: Option<ApiKey>,
+    /// Every credential configured for this endpoint (the API key, URL userinfo, query
+    /// values), removed from whatever the server sends back ([`Endpoint::scrub`]).
+    secrets: Vec<String>,
     /// Permits of HTTP attempts (shared with the gauge registry, which holds it weakly).
     pub(crate) permits: Arc<AdaptiveLimit>,
     health: Mutex<Health>,
@@ -103,10 +106,44 @@ pub fn redact_url(base: &str) -> String {
     url.to_string().trim_end_matches('/').to_string()
 }
 
+/// The credentials written into `base` (userinfo and query values), shortest ignored: a
+/// one- to three-character value (`?v=1`) is no secret, and masking it would garble replies.
+fn url_secrets(base: &str) -> Vec<String> {
+    let Ok(url) = reqwest::Url::parse(base) else {
+        return Vec::new();
+    };
+    let mut out = vec![url.username().to_string()];
+    out.extend(url.password().map(str::to_string));
+    out.extend(url.query_pairs().map(|(_, v)| v.into_owned()));
+    out.retain(|s| s.len() >= 4);
+    out
+}
+
+/// `base` without userinfo. Decision (issue 30, item 19): with an API key configured, the
+/// key goes as `Authorization: Bearer` and URL userinfo is not sent (reqwest would add a
+/// second, Basic, header from it); without a key, userinfo is sent as Basic authentication.
+fn without_userinfo(base: &str) -> String {
+    match reqwest::Url::parse(base) {
+        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.to_string().trim_end_matches('/').to_string()
+        }
+        _ => base.to_string(),
+    }
+}
+
 impl Endpoint {
     pub(crate) fn new(s: EndpointSettings) -> Self {
-        let raw = s.base_url.trim_end_matches('/').to_string();
-        let base_url = redact_url(&raw);
+        let configured = s.base_url.trim_end_matches('/').to_string();
+        let base_url = redact_url(&configured);
+        let mut secrets = url_secrets(&configured);
+        secrets.extend(s.api_key.as_ref().map(|k| k.expose().to_string()));
+        let raw = if s.api_key.is_some() {
+            without_userinfo(&configured)
+        } else {
+            configured
+        };
         let permits = Arc::new(AdaptiveLimit::new(s.max_concurrency));
         super::gauges::register(&base_url, &permits);
         Self {
@@ -115,9 +152,37 @@ impl Endpoint {
             embeddings_url: join_path(&raw, "embeddings"),
             base_url,
             api_key: s.api_key,
+            secrets,
             permits,
             health: Mutex::new(Health::default()),
         }
+    }
+
+    /// `body` with every configured credential replaced by `***` (issue 30, item 18): a
+    /// server that echoes the key (in a 401 message, or in a reply) must not put it into
+    /// errors, logs, results or call logs. Free when no credential is configured.
+    pub(crate) fn scrub(&self, body: bytes::Bytes) -> bytes::Bytes {
+        if self.secrets.is_empty() {
+            return body;
+        }
+        let mut out: Option<Vec<u8>> = None;
+        for secret in &self.secrets {
+            let text = out.as_deref().unwrap_or(&body);
+            let finder = memchr::memmem::Finder::new(secret.as_bytes());
+            if finder.find(text).is_none() {
+                continue;
+            }
+            let mut replaced = Vec::with_capacity(text.len());
+            let mut rest = text;
+            while let Some(i) = finder.find(rest) {
+                replaced.extend_from_slice(&rest[..i]);
+                replaced.extend_from_slice(b"***");
+                rest = &rest[i + secret.len()..];
+            }
+            replaced.extend_from_slice(rest);
+            out = Some(replaced);
+        }
+        out.map_or(body, bytes::Bytes::from)
     }
 
     fn health(&self) -> std::sync::MutexGuard<'_, Health> {

@@ -1,0 +1,151 @@
+//! Credentials never leak (issue 30, items 17 to 19), over real loopback HTTP: a server that
+//! echoes the `Authorization` header in its 401 body, a base URL with userinfo and a query key,
+//! and `-vv` logging. Nothing of the key, the password or the query value may reach stderr,
+//! results, call logs or the viewer page; one `Authorization` header is sent.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use common::eval_run::gsm8k_sample;
+use common::BIN;
+
+const KEY: &str = "sk-ECHOED-KEY-4242";
+const PASSWORD: &str = "PW-SECRET-77";
+const QUERY: &str = "QUERY-SECRET-99";
+
+/// Starts a server answering every request with 401 and a body quoting its `Authorization`
+/// headers; returns its address and the headers it saw, per request.
+fn echo_server() -> (String, Arc<Mutex<Vec<Vec<String>>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut auth = Vec::new();
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if lower.starts_with("authorization:") {
+                    auth.push(line[14..].trim().to_string());
+                }
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; length];
+            let _ = std::io::Read::read_exact(&mut reader, &mut body);
+            let message = format!(
+                "{{\"error\": {{\"message\": \"invalid credentials: {}\"}}}}",
+                auth.join(" | ").replace('"', "'")
+            );
+            log.lock().unwrap().push(auth);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{message}",
+                message.len()
+            );
+        }
+    });
+    (addr, seen)
+}
+
+fn assert_clean(what: &str, text: &str) {
+    for secret in [KEY, PASSWORD, QUERY] {
+        assert!(!text.contains(secret), "{what} leaks {secret}: {text}");
+    }
+}
+
+fn all_text(dir: &Path) -> String {
+    let mut out = String::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.push_str(&all_text(&p));
+        } else if let Ok(t) = std::fs::read_to_string(&p) {
+            out.push_str(&t);
+        }
+    }
+    out
+}
+
+#[test]
+fn keys_echoed_by_a_server_and_written_in_urls_never_leak() {
+    let (addr, seen) = echo_server();
+    let url = format!("http://alice:{PASSWORD}@{addr}/v1?api_key={QUERY}");
+    let out = std::process::Command::new(BIN)
+        .args([
+            "-vv",
+            "chat",
+            "--base-url",
+            &url,
+            "--model",
+            "m",
+            "--api-key-env",
+            "SECRET_KEY_VAR",
+            "hello",
+        ])
+        .env("SECRET_KEY_VAR", KEY)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("401") || stderr.contains("nauthorized"),
+        "{stderr}"
+    );
+    assert_clean("chat stderr", &stderr);
+    // One Authorization header per request, the Bearer key (userinfo is not sent with a key).
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.is_empty());
+    for auth in &seen {
+        assert_eq!(auth.len(), 1, "{auth:?}");
+        assert_eq!(auth[0], format!("Bearer {KEY}"));
+    }
+
+    // An eval run: results, call logs and the viewer page stay clean too.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let out = std::process::Command::new(BIN)
+        .args(["eval", "--dataset", "gsm8k", "--data"])
+        .arg(gsm8k_sample())
+        .args([
+            "--limit",
+            "2",
+            "--policy",
+            "single",
+            "--base-url",
+            &url,
+            "--model",
+            "m",
+        ])
+        .args(["--api-key-env", "SECRET_KEY_VAR", "--quiet", "--out"])
+        .arg(&run)
+        .env("SECRET_KEY_VAR", KEY)
+        .output()
+        .unwrap();
+    assert_clean("eval stderr", &String::from_utf8_lossy(&out.stderr));
+    let _ = std::process::Command::new(BIN)
+        .arg("view")
+        .arg(&run)
+        .output()
+        .unwrap();
+    let files = all_text(&run);
+    assert!(
+        files.contains("invalid credentials"),
+        "the server's message is kept"
+    );
+    assert_clean("eval files", &files);
+}
