@@ -192,6 +192,11 @@ pub async fn do_nothing_scores(
     Ok(Some(out))
 }
 
+/// A total that stops at `u64::MAX` instead of wrapping (issue 30, item 8).
+fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
+    values.fold(0, u64::saturating_add)
+}
+
 impl CompareSummary {
     /// The summary of `all` (the last line per policy and seed counts) for `config`.
     pub fn of(
@@ -254,10 +259,10 @@ impl CompareSummary {
                 scores,
                 score,
                 steps_mean: mean_std(&ok.iter().map(|r| r.steps as f64).collect::<Vec<_>>()).0,
-                calls: rows.iter().map(|r| r.calls).sum(),
-                failed_calls: rows.iter().map(|r| r.failed_calls).sum(),
-                prompt_tokens: rows.iter().map(|r| r.prompt_tokens).sum(),
-                completion_tokens: rows.iter().map(|r| r.completion_tokens).sum(),
+                calls: saturating_sum(rows.iter().map(|r| r.calls)),
+                failed_calls: saturating_sum(rows.iter().map(|r| r.failed_calls)),
+                prompt_tokens: saturating_sum(rows.iter().map(|r| r.prompt_tokens)),
+                completion_tokens: saturating_sum(rows.iter().map(|r| r.completion_tokens)),
                 fallbacks: rows.iter().map(|r| r.fallbacks).sum(),
                 metrics,
                 normalized_score,

@@ -239,8 +239,10 @@ pub async fn run_episode(
             } else {
                 out.calls += 1;
             }
-            out.prompt_tokens += c.usage.prompt_tokens;
-            out.completion_tokens += c.usage.completion_tokens;
+            out.prompt_tokens = out.prompt_tokens.saturating_add(c.usage.prompt_tokens);
+            out.completion_tokens = out
+                .completion_tokens
+                .saturating_add(c.usage.completion_tokens);
         }
         if !calls.is_empty() {
             sink.on_calls(&calls)?;

@@ -21,6 +21,7 @@ use reqwest::StatusCode;
 use super::adaptive::is_overload;
 use super::endpoint::{Endpoint, EndpointPool};
 use super::retry::parse_retry_after;
+use super::types::MAX_CALL_TOKENS;
 use super::wire::{
     ChatCompletion, ChatCompletionRequest, EmbeddingInput, EmbeddingRequest, EmbeddingResponse,
     EmbeddingVector, ModelList,
@@ -438,6 +439,14 @@ impl WireResponse for ChatCompletion {
     fn check(&self) -> Result<(), String> {
         if self.choices.is_empty() {
             return Err("no choices in the response".into());
+        }
+        if let Some(u) = &self.usage {
+            if !Usage::from(*u).is_plausible() || u.total_tokens > 2 * MAX_CALL_TOKENS {
+                return Err(format!(
+                    "implausible usage ({} prompt, {} completion tokens; at most {MAX_CALL_TOKENS} each)",
+                    u.prompt_tokens, u.completion_tokens
+                ));
+            }
         }
         Ok(())
     }

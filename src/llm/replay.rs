@@ -203,6 +203,15 @@ fn load(path: &Path) -> Result<HashMap<String, Arc<OnceCell<ChatResponse>>>, Mod
             continue;
         }
         match serde_json::from_str::<Record>(line) {
+            Ok(rec) if !rec.response.usage.is_plausible() => {
+                return Err(ModelError::Config(format!(
+                    "replay cache {}:{}: implausible usage ({} prompt, {} completion tokens)",
+                    path.display(),
+                    i + 1,
+                    rec.response.usage.prompt_tokens,
+                    rec.response.usage.completion_tokens
+                )))
+            }
             Ok(rec) => {
                 cache
                     .entry(rec.key)

@@ -142,14 +142,25 @@ pub struct Usage {
 impl Usage {
     /// Prompt plus completion tokens.
     pub fn total(&self) -> u64 {
-        self.prompt_tokens + self.completion_tokens
+        self.prompt_tokens.saturating_add(self.completion_tokens)
+    }
+
+    /// Whether these counts are believable for one call: each at most [`MAX_CALL_TOKENS`]. A
+    /// server (or an edited replay cache) claiming more sent a malformed response (issue 30,
+    /// item 8), which is counted as a failed call rather than summed.
+    pub fn is_plausible(&self) -> bool {
+        self.prompt_tokens <= MAX_CALL_TOKENS && self.completion_tokens <= MAX_CALL_TOKENS
     }
 }
 
+/// Most tokens one call may report in either count: far above any model's context window.
+pub const MAX_CALL_TOKENS: u64 = 1 << 31;
+
+/// Sums saturate: totals of a long run can never wrap around.
 impl AddAssign for Usage {
     fn add_assign(&mut self, rhs: Self) {
-        self.prompt_tokens += rhs.prompt_tokens;
-        self.completion_tokens += rhs.completion_tokens;
+        self.prompt_tokens = self.prompt_tokens.saturating_add(rhs.prompt_tokens);
+        self.completion_tokens = self.completion_tokens.saturating_add(rhs.completion_tokens);
     }
 }
 
