@@ -448,3 +448,83 @@ fn dataset_folders_do_not_follow_directory_symlinks() {
     let lines = std::fs::read_to_string(out.join("single.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), 1, "one problem, read once: {lines}");
 }
+
+/// Issue 30, item 4 (and the 1M-seed minor): a comparison or suite unit of more episodes than
+/// the documented limit is refused up front with the count, in bounded memory, dry runs too.
+#[test]
+fn episode_counts_are_bounded_before_planning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    let out = out.to_str().unwrap();
+    let args = [
+        "compare",
+        "--env",
+        "cube",
+        "--grid",
+        "max_steps=1..=10000",
+        "--seeds",
+        "0..1000000",
+        "--policies",
+        "scripted:noop",
+        "--out",
+        out,
+    ];
+    assert_error(&colony(&args), &args, &["10000000000 episodes", "100000"]);
+    let suite = write(
+        tmp.path(),
+        "g.toml",
+        "policies = [\"scripted:noop\"]\nmodels = [\"sim\"]\n[[environments]]\nid = \"cube\"\ngrid = { max_steps = \"1..=10000\" }\nseeds = \"0..1000000\"\n",
+    );
+    let args = ["run", suite.to_str().unwrap(), "--out", out, "--dry-run"];
+    assert_error(&colony(&args), &args, &["episodes", "100000"]);
+    // A suite listing one model twice is an error, not the same unit twice.
+    let suite = write(
+        tmp.path(),
+        "twice.toml",
+        "policies = [\"scripted:noop\"]\nmodels = [\"sim\", \"sim\"]\n[[environments]]\nid = \"cube\"\nseeds = \"0\"\n",
+    );
+    let args = ["run", suite.to_str().unwrap(), "--out", out, "--dry-run"];
+    assert_error(&colony(&args), &args, &["models", "twice"]);
+}
+
+/// Issue 30, minors: the last seed is a valid range end, and `env step --steps` stops at the
+/// end of the episode.
+#[test]
+fn seed_ranges_reach_the_last_seed_and_steps_stop_at_the_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let max = u64::MAX;
+    let out = tmp.path().join("o");
+    let seeds = format!("5..={max}");
+    let args = [
+        "compare",
+        "--env",
+        "cube",
+        "--policies",
+        "scripted:noop",
+        "--seeds",
+        &seeds,
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    assert_error(&colony(&args), &args, &["more than"]);
+    let reset = colony(&["env", "reset", "cube", "--set", "max_steps=3", "--json"]);
+    assert!(reset.success, "{}", reset.stderr);
+    let state = write(tmp.path(), "state.json", &reset.stdout);
+    let run = colony_within(
+        &[
+            "env",
+            "step",
+            "cube",
+            "--set",
+            "max_steps=3",
+            "--state",
+            state.to_str().unwrap(),
+            "--steps",
+            "1000000000",
+        ],
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["truncated"], true, "{v}");
+}

@@ -228,8 +228,15 @@ fn step(a: StepArgs) -> Result<()> {
         bail!("--steps must be at least 1");
     }
     let mut last = None;
+    // Stop at the end of the episode: stepping a terminated or truncated environment again
+    // is meaningless, and `--steps 1e9` must not keep going (issue 30, minor).
     for _ in 0..a.steps {
-        last = Some(env.step_text(&actions)?);
+        let step = env.step_text(&actions)?;
+        let done = step.terminated || step.truncated;
+        last = Some(step);
+        if done {
+            break;
+        }
     }
     println!("{}", serde_json::to_string(&last)?);
     Ok(())

@@ -40,16 +40,20 @@ pub fn parse_seeds(spec: &str) -> Result<Vec<u64>, SeedsError> {
             .parse()
             .map_err(|_| err(format!("{s:?} is not a number")))
     };
-    let range = |a: u64, b: u64| -> Result<Vec<u64>, SeedsError> {
-        if b.saturating_sub(a) > MAX_SEEDS {
+    // Inclusive bounds throughout, so `A..=u64::MAX` needs no `u64::MAX + 1`.
+    let range = |a: u64, last: Option<u64>| -> Result<Vec<u64>, SeedsError> {
+        let Some(last) = last.filter(|&l| l >= a) else {
+            return Ok(Vec::new());
+        };
+        if last - a >= MAX_SEEDS {
             return Err(err(format!("more than {MAX_SEEDS} seeds")));
         }
-        Ok((a..b).collect())
+        Ok((a..=last).collect())
     };
     let seeds: Vec<u64> = if let Some((a, b)) = spec.split_once("..=") {
-        range(num(a)?, num(b)?.saturating_add(1))?
+        range(num(a)?, Some(num(b)?))?
     } else if let Some((a, b)) = spec.split_once("..") {
-        range(num(a)?, num(b)?)?
+        range(num(a)?, num(b)?.checked_sub(1))?
     } else {
         spec.split(',').map(num).collect::<Result<_, _>>()?
     };
@@ -70,6 +74,17 @@ mod tests {
         assert_eq!(parse_seeds("7").unwrap(), vec![7]);
         assert_eq!(parse_seeds("1,5").unwrap(), vec![1, 5]);
         assert!(parse_seeds("3..3").is_err());
+        let max = u64::MAX;
+        assert_eq!(parse_seeds(&format!("{max}..={max}")).unwrap(), vec![max]);
+        assert_eq!(
+            parse_seeds(&format!("{}..={max}", max - 1)).unwrap(),
+            vec![max - 1, max]
+        );
+        assert!(parse_seeds(&format!("5..={max}"))
+            .unwrap_err()
+            .message
+            .contains("more than"));
+        assert!(parse_seeds("0..0").is_err());
         assert!(parse_seeds("0..99999999999").is_err());
         assert!(parse_seeds("a..3")
             .unwrap_err()

@@ -163,6 +163,12 @@ pub enum CompareError {
     /// covers them).
     #[error("run stopped early: a failure no retry can fix: {0} (finished episodes are kept; errored ones run again next time)")]
     Stopped(String),
+    /// More episodes than [`MAX_EPISODES`].
+    #[error("{count} episodes (configurations × policies × seeds) is more than the limit of {MAX_EPISODES} per comparison; split it into several runs")]
+    TooManyEpisodes {
+        /// Episodes asked for (saturated).
+        count: u64,
+    },
     /// `--seeds level` on a configuration without evaluation seeds of its own
     /// ([`colony_env_api::Environment::evaluation_seeds`]).
     #[error("--seeds level: configuration `{config}` of {env} carries no evaluation seeds of its own (Wildfire levels do)")]
@@ -515,12 +521,45 @@ pub async fn run_compare(
     }
 }
 
+/// Most episodes one comparison (or one suite unit) may plan: configurations × policies ×
+/// seeds. Decision (issue 30, item 4 and minor): each episode writes about three files, so a
+/// larger run is a file-system hazard rather than an experiment; it is refused up front with
+/// the count, before anything is allocated per episode.
+pub const MAX_EPISODES: u64 = 100_000;
+
+/// Refuses a plan of more than [`MAX_EPISODES`] episodes.
+pub fn check_episode_count(
+    configurations: usize,
+    policies: usize,
+    seeds: usize,
+) -> Result<(), CompareError> {
+    let count = [configurations, policies, seeds]
+        .iter()
+        .fold(1u64, |acc, &n| acc.saturating_mul(n as u64));
+    if count > MAX_EPISODES {
+        return Err(CompareError::TooManyEpisodes { count });
+    }
+    Ok(())
+}
+
 /// The configurations of a comparison: itself without a grid, else one per grid point.
 fn sub_configs(config: &CompareConfig) -> Result<Vec<CompareConfig>, CompareError> {
+    let points = if config.grid.is_empty() {
+        Vec::new()
+    } else {
+        configurations(&config.set, &config.grid)?
+    };
+    // `level` seeds are a level's own few; otherwise every configuration plays `seeds`.
+    let seeds = if config.level_seeds {
+        1
+    } else {
+        config.seeds.len()
+    };
+    check_episode_count(points.len().max(1), config.policies.len(), seeds)?;
     let mut subs = if config.grid.is_empty() {
         vec![config.clone()]
     } else {
-        configurations(&config.set, &config.grid)?
+        points
             .into_iter()
             .map(|(label, set)| CompareConfig {
                 label,

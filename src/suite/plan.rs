@@ -265,6 +265,13 @@ pub fn env_configs(unit: &EnvUnit) -> Result<Vec<(String, Vec<u64>)>, PlanError>
     } else {
         configurations(&unit.set, &axes).map_err(|e| err(e.to_string()))?
     };
+    let seeds = if unit.level_seeds {
+        1
+    } else {
+        unit.seeds.len()
+    };
+    crate::eval::compare::check_episode_count(configs.len(), unit.policies.len(), seeds)
+        .map_err(|e| err(e.to_string()))?;
     configs
         .into_iter()
         .map(|(label, set)| {

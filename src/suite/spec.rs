@@ -366,7 +366,20 @@ impl Suite {
             Some(m) if m.get_ref().is_empty() => {
                 return Err(invalid(m.span().start, "models", "is empty".into()))
             }
-            Some(m) => m.get_ref().iter().map(|s| s.trim().to_string()).collect(),
+            Some(m) => {
+                let mut names: Vec<String> = Vec::new();
+                for name in m.get_ref().iter().map(|s| s.trim().to_string()) {
+                    if names.contains(&name) {
+                        return Err(invalid(
+                            m.span().start,
+                            "models",
+                            format!("{name:?} is listed twice"),
+                        ));
+                    }
+                    names.push(name);
+                }
+                names
+            }
             None => vec![crate::llm::SIMULATED_NAME.to_string()],
         };
         if let Some(e) = &file.embedder {
