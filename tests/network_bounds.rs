@@ -700,3 +700,32 @@ fn credentials_in_base_urls_are_redacted_and_queries_join_properly() {
         "{err}"
     );
 }
+
+/// Issue 30, item 20: a client that declares a huge body and then stalls is answered and
+/// disconnected once the header-read timeout has passed (the body must arrive within it too),
+/// so stalled bodies cannot hold connections forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalled_request_bodies_are_dropped() {
+    let server = mock(|c| c.header_read_timeout = Some(Duration::from_secs(1))).await;
+    let mut s = TcpStream::connect(server.addr()).await.unwrap();
+    s.write_all(
+        b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000000000\r\n\r\n{",
+    )
+    .await
+    .unwrap();
+    let mut answer = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut answer)).await;
+    assert!(closed.is_ok(), "the stalled client was never disconnected");
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.is_empty() || text.starts_with("HTTP/1.1 4"), "{text}");
+    let reply = OpenAiClient::new(
+        ClientSettings::new("m"),
+        vec![EndpointSettings::new(server.base_url())],
+    )
+    .unwrap()
+    .chat(&hello())
+    .await
+    .unwrap();
+    assert!(!reply.text.is_empty());
+    server.shutdown().await;
+}

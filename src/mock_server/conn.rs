@@ -7,7 +7,11 @@
 //!
 //! hyper enforces the header-read timeout (it needs a timer, hence [`TokioTimer`]): a client
 //! that trickles its headers, or leaves a keep-alive connection idle, is disconnected when the
-//! timeout passes, so slow or dead clients cannot pile up open connections.
+//! timeout passes, so slow or dead clients cannot pile up open connections. The same timeout
+//! bounds the time a request's body may take to arrive ([`DeadlineBody`]: a client declaring
+//! `Content-Length: 1e9` and sending one byte gets 400 and is disconnected), and at most
+//! [`MAX_CONNECTIONS`] connections are served at once (more are closed on accept), so
+//! stalled clients cannot exhaust file descriptors (issue 30, item 20).
 
 use std::time::Duration;
 
@@ -23,6 +27,42 @@ use tower::ServiceExt;
 
 use super::routes::ConnDrop;
 
+/// Most connections served at once; a connection accepted beyond it is closed at once.
+pub const MAX_CONNECTIONS: usize = 512;
+
+/// A request body that fails once `deadline` has passed since the request arrived.
+struct DeadlineBody {
+    inner: axum::body::Body,
+    deadline: std::pin::Pin<Box<tokio::time::Sleep>>,
+    limit: Duration,
+}
+
+impl http_body::Body for DeadlineBody {
+    type Data = bytes::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        use std::future::Future;
+        let this = self.get_mut();
+        if this.deadline.as_mut().poll(cx).is_ready() {
+            let message = format!("request body not received within {:?}", this.limit);
+            return std::task::Poll::Ready(Some(Err(axum::Error::new(message))));
+        }
+        std::pin::Pin::new(&mut this.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
 /// Accepts connections until `shutdown` is cancelled, then aborts every open connection.
 pub(crate) async fn accept_loop(
     listener: TcpListener,
@@ -36,6 +76,10 @@ pub(crate) async fn accept_loop(
             _ = shutdown.cancelled() => break,
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) if connections.len() >= MAX_CONNECTIONS => {
+                    tracing::warn!(limit = MAX_CONNECTIONS, "mock server: connection limit reached; closing a new connection");
+                    drop(stream);
+                }
                 Ok((stream, _peer)) => {
                     connections.spawn(serve_connection(
                         stream,
@@ -69,9 +113,20 @@ async fn serve_connection(
     }
     let drop_signal = CancellationToken::new();
     let conn_drop = ConnDrop(drop_signal.clone());
-    let service = router.map_request(move |mut request: Request<Incoming>| {
-        request.extensions_mut().insert(conn_drop.clone());
-        request
+    let body_limit = header_read_timeout;
+    let service = router.map_request(move |request: Request<Incoming>| {
+        let (mut parts, body) = request.into_parts();
+        parts.extensions.insert(conn_drop.clone());
+        let body = axum::body::Body::new(body);
+        let body = match body_limit {
+            Some(limit) => axum::body::Body::new(DeadlineBody {
+                inner: body,
+                deadline: Box::pin(tokio::time::sleep(limit)),
+                limit,
+            }),
+            None => body,
+        };
+        Request::from_parts(parts, body)
     });
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
