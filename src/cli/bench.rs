@@ -85,8 +85,8 @@ pub struct ClientBench {
 /// Arguments of `colony bench runtime`.
 #[derive(Args, Debug)]
 pub struct RuntimeBench {
-    /// Number of agents (each asked once).
-    #[arg(long, default_value_t = 10_000)]
+    /// Number of agents (each asked once), at most 200000 (100000 take about 0.6 GB).
+    #[arg(long, default_value_t = 10_000, value_parser = parse_runtime_agents)]
     pub agents: usize,
 }
 
@@ -375,4 +375,14 @@ fn qa(a: QaBench) -> anyhow::Result<()> {
     });
     println!("{line}");
     Ok(())
+}
+
+/// Parses `bench runtime --agents`: 1 to 200000, so the benchmark fits in 2 GB (issue 30,
+/// item 5: 100000 actors peaked at 0.6 GB).
+fn parse_runtime_agents(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=200_000).contains(&n) => Ok(n),
+        Ok(_) => Err("must be 1..=200000".into()),
+        Err(e) => Err(format!("not a count: {e}")),
+    }
 }

@@ -11,7 +11,7 @@ use crate::world::Block;
 pub use crate::world::MAX_GRID_SIZE;
 use crate::CubeError;
 
-/// Most blocks of a configuration (the sum of the tier counts). `n = 2000` gives 55.
+/// Most blocks of a configuration (the sum of the tier counts). `n = 500` gives 28.
 pub const MAX_BLOCKS: u64 = 256;
 
 /// Largest `max_steps` (keeps the step counter far from overflow).
@@ -102,7 +102,7 @@ impl CubeConfig {
 
     /// Rejects invalid configurations (design §2: `n = 0`, `num_agents = 0`, weight < 1,
     /// `num_agents > K`) and those past the documented bounds: `K ≤` [`MAX_GRID_SIZE`] (so
-    /// `n ≤ 2000` too), at most [`MAX_BLOCKS`] blocks whose weights leave room on the grid,
+    /// `n ≤ 500` too), at most [`MAX_BLOCKS`] blocks whose weights leave room on the grid,
     /// `max_steps ≤` [`MAX_STEPS`], finite rewards. Checked before anything is allocated;
     /// explicit layouts are checked when the world is built.
     pub fn validate(&self) -> Result<(), CubeError> {

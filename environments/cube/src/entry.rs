@@ -31,9 +31,9 @@ fn params() -> Vec<ParamSpec> {
         ParamSpec::new(
             "n",
             &DEFAULT_N.to_string(),
-            "curriculum parameter, 1..=2000: agents, grid max(20,n), blocks (docs/design/cube.md §4.2)",
+            "curriculum parameter, 1..=500: agents, grid max(20,n), blocks (docs/design/cube.md §4.2)",
         ),
-        ParamSpec::new("grid_size", "max(20,n)", "grid side K, at most 2000"),
+        ParamSpec::new("grid_size", "max(20,n)", "grid side K, at most 500"),
         ParamSpec::new("num_agents", "n", "number of agents (≤ K)"),
         ParamSpec::new(
             "block_specs",

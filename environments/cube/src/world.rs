@@ -9,9 +9,11 @@ use serde::{Deserialize, Serialize};
 use crate::geometry::Cell;
 use crate::CubeError;
 
-/// Largest grid side `K` (configurations, layouts and states): a 2000 × 2000 grid is 4 M
-/// cells (16 MB of occupancy index), like SwarmBench's largest map.
-pub const MAX_GRID_SIZE: u32 = 2000;
+/// Largest grid side `K` (configurations, layouts and states).
+// Decision (issue 30, item 5): the largest side whose LLM episodes stay within 2 GB. The
+// simulation alone handles 2000, but every agent's prompt carries the K x K grid: n = 500 with
+// `independent` peaked at 0.5 GB, n = 1000 at 3.5 GB.
+pub const MAX_GRID_SIZE: u32 = 500;
 
 /// A block not yet delivered: a `weight × weight` square with top-left `(row, col)` (design §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

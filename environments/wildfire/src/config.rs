@@ -7,12 +7,14 @@ use serde::{Deserialize, Serialize};
 pub const FRAMES_PER_STEP: u32 = 100;
 /// Smallest map side.
 pub const MIN_MAP_SIZE: u32 = 8;
-/// Largest map side (16 M cells).
-pub const MAX_MAP_SIZE: u32 = 4000;
-/// Most agents in a team.
-pub const MAX_AGENTS: u32 = 100_000;
+/// Largest map side (1 M cells). Decision (issue 30, item 5): what stays within 2 GB end to
+/// end: `env reset --json` peaked at 0.7 GB on a 1000 map and 2.8 GB on a 2000 map, and
+/// `independent` with 1000 agents on a 1000 map at 0.65 GB.
+pub const MAX_MAP_SIZE: u32 = 1000;
+/// Most agents in a team (see [`MAX_MAP_SIZE`]; the paper's teams have a few dozen).
+pub const MAX_AGENTS: u32 = 2_000;
 /// Most civilians (clusters × civilians per cluster).
-pub const MAX_CIVILIANS: u32 = 100_000;
+pub const MAX_CIVILIANS: u32 = 10_000;
 /// Most cut targets (sparse cells or lines).
 pub const MAX_CUT_TARGETS: u32 = 10_000;
 /// Largest step limit and frame period (keeps the counters far from overflow).

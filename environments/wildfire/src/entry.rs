@@ -17,8 +17,8 @@ use crate::policies::HeuristicPolicy;
 fn params() -> Vec<ParamSpec> {
     vec![
         ParamSpec::new("level", "cut_trees_sparse_small", "level id or number 1–17 (docs/design/wildfire.md §12.1), or `bench` (synthetic suppress level; the default when map_size or agents is set without level)"),
-        ParamSpec::new("map_size", "0", "map side override, 8..=4000 (0 = the level's)"),
-        ParamSpec::new("agents", "0", "team size override, at most 100000: M agents of mixed types F,B,D,H in turn (0 = the level's team)"),
+        ParamSpec::new("map_size", "0", "map side override, 8..=1000 (0 = the level's)"),
+        ParamSpec::new("agents", "0", "team size override, at most 2000: M agents of mixed types F,B,D,H in turn (0 = the level's team)"),
         ParamSpec::new("max_steps", "0", "step limit override, at most 1000000000 (0 = the level's)"),
         ParamSpec::new("fire_frames", "0", "frames per fire tick override, at most 1000000000 (0 = the level's)"),
         ParamSpec::new("trees_destroyed_fire_only", "false", "count only trees destroyed by fire in TreesDestroyed (docs/design/wildfire.md §12.3)"),
