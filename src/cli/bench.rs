@@ -380,9 +380,5 @@ fn qa(a: QaBench) -> anyhow::Result<()> {
 /// Parses `bench runtime --agents`: 1 to 200000, so the benchmark fits in 2 GB (issue 30,
 /// item 5: 100000 actors peaked at 0.6 GB).
 fn parse_runtime_agents(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if (1..=200_000).contains(&n) => Ok(n),
-        Ok(_) => Err("must be 1..=200000".into()),
-        Err(e) => Err(format!("not a count: {e}")),
-    }
+    super::model_args::parse_count(s, 200_000)
 }

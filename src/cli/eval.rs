@@ -119,12 +119,7 @@ fn roster(a: &EvalArgs, config: Option<&Path>, items: &[Item]) -> anyhow::Result
 /// The specs of a `--policy` list with `--rounds` applied (test helper).
 /// Parses `--agents`: 1 to [`colony::eval::models::MAX_ROSTER_AGENTS`] (issue 30, item 2).
 fn parse_agents(s: &str) -> Result<usize, String> {
-    let max = crate::eval::models::MAX_ROSTER_AGENTS;
-    match s.trim().parse::<usize>() {
-        Ok(n) if (1..=max).contains(&n) => Ok(n),
-        Ok(_) => Err(format!("must be 1..={max}")),
-        Err(e) => Err(format!("not a count: {e}")),
-    }
+    super::model_args::parse_count(s, crate::eval::models::MAX_ROSTER_AGENTS)
 }
 
 #[cfg(test)]

@@ -126,10 +126,14 @@ impl ModelArgs {
 /// `--episodes-in-flight`): 1 to [`crate::llm::MAX_CONCURRENCY`], so no later product or
 /// semaphore overflows (issue 30, item 1).
 pub fn parse_in_flight(s: &str) -> Result<usize, String> {
-    let n: usize = s.trim().parse().map_err(|e| format!("not a count: {e}"))?;
-    if (1..=crate::llm::MAX_CONCURRENCY).contains(&n) {
-        Ok(n)
-    } else {
-        Err(format!("must be 1..={}", crate::llm::MAX_CONCURRENCY))
+    parse_count(s, crate::llm::MAX_CONCURRENCY)
+}
+
+/// Parses a count flag bounded to `1..=max` (the message names the range).
+pub fn parse_count(s: &str, max: usize) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("must be 1..={max}")),
+        Err(e) => Err(format!("not a count: {e}")),
     }
 }
