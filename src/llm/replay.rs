@@ -18,10 +18,16 @@
 //! asks the model, concurrent and later callers with the same key get its reply (marked
 //! cached). The recorded run therefore sees exactly what a replay will see. Callers who want
 //! independent samples of one prompt set distinct `sample_index` values (or seeds).
+//!
+//! The file is indexed, not held (issue 30, item 7): loading streams it once, checking every
+//! line, and keeps only each key's byte offset; a lookup reads and parses that one line. A
+//! multi-gigabyte cache costs memory in proportion to its number of calls (a key and an
+//! offset each), not its size.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufRead, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -67,13 +73,22 @@ struct Record {
     response: ChatResponse,
 }
 
+/// Where a key's reply is: a line of the file loaded at start, or a reply of this process.
+#[derive(Clone)]
+enum Slot {
+    /// The recorded line at this byte offset, of this length (newline excluded).
+    Disk { offset: u64, len: usize },
+    /// Recorded (or being recorded) by this process; concurrent callers share it.
+    Live(Arc<OnceCell<ChatResponse>>),
+}
+
 /// The record/replay cache (see the module docs).
 pub struct ReplayModel {
     id: String,
     inner: Option<SharedModel>,
     mode: ReplayMode,
     dir: PathBuf,
-    cache: Mutex<HashMap<String, Arc<OnceCell<ChatResponse>>>>,
+    cache: Mutex<HashMap<String, Slot>>,
     writer: Mutex<Option<File>>,
 }
 
@@ -137,7 +152,13 @@ impl ReplayModel {
     /// Number of recorded calls available.
     pub fn len(&self) -> usize {
         let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        cache.values().filter(|c| c.initialized()).count()
+        cache
+            .values()
+            .filter(|s| match s {
+                Slot::Disk { .. } => true,
+                Slot::Live(c) => c.initialized(),
+            })
+            .count()
     }
 
     /// True when nothing is recorded.
@@ -169,16 +190,40 @@ pub fn request_key(model: &str, r: &ChatRequest) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Cuts a torn last line (no trailing newline) so new records start on a line of their own.
+/// Cuts a torn last line (no trailing newline) so new records start on a line of their own;
+/// reads the file backwards in small blocks, never whole.
 fn drop_torn_tail(path: &Path, file: &File) -> Result<(), ModelError> {
-    let bytes = std::fs::read(path).map_err(|cause| io_err(path, cause))?;
-    if bytes.is_empty() || bytes.ends_with(b"\n") {
+    let reader = File::open(path).map_err(|cause| io_err(path, cause))?;
+    let size = reader
+        .metadata()
+        .map_err(|cause| io_err(path, cause))?
+        .len();
+    let mut last = [0u8; 1];
+    if size == 0 || {
+        reader
+            .read_exact_at(&mut last, size - 1)
+            .map_err(|cause| io_err(path, cause))?;
+        last[0] == b'\n'
+    } {
         return Ok(());
     }
-    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    tracing::warn!(file = %path.display(), bytes = bytes.len() - keep, "dropping torn last line of replay cache");
-    file.set_len(keep as u64)
-        .map_err(|cause| io_err(path, cause))
+    let mut end = size;
+    let mut keep = 0;
+    let mut block = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let chunk = &mut block[..(end - start) as usize];
+        reader
+            .read_exact_at(chunk, start)
+            .map_err(|cause| io_err(path, cause))?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            keep = start + i as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    tracing::warn!(file = %path.display(), bytes = size - keep, "dropping torn last line of replay cache");
+    file.set_len(keep).map_err(|cause| io_err(path, cause))
 }
 
 fn io_err(path: &Path, cause: std::io::Error) -> ModelError {
@@ -188,48 +233,68 @@ fn io_err(path: &Path, cause: std::io::Error) -> ModelError {
     }
 }
 
-/// Loads a cache file; a missing file is an empty cache. A torn last line (a run killed while
-/// writing) is skipped with a warning; a bad line elsewhere is an error naming file and line.
-fn load(path: &Path) -> Result<HashMap<String, Arc<OnceCell<ChatResponse>>>, ModelError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
+/// Indexes a cache file; a missing file is an empty cache. Every line is parsed and checked
+/// once (streamed, one line in memory); only the first offset of each key is kept. A torn last
+/// line (a run killed while writing) is skipped with a warning; a bad line elsewhere is an
+/// error naming file and line.
+fn load(path: &Path) -> Result<HashMap<String, Slot>, ModelError> {
+    let file = match File::open(path) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
         Err(cause) => return Err(io_err(path, cause)),
     };
+    let mut reader = std::io::BufReader::new(file);
     let mut cache = HashMap::new();
-    let lines: Vec<&str> = text.lines().collect();
-    for (i, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
+    let mut line = Vec::new();
+    let mut offset = 0u64;
+    let mut number = 0usize;
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|cause| io_err(path, cause))?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
+        let start = offset;
+        offset += n as u64;
+        let torn = line.last() != Some(&b'\n');
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_str::<Record>(line) {
+        match parse_record(text) {
             Ok(rec) if !rec.response.usage.is_plausible() => {
                 return Err(ModelError::Config(format!(
-                    "replay cache {}:{}: implausible usage ({} prompt, {} completion tokens)",
+                    "replay cache {}:{number}: implausible usage ({} prompt, {} completion tokens)",
                     path.display(),
-                    i + 1,
                     rec.response.usage.prompt_tokens,
                     rec.response.usage.completion_tokens
                 )))
             }
             Ok(rec) => {
-                cache
-                    .entry(rec.key)
-                    .or_insert_with(|| Arc::new(OnceCell::new_with(Some(rec.response))));
+                cache.entry(rec.key).or_insert(Slot::Disk {
+                    offset: start,
+                    len: text.len(),
+                });
             }
-            Err(e) if i + 1 == lines.len() && !text.ends_with('\n') => {
-                tracing::warn!(file = %path.display(), line = i + 1, error = %e, "skipping torn last line of replay cache");
+            Err(e) if torn => {
+                tracing::warn!(file = %path.display(), line = number, error = %e, "skipping torn last line of replay cache");
             }
             Err(e) => {
                 return Err(ModelError::Config(format!(
-                    "replay cache {}:{}: {e}",
-                    path.display(),
-                    i + 1
+                    "replay cache {}:{number}: {e}",
+                    path.display()
                 )))
             }
         }
     }
     Ok(cache)
+}
+
+fn parse_record(bytes: &[u8]) -> Result<Record, serde_json::Error> {
+    serde_json::from_slice(bytes)
 }
 
 #[async_trait]
@@ -243,8 +308,21 @@ impl ChatModel for ReplayModel {
         let cell = {
             let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
             match (cache.get(&key), &self.inner) {
-                (Some(cell), _) => cell.clone(),
-                (None, Some(_)) => cache.entry(key.clone()).or_default().clone(),
+                (Some(Slot::Disk { offset, len }), _) => {
+                    let (offset, len) = (*offset, *len);
+                    drop(cache);
+                    let response = self.read_recorded(offset, len)?;
+                    return Ok(ChatResponse {
+                        cached: true,
+                        ..response
+                    });
+                }
+                (Some(Slot::Live(cell)), _) => cell.clone(),
+                (None, Some(_)) => {
+                    let cell = Arc::new(OnceCell::new());
+                    cache.insert(key.clone(), Slot::Live(cell.clone()));
+                    cell
+                }
                 (None, None) => {
                     return Err(ModelError::CacheMiss {
                         dir: self.dir.display().to_string(),
@@ -269,6 +347,21 @@ impl ChatModel for ReplayModel {
 }
 
 impl ReplayModel {
+    /// The reply of the record at `offset` (indexed by [`load`]).
+    fn read_recorded(&self, offset: u64, len: usize) -> Result<ChatResponse, ModelError> {
+        let path = self.dir.join(CALLS_FILE);
+        let file = File::open(&path).map_err(|cause| io_err(&path, cause))?;
+        let mut bytes = vec![0u8; len];
+        file.read_exact_at(&mut bytes, offset)
+            .map_err(|cause| io_err(&path, cause))?;
+        parse_record(&bytes).map(|r| r.response).map_err(|e| {
+            ModelError::Config(format!(
+                "replay cache {} changed while in use: {e}",
+                path.display()
+            ))
+        })
+    }
+
     /// Asks the wrapped model and appends the record; returns the reply as stored.
     async fn call_and_append(
         &self,
