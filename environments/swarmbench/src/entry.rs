@@ -100,7 +100,7 @@ impl EnvEntry for SwarmEntry {
         ]
     }
     fn legend(&self) -> Vec<colony_env_api::LegendEntry> {
-        crate::describe::legend()
+        crate::env::describe::legend()
     }
 
     fn info(&self) -> EnvInfo {

@@ -6,7 +6,6 @@
 //! Spec: `specs/swarmbench.md` (section numbers in the docs refer to it).
 
 pub mod config;
-pub mod describe;
 pub mod entry;
 pub mod env;
 pub mod flocking;

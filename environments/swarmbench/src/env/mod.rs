@@ -7,6 +7,7 @@
 //! physics) and `snapshot` (conversion to and from the saved [`SwarmState`]). The saved
 //! data types live in [`crate::state`], so saving a state does not depend on this module.
 
+pub mod describe;
 mod observe;
 mod rules;
 mod snapshot;
@@ -415,11 +416,11 @@ impl Environment for SwarmEnv {
     }
 
     fn sub_goals(&self) -> Option<Vec<colony_env_api::SubGoal>> {
-        Some(crate::describe::sub_goals(self))
+        Some(describe::sub_goals(self))
     }
 
     fn agent_position(&self, agent: &str) -> Option<String> {
-        crate::describe::position(self, agent)
+        describe::position(self, agent)
     }
 
     fn agents(&self) -> Vec<AgentId> {

@@ -9,7 +9,7 @@
 
 use colony_env_api::{Environment, LegendEntry, SubGoal};
 
-use crate::env::{SwarmEnv, TaskState};
+use super::{SwarmEnv, TaskState};
 
 /// The task's sub-goals now (see the module docs).
 pub fn sub_goals(s: &SwarmEnv) -> Vec<SubGoal> {
@@ -109,31 +109,4 @@ pub fn legend() -> Vec<LegendEntry> {
         LegendEntry::new("N", "#7b1fa2", "#ffffff", "nest"),
         LegendEntry::new("*", "#000000", "#ffffff", "outside / exit"),
     ]
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-mod tests {
-    use colony_env_api::EnvParams;
-
-    #[test]
-    fn goals_are_the_task_targets() {
-        for (task, ids) in [
-            ("pursuit", vec!["prey"]),
-            ("synchronization", vec!["lights"]),
-            ("foraging", vec!["food", "nest"]),
-            ("flocking", vec!["shape"]),
-            ("transport", vec!["box", "escape"]),
-        ] {
-            let params = EnvParams::parse(&[format!("task={task}"), "agents=3".into()]).unwrap();
-            let mut e = crate::entry::entry().make(params).unwrap();
-            e.reset(0);
-            let goals = e.sub_goals().unwrap();
-            let got: Vec<&str> = goals.iter().map(|g| g.id.as_str()).collect();
-            assert_eq!(got, ids, "{task}");
-            assert!(goals.iter().all(|g| g.open));
-            assert!(e.agent_position("Agent_0").unwrap().starts_with("at row"));
-            assert_eq!(e.agent_position("nobody"), None);
-        }
-    }
 }

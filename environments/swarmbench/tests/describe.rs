@@ -1,0 +1,26 @@
+//! SwarmBench's self-description (issue 25, part 2): the task's targets as sub-goals.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use colony_env_api::EnvParams;
+
+#[test]
+fn goals_are_the_task_targets() {
+    for (task, ids) in [
+        ("pursuit", vec!["prey"]),
+        ("synchronization", vec!["lights"]),
+        ("foraging", vec!["food", "nest"]),
+        ("flocking", vec!["shape"]),
+        ("transport", vec!["box", "escape"]),
+    ] {
+        let params = EnvParams::parse(&[format!("task={task}"), "agents=3".into()]).unwrap();
+        let mut e = colony_swarmbench::entry::entry().make(params).unwrap();
+        e.reset(0);
+        let goals = e.sub_goals().unwrap();
+        let got: Vec<&str> = goals.iter().map(|g| g.id.as_str()).collect();
+        assert_eq!(got, ids, "{task}");
+        assert!(goals.iter().all(|g| g.open));
+        assert!(e.agent_position("Agent_0").unwrap().starts_with("at row"));
+        assert_eq!(e.agent_position("nobody"), None);
+    }
+}
