@@ -83,7 +83,8 @@ fn labels_from_shard_manifests_never_leave_the_merge_directory() {
     let outside = tmp.path().join("outside");
     for (i, label) in [
         outside.display().to_string(),
-        "../../../escaped".to_string(),
+        // From OUT/sim/<label>, this lands in the temporary directory itself.
+        "../../escaped".to_string(),
     ]
     .iter()
     .enumerate()
@@ -96,8 +97,10 @@ fn labels_from_shard_manifests_never_leave_the_merge_directory() {
         let merged = tmp.path().join(format!("merged{i}"));
         let _ = merge(&merged, &dirs, &["--allow-partial"]);
         assert!(!outside.exists(), "merge wrote to {}", outside.display());
-        assert!(!tmp.path().join("escaped").exists());
-        assert!(!Path::new("/escaped").exists());
+        assert!(
+            !tmp.path().join("escaped").exists(),
+            "merge wrote beside OUT"
+        );
     }
 }
 

@@ -209,8 +209,12 @@ impl CompareSummary {
         for r in all.iter().filter(|r| r.config == config.label) {
             last.insert((r.policy.as_str(), r.seed), r);
         }
-        // Normalizing needs only the configuration, not a played state.
-        let configured = build(&config.env, &config.set).ok().map(|(_, e)| e);
+        // Normalizing needs only the configuration, not a played state, and only
+        // environments with a baseline normalize: others never build it here.
+        let configured = do_nothing
+            .as_ref()
+            .and_then(|_| build(&config.env, &config.set).ok())
+            .map(|(_, e)| e);
         let mut policies = BTreeMap::new();
         for policy in &config.policies {
             let rows: Vec<&EpisodeResult> = config
