@@ -35,3 +35,5 @@ pub mod view;
 
 /// The `Environment` trait shared by every environment crate.
 pub use colony_env_api as env_api;
+/// The reasoning-dataset crate (items, loaders, graders), for plugins that register datasets.
+pub use colony_qa as qa;

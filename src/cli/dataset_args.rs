@@ -3,10 +3,11 @@
 
 use std::path::PathBuf;
 
+use crate::registry::{DatasetEntry, Registry};
 use crate::suite::plan::{load_all, select_items};
 use crate::suite::spec::DatasetUnit;
 use clap::{Args, ValueEnum};
-use colony_qa::{Dataset, Item};
+use colony_qa::Item;
 
 /// Named evaluation subsets.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,18 +55,18 @@ pub struct DatasetArgs {
 }
 
 impl DatasetArgs {
-    /// The dataset. A name longer than any dataset's is cut first (and then unknown), so the
-    /// error never echoes a huge value whole.
-    pub fn dataset(&self) -> anyhow::Result<Dataset> {
-        Ok(colony_env_api::clip(&self.dataset).parse()?)
+    /// The registered dataset `--dataset` names. A name longer than any dataset's is cut first
+    /// (and then unknown), so the error never echoes a huge value whole.
+    pub fn dataset(&self) -> anyhow::Result<&'static DatasetEntry> {
+        Ok(Registry::current().find_dataset(&colony_env_api::clip(&self.dataset))?)
     }
 
     /// These flags as a suite's dataset entry (one loading path for every command).
     pub fn unit(&self) -> anyhow::Result<DatasetUnit> {
         let dataset = self.dataset()?;
         Ok(DatasetUnit {
-            label: dataset.name().to_string(),
-            dataset: dataset.name().to_string(),
+            label: dataset.name.clone(),
+            dataset: dataset.name.clone(),
             data: self.data.clone(),
             maslab: self.subset == Some(Subset::Maslab),
             sample: self.sample.map(|n| (n, self.seed)),

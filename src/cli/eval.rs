@@ -156,7 +156,7 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
     let progress = EvalBars::new(a.quiet);
     let outcome = run_dataset(
         DatasetRun {
-            dataset: dataset.name().to_string(),
+            dataset: dataset.name.clone(),
             items,
             policies,
             roster,

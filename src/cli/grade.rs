@@ -3,10 +3,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use crate::registry::Registry;
+use anyhow::bail;
 use clap::{Args, Subcommand};
 use colony_qa::grade::{grade, JudgeOptions};
-use colony_qa::Dataset;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -63,6 +63,9 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
+/// Largest predictions file read, in bytes.
+const MAX_PREDICTIONS_BYTES: u64 = 512 << 20;
+
 #[derive(Deserialize)]
 struct Prediction {
     id: serde_json::Value,
@@ -71,7 +74,8 @@ struct Prediction {
 
 /// Reads predictions: id (string or number) → output; errors name file, line and field.
 fn read_predictions(path: &Path, strict: bool) -> anyhow::Result<Vec<(String, String)>> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    // Bounded like every file read from outside (issue 30, item 6).
+    let bytes = colony_env_api::bounded::read_bytes(path, MAX_PREDICTIONS_BYTES)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{}: not UTF-8 (byte {})",
@@ -131,8 +135,17 @@ pub fn run(a: GradeArgs) -> anyhow::Result<()> {
             continue;
         };
         let v = grade(output, item, &judge);
+        // A registered grader decides correctness of the extracted answer; `--lenient-choice`
+        // applies to the answer-type comparison only.
+        let correct = if dataset.has_grader() {
+            v.extracted
+                .as_deref()
+                .is_some_and(|a| dataset.is_correct(a, item))
+        } else {
+            v.correct
+        };
         rows.push(
-            json!({"id": id, "extracted": v.extracted, "gold": item.gold, "correct": v.correct}),
+            json!({"id": id, "extracted": v.extracted, "gold": item.gold, "correct": correct}),
         );
     }
     if !unknown.is_empty() {
@@ -167,8 +180,7 @@ pub fn run(a: GradeArgs) -> anyhow::Result<()> {
     } else {
         println!(
             "{}: {correct}/{n} correct, accuracy {:.4}",
-            dataset.name(),
-            accuracy
+            dataset.name, accuracy
         );
         let missing = selected.len().saturating_sub(n);
         if missing > 0 {
@@ -202,19 +214,14 @@ pub fn datasets(a: DatasetsArgs) -> anyhow::Result<()> {
 
 /// Prints the supported datasets and the format each expects.
 fn list(json_out: bool) {
-    for d in Dataset::all() {
+    for d in Registry::current().datasets() {
         if json_out {
             println!(
                 "{}",
-                json!({"name": d.name(), "source": d.description(), "format": d.format_help()})
+                json!({"name": d.name, "source": d.help, "format": d.format_help})
             );
         } else {
-            println!(
-                "{}\n    {}\n    {}",
-                d.name(),
-                d.description(),
-                d.format_help()
-            );
+            println!("{}\n    {}\n    {}", d.name, d.help, d.format_help);
         }
     }
 }

@@ -117,8 +117,9 @@ impl ServeMockArgs {
         }
         match (&self.answer_key, &self.dataset) {
             (Some(path), Some(name)) => {
-                let dataset: colony_qa::Dataset = name.parse()?;
-                let loaded = colony_qa::load(dataset, path, &colony_qa::LoadOptions::default())
+                let dataset = crate::registry::Registry::current().find_dataset(name)?;
+                let loaded = dataset
+                    .load(path, &colony_qa::LoadOptions::default())
                     .context("loading the --answer-key dataset file")?;
                 sim.answer_key = crate::eval::answer_key(&loaded.items);
             }

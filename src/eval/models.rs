@@ -109,14 +109,25 @@ pub fn build_models(
         .collect()
 }
 
-/// The role cards of a reasoning roster, in order: the SelfOrg pool compiled into the binary
-/// (`roles/selforg/`, so results never depend on the working directory, issue 25, part 4), or the
+/// The role cards of a reasoning roster, in order: the registry's default cards (the SelfOrg
+/// pool compiled into the binary, `roles/selforg/`, unless a plugin registers others), so
+/// results never depend on the working directory (issue 25, part 4); or the
 /// `*.toml` cards of `dir` in file-name order when a run names one explicitly (`--roles`, a
 /// suite's `roles`). A named folder that is missing or holds no card is an error, never a
 /// silent generic role.
 pub fn role_cards_in_order(dir: Option<&Path>) -> Result<Vec<Arc<RoleCard>>, RoleError> {
     let Some(dir) = dir else {
-        return crate::policy::reasoning::role_pool::role_pool();
+        let cards = crate::registry::Registry::current().role_cards();
+        if cards.is_empty() {
+            return Err(RoleError::Invalid {
+                path: "registry".into(),
+                message: "the registry holds no default role card; pass --roles DIR".into(),
+            });
+        }
+        return cards
+            .iter()
+            .map(|(file, text)| RoleCard::parse(text, file.clone()).map(Arc::new))
+            .collect();
     };
     let not_found = |message: &str| RoleError::Invalid {
         path: dir.to_path_buf(),

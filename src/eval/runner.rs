@@ -63,9 +63,15 @@ pub async fn solve_item(
                     failed + run.calls
                 )
             });
+            // The dataset's registered grader; results files of unregistered datasets (a
+            // plugin's, re-read by a plain `colony`) fall back to the answer-type comparison.
+            let grader = crate::registry::Registry::current()
+                .find_dataset(dataset)
+                .ok();
             let correct = error.is_none()
-                && out.answer.as_deref().is_some_and(|a| {
-                    equivalent(a, &item.gold, &item.answer_type, &JudgeOptions::default())
+                && out.answer.as_deref().is_some_and(|a| match grader {
+                    Some(d) => d.is_correct(a, item),
+                    None => equivalent(a, &item.gold, &item.answer_type, &JudgeOptions::default()),
                 });
             ItemResult {
                 id: item.id.clone(),

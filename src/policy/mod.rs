@@ -5,8 +5,10 @@
 pub mod embodied;
 pub mod reasoning;
 mod spec;
+mod templates;
 
 pub use spec::{file_component, PolicySpec, SpecError, MAX_LABEL_LEN};
+pub use templates::TEMPLATES;
 
 /// Splits a policy list as `--policy`/`--policies` spell it: `;` separates policies when
 /// present; otherwise commas do, except that a `key=value` part continues the options of

@@ -1,8 +1,9 @@
 //! What colony ships, registered through the public [`Registry`] methods only (the one module
 //! outside the environment crates that names them): the reasoning policies, the embodied
-//! policies, the simulated-model responders of their prompts and the three environments.
+//! policies, the simulated-model responders of their prompts, the three environments, the
+//! published reasoning datasets, the policies' prompt templates and SelfOrg's role pool.
 
-use super::Registry;
+use super::{DatasetEntry, Registry};
 
 /// Adds every built-in to `r`.
 pub(super) fn register(mut r: Registry) -> Registry {
@@ -14,6 +15,18 @@ pub(super) fn register(mut r: Registry) -> Registry {
     }
     for &(name, help, build) in crate::policy::embodied::BUILTIN_EMBODIED {
         r = r.embodied_policy(name, help, build);
+    }
+    for &dataset in colony_qa::Dataset::all() {
+        r = r.dataset(DatasetEntry::published(dataset));
+    }
+    for &(name, text) in crate::policy::TEMPLATES {
+        r = r.template(name, text);
+    }
+    r = r
+        .template("qa/math", colony_qa::MATH_TEMPLATE)
+        .template("qa/choice", colony_qa::CHOICE_TEMPLATE);
+    for &(file, text) in &crate::policy::reasoning::role_pool::POOL {
+        r = r.role_card(&format!("roles/selforg/{file}"), text);
     }
     use crate::policy::embodied::framework_sim::FrameworkResponder;
     r.responder(crate::policy::reasoning::swarmsys::sim::SwarmSysResponder)

@@ -14,14 +14,20 @@
 //! [`Registry::responder`], then one per environment with a simulated agent, then those
 //! added with [`Registry::fallback_responder`].
 //!
-//! Not yet in the registry (still fixed lists in colony's source): datasets, prompt templates
-//! and role cards.
+//! Datasets ([`DatasetEntry`]: loader and grader), prompt templates (hashed into suite
+//! manifests) and the default role cards of reasoning rosters are registered the same way, so a
+//! plugin's dataset runs under `eval`, `grade`, `datasets` and suites, and a plugin's prompts
+//! are recorded in every manifest.
 
 mod builtin;
+mod dataset;
+
+pub use dataset::{DatasetEntry, DatasetGrader, DatasetLoader};
 
 use std::sync::{Arc, OnceLock};
 
 use colony_env_api::{clip, EnvEntry};
+use colony_qa::Dataset;
 use thiserror::Error;
 
 use crate::llm::responder::{Prompt, Responder, Response};
@@ -71,10 +77,19 @@ pub enum RegistryError {
     /// A name was registered twice (of the same kind).
     #[error("registry: {kind} `{name}` is registered twice")]
     Duplicate {
-        /// `reasoning policy`, `embodied policy` or `environment`.
+        /// `reasoning policy`, `embodied policy`, `environment`, `dataset`, `template` or
+        /// `role card`.
         kind: &'static str,
         /// The name.
         name: String,
+    },
+    /// A role card registered for the default roster does not parse.
+    #[error("registry: role card `{file}`: {message}")]
+    RoleCard {
+        /// The card's file name as registered.
+        file: String,
+        /// What is wrong with it.
+        message: String,
     },
     /// A registry was installed already in this process.
     #[error("registry: a registry is installed already (install once, before any run)")]
@@ -89,6 +104,9 @@ pub struct Registry {
     environments: Vec<&'static dyn EnvEntry>,
     responders: Vec<Arc<dyn Responder>>,
     fallback_responders: Vec<Arc<dyn Responder>>,
+    datasets: Vec<DatasetEntry>,
+    templates: Vec<(&'static str, &'static str)>,
+    role_cards: Vec<(String, &'static str)>,
     /// The first name registered twice, reported by [`Registry::install`] and [`Registry::check`].
     duplicate: Option<RegistryError>,
 }
@@ -191,6 +209,42 @@ impl Registry {
         self
     }
 
+    /// Adds a reasoning dataset (`--dataset NAME`, a suite's `dataset`).
+    pub fn dataset(mut self, entry: DatasetEntry) -> Self {
+        if self.find_dataset(&entry.name).is_ok() {
+            self.note_duplicate("dataset", &entry.name);
+        }
+        self.datasets.push(entry);
+        self
+    }
+
+    /// Adds a prompt template by name (`myplugin/vote`): suite manifests record its SHA-256, so
+    /// an edited prompt shows up as a changed run. Environments' templates come from
+    /// [`EnvEntry::templates`] and need no registration.
+    pub fn template(mut self, name: &'static str, text: &'static str) -> Self {
+        if self.templates.iter().any(|(n, _)| *n == name) {
+            self.note_duplicate("template", name);
+        }
+        self.templates.push((name, text));
+        self
+    }
+
+    /// Adds a role card (its file name and TOML text) to the default roster of reasoning runs,
+    /// used when a run names no `--roles` folder; cards are taken in registration order.
+    pub fn role_card(mut self, file: &str, toml: &'static str) -> Self {
+        if self.role_cards.iter().any(|(f, _)| f == file) {
+            self.note_duplicate("role card", file);
+        }
+        if let Err(e) = crate::runtime::RoleCard::parse(toml, file) {
+            self.duplicate.get_or_insert(RegistryError::RoleCard {
+                file: file.to_string(),
+                message: e.to_string(),
+            });
+        }
+        self.role_cards.push((file.to_string(), toml));
+        self
+    }
+
     /// Adds a simulated-model responder, asked before the environments' simulated agents.
     pub fn responder(mut self, responder: impl Responder + 'static) -> Self {
         self.responders.push(Arc::new(responder));
@@ -265,6 +319,45 @@ impl Registry {
     /// The environments, in registration order.
     pub fn environments(&self) -> &[&'static dyn EnvEntry] {
         &self.environments
+    }
+
+    /// The datasets, in registration order.
+    pub fn datasets(&self) -> &[DatasetEntry] {
+        &self.datasets
+    }
+
+    /// The dataset `name`; an unknown name is an error listing the registered ones.
+    pub fn find_dataset(&self, name: &str) -> Result<&DatasetEntry, colony_qa::UnknownName> {
+        // Names match case-insensitively with `_` for `-`, and the published datasets keep
+        // their aliases (`math-500`, `aqua`, `aime`).
+        let norm = |n: &str| n.trim().to_ascii_lowercase().replace('_', "-");
+        let canonical = name
+            .parse::<Dataset>()
+            .map_or_else(|_| norm(name), |d| d.name().to_string());
+        self.datasets
+            .iter()
+            .find(|d| d.name == name)
+            .or_else(|| self.datasets.iter().find(|d| norm(&d.name) == canonical))
+            .ok_or_else(|| colony_qa::UnknownName {
+                kind: "dataset",
+                given: clip(name),
+                valid: self
+                    .datasets
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// The registered prompt templates (name, text), in registration order.
+    pub fn templates(&self) -> &[(&'static str, &'static str)] {
+        &self.templates
+    }
+
+    /// The default roster's role cards (file name, TOML text), in registration order.
+    pub fn role_cards(&self) -> &[(String, &'static str)] {
+        &self.role_cards
     }
 
     fn find_reasoning(&self, name: &str) -> Option<&ReasoningEntry> {
@@ -389,6 +482,64 @@ mod tests {
         );
         let err = r.reasoning("chess", &ctx).err().map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("chess") && e.contains("selforg")));
+    }
+
+    #[test]
+    fn datasets_templates_and_role_cards_are_registered_and_checked() {
+        let r = Registry::builtin();
+        assert_eq!(r.datasets().len(), Dataset::all().len());
+        let name = |n: &str| r.find_dataset(n).map(|d| d.name.clone()).ok();
+        assert_eq!(name("MATH-500").as_deref(), Some("math"));
+        assert_eq!(name("aqua").as_deref(), Some("aqua-rat"));
+        assert_eq!(name("gsm_hard").as_deref(), Some("gsm-hard"));
+        let unknown = r.find_dataset("chess").err().map(|e| e.to_string());
+        assert!(unknown.is_some_and(|e| e.contains("chess") && e.contains("gsm8k")));
+        assert!(r.templates().iter().any(|(n, _)| *n == "reasoning/cot"));
+        assert_eq!(r.role_cards().len(), 8);
+        assert!(r.role_cards()[0].0.ends_with("0_assistant.toml"));
+
+        let again = Registry::builtin().dataset(DatasetEntry::published(Dataset::Gsm8k));
+        assert_eq!(
+            again.check(),
+            Err(RegistryError::Duplicate {
+                kind: "dataset",
+                name: "gsm8k".into()
+            })
+        );
+        let twice = Registry::builtin().template("reasoning/cot", "other text");
+        assert!(matches!(
+            twice.check(),
+            Err(RegistryError::Duplicate {
+                kind: "template",
+                ..
+            })
+        ));
+        let bad = Registry::empty().role_card("broken.toml", "name = [");
+        assert!(matches!(
+            bad.check(),
+            Err(RegistryError::RoleCard { ref file, .. }) if file == "broken.toml"
+        ));
+    }
+
+    #[test]
+    fn a_registered_grader_decides_correctness() {
+        let item = colony_qa::Item {
+            id: "1".into(),
+            question: "Name a prime above 10.".into(),
+            choices: Vec::new(),
+            gold: "11".into(),
+            answer_type: colony_qa::AnswerType::Numeric,
+            meta: Default::default(),
+        };
+        let plain = DatasetEntry::new("primes", "demo", "none", |path, _| {
+            Err(colony_qa::LoadError::Empty {
+                path: path.to_path_buf(),
+            })
+        });
+        assert!(plain.is_correct("11.0", &item) && !plain.is_correct("13", &item));
+        let any_prime = plain.with_grader(|a, _| ["11", "13", "17"].contains(&a));
+        assert!(any_prime.has_grader() && any_prime.is_correct("13", &item));
+        assert!(!any_prime.is_correct("11.0", &item));
     }
 
     #[test]

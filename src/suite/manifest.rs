@@ -140,94 +140,20 @@ fn sha256(bytes: &[u8]) -> String {
 /// templates, then each registered environment's ([`colony_env_api::EnvEntry::templates`],
 /// a plugin's included).
 pub fn templates() -> Vec<(&'static str, &'static str)> {
-    let mut all = policy_templates();
+    let mut all = crate::registry::Registry::current().templates().to_vec();
     for entry in crate::env::entries() {
         all.extend(entry.templates());
     }
     all
 }
 
-/// The prompt templates of colony's own policies and datasets.
-fn policy_templates() -> Vec<(&'static str, &'static str)> {
-    use crate::policy::embodied as emb;
-    use crate::policy::reasoning as rea;
-    vec![
-        ("reasoning/cot", rea::prompts::COT),
-        ("reasoning/debate_update", rea::prompts::DEBATE_UPDATE),
-        (
-            "reasoning/selforg_collaborate",
-            rea::prompts::SELFORG_COLLABORATE,
-        ),
-        ("reasoning/agentverse_recruit", rea::agentverse::RECRUIT),
-        ("reasoning/agentverse_solve", rea::agentverse::SOLVE),
-        ("reasoning/agentverse_critic", rea::agentverse::CRITIC),
-        ("reasoning/agentverse_evaluate", rea::agentverse::EVALUATE),
-        ("reasoning/macnet_review", rea::macnet::REVIEW),
-        ("reasoning/macnet_improve", rea::macnet::IMPROVE),
-        ("reasoning/macnet_synthesize", rea::macnet::SYNTHESIZE),
-        ("reasoning/dylan_respond", rea::dylan::RESPOND),
-        ("reasoning/dylan_rank", rea::dylan::RANK),
-        (
-            "reasoning/swarmsys_competence",
-            rea::swarmsys::encode::COMPETENCE,
-        ),
-        (
-            "reasoning/swarmsys_task_context",
-            rea::swarmsys::roles::TASK_CONTEXT,
-        ),
-        (
-            "reasoning/swarmsys_explorer_card",
-            rea::swarmsys::roles::EXPLORER_CARD,
-        ),
-        (
-            "reasoning/swarmsys_worker_card",
-            rea::swarmsys::roles::WORKER_CARD,
-        ),
-        (
-            "reasoning/swarmsys_validator_card",
-            rea::swarmsys::roles::VALIDATOR_CARD,
-        ),
-        (
-            "reasoning/swarmsys_member_card",
-            rea::swarmsys::roles::MEMBER_CARD,
-        ),
-        ("reasoning/swarmsys_event", rea::swarmsys::turns::EVENT),
-        (
-            "reasoning/swarmsys_explorer",
-            rea::swarmsys::turns::EXPLORER,
-        ),
-        ("reasoning/swarmsys_worker", rea::swarmsys::turns::WORKER),
-        (
-            "reasoning/swarmsys_validator",
-            rea::swarmsys::turns::VALIDATOR,
-        ),
-        ("embodied/coela_message", emb::coela::MESSAGE_PROMPT),
-        ("embodied/coela_action", emb::coela::ACTION_PROMPT),
-        ("embodied/hmas2_plan", emb::hmas2::PLAN_PROMPT),
-        ("embodied/hmas2_feedback", emb::hmas2::FEEDBACK_PROMPT),
-        (
-            "embodied/embodied_messages",
-            emb::embodied_fw::MESSAGES_PROMPT,
-        ),
-        ("embodied/embodied_action", emb::embodied_fw::ACTION_PROMPT),
-        ("embodied/camon_generate_plan", emb::camon::GENERATE_PROMPT),
-        ("embodied/camon_propose", emb::camon::PROPOSE_PROMPT),
-        ("embodied/camon_review", emb::camon::REVIEW_PROMPT),
-        ("qa/math", colony_qa::MATH_TEMPLATE),
-        ("qa/choice", colony_qa::CHOICE_TEMPLATE),
-    ]
-}
-
 /// The hashes of the role cards a suite's rosters use: the named folder's `*.toml` files, or
-/// the compiled-in pool's cards (keyed `builtin:<file>`) when the suite names none.
+/// the registry's default cards (keyed `builtin:<file>`) when the suite names none.
 fn role_card_hashes(dir: Option<&Path>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let Some(dir) = dir else {
-        for (file, text) in crate::policy::reasoning::role_pool::POOL {
-            out.insert(
-                format!("builtin:roles/selforg/{file}"),
-                sha256(text.as_bytes()),
-            );
+        for (file, text) in crate::registry::Registry::current().role_cards() {
+            out.insert(format!("builtin:{file}"), sha256(text.as_bytes()));
         }
         return out;
     };

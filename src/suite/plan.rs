@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use colony_qa::{load, select, FieldMap, Item, LoadOptions, Selection};
+use colony_qa::{select, FieldMap, Item, LoadOptions, Selection};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -192,13 +192,17 @@ pub fn load_all(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Item>
         path: unit.data.clone(),
         message,
     };
-    let dataset: colony_qa::Dataset = unit.dataset.parse().map_err(|e| err(format!("{e}")))?;
+    let dataset = crate::registry::Registry::current()
+        .find_dataset(&unit.dataset)
+        .map_err(|e| err(format!("{e}")))?;
     let fields = if unit.fields.is_empty() {
         None
     } else {
         let map = FieldMap::from_specs(&unit.fields).map_err(|e| err(format!("--field: {e}")))?;
-        map.check(dataset)
-            .map_err(|e| err(format!("--field: {e}")))?;
+        if let Ok(published) = dataset.name.parse::<colony_qa::Dataset>() {
+            map.check(published)
+                .map_err(|e| err(format!("--field: {e}")))?;
+        }
         Some(map)
     };
     let opts = LoadOptions {
@@ -207,7 +211,9 @@ pub fn load_all(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Item>
         fields,
         ..LoadOptions::default()
     };
-    let loaded = load(dataset, &unit.data, &opts).map_err(|e| err(e.to_string()))?;
+    let loaded = dataset
+        .load(&unit.data, &opts)
+        .map_err(|e| err(e.to_string()))?;
     for e in &loaded.header_rows {
         notes.push(format!("note: skipped {e}"));
     }

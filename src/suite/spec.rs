@@ -402,7 +402,8 @@ impl Suite {
             let t = t.get_ref();
             let key = |k: &str| format!("datasets[{i}].{k}");
             let name = t.name.get_ref().trim().to_string();
-            name.parse::<colony_qa::Dataset>()
+            crate::registry::Registry::current()
+                .find_dataset(&name)
                 .map_err(|e| invalid(t.name.span().start, &key("name"), e.to_string()))?;
             let maslab = match &t.subset {
                 None => false,

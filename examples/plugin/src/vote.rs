@@ -9,6 +9,10 @@ use colony::policy::reasoning::{
 use colony::runtime::AskOptions;
 use futures::future::join_all;
 
+/// The judge's instruction, after the question and the three answers (registered as the
+/// template `demo/vote_judge`, so suite manifests record its hash).
+pub const JUDGE: &str = "Decide which answer is right and state the final answer.";
+
 /// The policy (no options).
 pub struct DemoVote;
 
@@ -59,8 +63,7 @@ impl ReasoningPolicy for DemoVote {
                 .map(|(i, v)| format!("Agent {}:\n{}", i + 1, v.text))
                 .collect();
             let prompt = format!(
-                "{}\n\nThree agents answered differently:\n\n{}\n\nDecide which answer is right \
-                 and state the final answer.",
+                "{}\n\nThree agents answered differently:\n\n{}\n\n{JUDGE}",
                 query.text(),
                 listed.join("\n\n")
             );

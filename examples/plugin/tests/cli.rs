@@ -353,6 +353,14 @@ policies = ["demo_nearest:k=3", "scripted:heuristic"]
     let s = suite.to_str().unwrap();
     let whole = tmp.path().join("whole");
     ok(&["run", s, "--out", whole.to_str().unwrap(), "--quiet"]);
+    // The plugin's registered template is recorded in the manifest beside colony's own.
+    let manifest = read(&whole.join("manifest.json"));
+    for name in ["demo/vote_judge", "reasoning/cot", "qa/math"] {
+        assert!(
+            manifest["templates"][name].is_string(),
+            "{name}: {manifest}"
+        );
+    }
     let sharded = tmp.path().join("sharded");
     for i in 0..2 {
         let shard = format!("{i}/2");
@@ -378,4 +386,80 @@ policies = ["demo_nearest:k=3", "scripted:heuristic"]
         assert!(whole.join(unit).join("summary.json").is_file(), "{unit}");
         assert_eq!(summary(&whole, unit), summary(&merged, unit), "{unit}");
     }
+}
+
+#[test]
+fn a_plugin_dataset_is_listed_evaluated_and_graded_by_its_own_grader() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/capitals.tsv");
+    let data = data.to_str().unwrap();
+    let listed = ok(&["datasets"]);
+    assert!(
+        listed.contains("demo-capitals") && listed.contains("gsm8k"),
+        "{listed}"
+    );
+
+    // `grade`: outputs naming an accepted alias in another case are right only by the
+    // plugin's grader (the answer-type comparison would call `tokio` wrong for `Tokyo`).
+    let tmp = tempfile::tempdir().unwrap();
+    let preds = tmp.path().join("preds.jsonl");
+    std::fs::write(
+        &preds,
+        "{\"id\": 1, \"output\": \"The answer is \\\\boxed{paris}\"}\n\
+         {\"id\": 2, \"output\": \"\\\\boxed{Tokio}\"}\n\
+         {\"id\": 3, \"output\": \"\\\\boxed{Milan}\"}\n",
+    )
+    .unwrap();
+    let graded: Value = serde_json::from_str(&ok(&[
+        "grade",
+        "--dataset",
+        "demo-capitals",
+        "--data",
+        data,
+        "--predictions",
+        preds.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    let correct: Vec<bool> = graded["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["correct"].as_bool().unwrap())
+        .collect();
+    assert_eq!(correct, [true, true, false], "{graded}");
+
+    // `eval` with the simulated model: every item answered, the registered judge template is
+    // hashed into a suite manifest, and a malformed file is a one-line error naming the line.
+    let out = tmp.path().join("eval");
+    ok(&[
+        "eval",
+        "--dataset",
+        "demo-capitals",
+        "--data",
+        data,
+        "--policy",
+        "single",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let s = read(&out.join("summary.json"));
+    assert_eq!(s["policies"]["single"]["n"], 8, "{s}");
+    assert_eq!(s["policies"]["single"]["errors"], 0, "{s}");
+    let bad = tmp.path().join("bad.tsv");
+    std::fs::write(&bad, "France\tParis\nno tab here\n").unwrap();
+    let e = run(&[
+        "eval",
+        "--dataset",
+        "demo-capitals",
+        "--data",
+        bad.to_str().unwrap(),
+        "--policy",
+        "single",
+        "--out",
+        tmp.path().join("bad").to_str().unwrap(),
+    ]);
+    assert!(!e.status.success());
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert!(err.contains("line 2") && err.contains("bad.tsv"), "{err}");
 }
