@@ -528,3 +528,29 @@ fn seed_ranges_reach_the_last_seed_and_steps_stop_at_the_end() {
     let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(v["truncated"], true, "{v}");
 }
+
+/// `colony … | head`: the reader closing stdout ends the command quietly with 141 (what a
+/// shell reports for SIGPIPE), never a panic message. The output is far larger than a pipe
+/// buffer, so a write fails after the close whatever the timing.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let mut child = Command::new(BIN)
+        .args([
+            "env",
+            "reset",
+            "wildfire",
+            "--set",
+            "map_size=300",
+            "--json",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+}

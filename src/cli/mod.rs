@@ -150,6 +150,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Err(e) => e.exit(),
     };
     init_logging(cli.verbose);
+    quiet_on_closed_stdout();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -160,13 +161,43 @@ pub fn main_with(registry: Registry) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+    let outcome =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(run(cli))));
+    match outcome {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+        Err(payload) if is_closed_stdout(payload.as_ref()) => ExitCode::from(CLOSED_STDOUT_EXIT),
+        Err(payload) => std::panic::resume_unwind(payload),
     }
+}
+
+/// The exit code when the reader of stdout went away: 141, what a shell reports for a tool
+/// ended by SIGPIPE, so `set -o pipefail` scripts see the output was cut short.
+const CLOSED_STDOUT_EXIT: u8 = 141;
+
+/// Whether a panic is `println!` failing because stdout's reader closed the pipe.
+fn is_closed_stdout(payload: &(dyn std::any::Any + Send)) -> bool {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or_default();
+    text.starts_with("failed printing to stdout") && text.contains("Broken pipe")
+}
+
+/// Decision: `colony env list | head` ends quietly, as `ls | head` does. Rust ignores SIGPIPE,
+/// so `println!` to a closed pipe panics; the hook keeps that one panic silent and
+/// [`main_with`] turns it into [`CLOSED_STDOUT_EXIT`]. Every other panic reports as usual.
+fn quiet_on_closed_stdout() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !is_closed_stdout(info.payload()) {
+            report(info);
+        }
+    }));
 }
 
 /// `cmd` with the registry's names in the help of the flags that take them (`eval --policy`,
