@@ -308,3 +308,36 @@ fn every_subcommand_has_help() {
         );
     }
 }
+
+/// `--base-url` without `--model` asks the server's `/v1/models`: its only model is used
+/// (a server that serves one named model rejects any other name, as llama-server and vLLM do);
+/// several models are an error listing them.
+#[test]
+fn base_url_without_model_uses_the_servers_only_model() {
+    let one = Mock::start(&["--served-model", "smol-135m"], &[]);
+    let out = colony(&["chat", "--base-url", &one.url, "--json", "Hello"], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["model"], "smol-135m");
+    assert!(
+        stderr(&out).contains("using the server's only model `smol-135m`"),
+        "{}",
+        stderr(&out)
+    );
+
+    let two = Mock::start(&["--served-model", "a-7b", "--served-model", "b-13b"], &[]);
+    let out = colony(&["chat", "--base-url", &two.url, "Hello"], &[]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("serves 2 models: a-7b, b-13b") && err.contains("--model"),
+        "{err}"
+    );
+    // Naming the model skips the question.
+    let out = colony(
+        &["chat", "--base-url", &two.url, "--model", "b-13b", "Hello"],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+}

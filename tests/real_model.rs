@@ -125,6 +125,25 @@ fn a_real_model_through_models_chat_eval_and_compare() {
         .unwrap_or_else(|| panic!("smollm2 not listed: {listed}"));
     assert!(row.to_string().contains("smollm2-135m"), "{row}");
 
+    // `--base-url` alone: colony asks llama-server's `/v1/models` and uses its one model.
+    let bare = dir.path().join("empty-models.toml");
+    std::fs::write(&bare, "").unwrap();
+    let discovered = run(
+        &bare,
+        &[
+            "chat",
+            "--base-url",
+            &url,
+            "--max-tokens",
+            "8",
+            "--json",
+            "Hi",
+        ],
+    );
+    ok(&discovered, "chat with --base-url only");
+    let note = String::from_utf8_lossy(&discovered.stderr);
+    assert!(note.contains("using the server's only model"), "{note}");
+
     // `colony chat` gets a reply.
     let reply = ok(
         &run(

@@ -102,6 +102,22 @@ impl ModelArgs {
 
     /// Resolves the model spec from models.toml (found via `config`) and the flags.
     pub fn spec(&self, config: Option<&Path>) -> anyhow::Result<ModelSpec> {
+        let spec = self.configured_spec(config)?;
+        // `--base-url` alone (no --model, no models.toml default): ask the server.
+        // A replay asks no server: it needs the recorded run's --model.
+        if self.model.is_none()
+            && self.replay.is_none()
+            && self.base_url.is_some()
+            && spec.model.is_none()
+            && spec.name == crate::llm::UNNAMED_ENDPOINT_MODEL
+        {
+            return with_discovered_model(spec);
+        }
+        Ok(spec)
+    }
+
+    /// The spec from models.toml and the flags, without asking any server.
+    fn configured_spec(&self, config: Option<&Path>) -> anyhow::Result<ModelSpec> {
         let cfg = ModelsConfig::discover(config)?;
         Ok(cfg.resolve(self.model.as_deref(), &self.overrides()?)?)
     }
@@ -120,6 +136,28 @@ impl ModelArgs {
             None => Ok(model),
         }
     }
+}
+
+/// `spec` with the one model its server lists (see [`crate::llm::discover_model`]), said on
+/// stderr. Asked on a thread with a runtime of its own, so it works whether or not the caller
+/// is inside a runtime, and of whichever kind.
+fn with_discovered_model(mut spec: ModelSpec) -> anyhow::Result<ModelSpec> {
+    let asked = spec.clone();
+    let id = std::thread::scope(|scope| {
+        scope
+            .spawn(move || -> anyhow::Result<String> {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
+                Ok(rt.block_on(crate::llm::discover_model(&asked))?)
+            })
+            .join()
+            .map_err(|_| anyhow::anyhow!("asking the server for its model failed"))?
+    })?;
+    eprintln!("note: --base-url without --model: using the server's only model `{id}`");
+    spec.name = id.clone();
+    spec.model = Some(id);
+    Ok(spec)
 }
 
 /// Parses a count of things in flight at once (`--concurrency`, `--items-in-flight`,

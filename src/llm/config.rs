@@ -222,7 +222,7 @@ impl ModelsConfig {
                 }
             },
             None if overrides.base_url.is_some() => ModelSpec {
-                name: "default".into(),
+                name: UNNAMED_ENDPOINT_MODEL.into(),
                 ..ModelSpec::default()
             },
             None => simulated_spec(),
@@ -246,6 +246,11 @@ impl ModelsConfig {
         Ok(spec)
     }
 }
+
+/// The name of a model given only by `--base-url` (no `--model`, no `default` in
+/// models.toml); the command line replaces it by the server's one model
+/// ([`super::discover_model`]).
+pub const UNNAMED_ENDPOINT_MODEL: &str = "default";
 
 fn simulated_spec() -> ModelSpec {
     ModelSpec {

@@ -16,6 +16,7 @@ mod adaptive;
 mod answer_key;
 mod client;
 mod config;
+mod discover;
 mod endpoint;
 mod error;
 mod fatal;
@@ -36,7 +37,9 @@ pub use answer_key::{AnswerKey, KeyMatch};
 pub use client::{ClientSettings, EndpointSettings, OpenAiClient};
 pub use config::{
     ModelKind, ModelOverrides, ModelSpec, ModelsConfig, MAX_CONCURRENCY, SIMULATED_NAME,
+    UNNAMED_ENDPOINT_MODEL,
 };
+pub use discover::discover_model;
 pub use endpoint::redact_url;
 pub use error::{ErrorClass, ModelError};
 pub use fatal::stops_run;
