@@ -619,6 +619,13 @@ fn a_failure_no_retry_can_fix_stops_the_run_early_with_one_line() {
         rows.len()
     );
     assert!(rows.iter().all(|r| r["error"].is_string()));
+    let md = std::fs::read_to_string(out.join("results.md")).unwrap();
+    assert!(md.starts_with("> **Partial results"), "{md}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert!(summary["stopped"]
+        .as_str()
+        .is_some_and(|w| w.contains("efused")));
     // A second writer on the same directory is refused while one runs is tested in the
     // library (eval::lock); here: a strict replay miss also stops the run.
     let rec = dir.path().join("empty-record");

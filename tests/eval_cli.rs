@@ -208,6 +208,12 @@ fn an_unauthorized_or_dead_endpoint_stops_the_run_with_one_line() {
         assert!(!err.contains("secret-key"));
         let done = lines_of(&dir.path().join("single.jsonl"));
         assert!(done < 12, "the run burnt through the dataset: {done} items");
+        // The table of a stopped run says so before any number.
+        let md = std::fs::read_to_string(dir.path().join("results.md")).unwrap();
+        assert!(md.starts_with("> **Partial results"), "{md}");
+        assert!(summary(dir.path())["stopped"]
+            .as_str()
+            .is_some_and(|w| w.contains("single") && w.contains(needle)));
     }
     // A strict replay miss stops the run too.
     let dir = tempfile::tempdir().unwrap();

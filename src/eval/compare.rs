@@ -513,8 +513,8 @@ pub async fn run_compare(
     if let Some(e) = first_error {
         return Err(e);
     }
-    let outcome = write_compare_reports(&config).await?;
     let stopped = stop.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let outcome = write_compare_reports(&config, stopped.as_deref()).await?;
     match stopped {
         Some(why) => Err(CompareError::Stopped(why)),
         None => Ok(outcome),
@@ -598,7 +598,10 @@ pub fn configuration_seeds(
 /// Writes the report of `config.out` from its `episodes.jsonl` (every finished episode,
 /// whichever process or shard produced it): per configuration, then the grid's. `colony
 /// merge` calls this on the joined shards, so the merged report is the unsharded one.
-pub async fn write_compare_reports(config: &CompareConfig) -> Result<CompareOutcome, CompareError> {
+pub async fn write_compare_reports(
+    config: &CompareConfig,
+    stopped: Option<&str>,
+) -> Result<CompareOutcome, CompareError> {
     let (entry, _) = build(&config.env, &config.set)?;
     let (_, mut all) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;
     // Reports must not depend on the order episodes finished in (concurrency, shards): a
@@ -612,7 +615,8 @@ pub async fn write_compare_reports(config: &CompareConfig) -> Result<CompareOutc
             .cloned()
             .collect();
         let do_nothing = super::compare_report::do_nothing_scores(&sub, &rows).await?;
-        let summary = CompareSummary::of(&sub, entry.info().id, &rows, do_nothing);
+        let mut summary = CompareSummary::of(&sub, entry.info().id, &rows, do_nothing);
+        summary.stopped = stopped.map(str::to_string);
         if config.grid.is_empty() {
             write_report(&config.out, &summary, &rows)?;
         } else {

@@ -145,6 +145,19 @@ pub struct CompareSummary {
     /// Wildfire: Do-Nothing score per seed, measured in this run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub do_nothing: Option<BTreeMap<u64, f64>>,
+    /// Why the run that wrote this summary stopped before its plan was done (a failure no
+    /// retry can fix); absent when it ran to the end. Decision (issue 26, part 5): a stopped
+    /// run's table must not look finished, so its Markdown opens with this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+/// The line a stopped run's tables open with.
+pub fn stopped_banner(why: &str) -> String {
+    format!(
+        "> **Partial results: the run stopped early** ({why}). Rerun the same command to \
+         resume; the numbers below cover only the finished work.\n\n"
+    )
 }
 
 /// The environment's baseline score per seed ([`colony_env_api::EnvEntry::baseline_policy`];
@@ -301,6 +314,7 @@ impl CompareSummary {
             order: config.policies.clone(),
             policies,
             do_nothing,
+            stopped: None,
         }
     }
 
@@ -416,7 +430,12 @@ impl CompareSummary {
     /// ± and the intervals mean and how many seeds stand behind them.
     pub fn markdown(&self) -> String {
         let h = self.header();
-        let mut out = format!("## {}\n\n", self.title());
+        let mut out = self
+            .stopped
+            .as_deref()
+            .map(stopped_banner)
+            .unwrap_or_default();
+        out.push_str(&format!("## {}\n\n", self.title()));
         out.push_str(&format!("| {} |\n", h.join(" | ")));
         out.push_str(&format!("|{}\n", "---|".repeat(h.len())));
         for row in self.rows() {

@@ -257,7 +257,10 @@ pub async fn run_dataset(
     }
     // The report always comes from the files: the same bytes whether one process or several
     // shards (joined by `colony merge`) produced them.
-    let summary = rebuild_summary_with(&run.out, run.baseline.as_ref())?;
+    let mut summary = rebuild_summary_with(&run.out, run.baseline.as_ref())?;
+    summary.stopped = stopped
+        .as_ref()
+        .map(|(policy, why)| format!("at policy {policy}: {why}"));
     let markdown = write_eval_report(&run.out, &summary)?;
     Ok(DatasetOutcome {
         summary,

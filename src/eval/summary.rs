@@ -118,6 +118,11 @@ pub struct Summary {
     /// since they cannot be rebuilt from the per-item files).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub settings: BTreeMap<String, BTreeMap<String, RunSettings>>,
+    /// Why the run that wrote this summary stopped before every policy was done (a failure no
+    /// retry can fix); absent when it ran to the end. Its Markdown opens with it (issue 26,
+    /// part 5: a stopped run's table must not look finished).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// What one `colony eval` run of a policy on a dataset asked for.
@@ -355,7 +360,12 @@ impl Summary {
     /// errors): it is not scored, and not ranked.
     pub fn markdown(&self) -> String {
         let names = self.dataset_names();
-        let mut out = String::from("| Method |");
+        let mut out = self
+            .stopped
+            .as_deref()
+            .map(super::compare_report::stopped_banner)
+            .unwrap_or_default();
+        out.push_str("| Method |");
         for d in &names {
             out.push_str(&format!(" {d} (%) |"));
         }
