@@ -5,10 +5,18 @@
 //! the process's responders, and imports nothing from `policy` or `env`. Each policy or
 //! environment implements its responder next to its own prompts; the open registry
 //! (`colony::registry::Registry`) hands them to [`install`] when it becomes the process's
-//! registry, built-ins first, in registration order. Responders still recognise their prompts
-//! by reading them (a marker line, a `Reply with:` line), as the previous hard-wired readers
-//! did, so offline results are unchanged; choosing them by a tag carried with the request is
-//! not done yet.
+//! registry, built-ins first, in registration order.
+//!
+//! A responder is chosen by the call's purpose, a stable tag the policy sets on the request
+//! ([`crate::llm::ChatRequest::purpose`]; `dylan.rank`, `camon.propose`), not by the prompt's
+//! wording: a responder declares the purposes it owns ([`Responder::purposes`]; `dylan` owns
+//! `dylan` and every `dylan.…`), and a call whose purpose some responder owns is answered by
+//! those responders only, so rewording a template cannot hand its prompt to another family's
+//! parser. The chosen responder still reads the prompt to build its reply, as an LLM would.
+//! Two kinds of call go to every responder in order, each recognising its own prompts: calls
+//! without a purpose (requests reaching `serve-mock` from outside the process) and calls whose
+//! purpose no responder owns (an environment's native `perception`/`execution` prompts, which
+//! every environment's simulated agent shares and tells apart by the observation it reads).
 
 use std::sync::{Arc, OnceLock};
 
@@ -24,6 +32,8 @@ pub struct KeyedTurn<'a> {
     pub body: &'a str,
     /// How the simulated model reads the answer a text states.
     pub extract: &'a dyn Fn(&str) -> Option<String>,
+    /// The call's purpose tag, if the caller set one.
+    pub purpose: Option<&'a str>,
 }
 
 /// A prompt that is not in the answer key (an environment's or a framework's).
@@ -36,6 +46,8 @@ pub struct Prompt<'a> {
     pub accuracy: f64,
     /// The request's draw (all randomness of the reply comes from it).
     pub draw: u64,
+    /// The call's purpose tag, if the caller set one.
+    pub purpose: Option<&'a str>,
 }
 
 /// A responder's answer to a [`Prompt`].
@@ -53,6 +65,13 @@ pub enum Response {
 pub trait Responder: Send + Sync {
     /// Its name (diagnostics).
     fn name(&self) -> &str;
+
+    /// The call purposes it owns: `dylan` owns `dylan` and every `dylan.…`. Calls with an
+    /// owned purpose are answered by their owners only (see the module docs); a responder that
+    /// owns none is asked for calls no responder owns.
+    fn purposes(&self) -> &[&str] {
+        &[]
+    }
 
     /// The reply to a keyed question turn, or `None` to leave `body` (the default).
     fn keyed(&self, turn: &KeyedTurn<'_>) -> Option<String> {
@@ -81,14 +100,43 @@ pub fn installed() -> &'static [Arc<dyn Responder>] {
     INSTALLED.get().map_or(&[], Vec::as_slice)
 }
 
-/// The first keyed rewrite of the installed responders, if any.
-pub fn keyed_reply(turn: &KeyedTurn<'_>) -> Option<String> {
-    installed().iter().find_map(|r| r.keyed(turn))
+/// Whether the owned purpose `owned` covers `purpose`: equal, or `purpose` continues it after
+/// a dot (`dylan` covers `dylan.rank`, not `dylanx`).
+pub fn owns(owned: &str, purpose: &str) -> bool {
+    purpose
+        .strip_prefix(owned)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
 }
 
-/// The reply of the first installed responder that claims `prompt`.
+/// The responders asked for a call with `purpose`, in order (see the module docs).
+pub fn chosen<'r>(
+    all: &'r [Arc<dyn Responder>],
+    purpose: Option<&str>,
+) -> Vec<&'r Arc<dyn Responder>> {
+    let owners: Vec<&Arc<dyn Responder>> = match purpose {
+        Some(p) => all
+            .iter()
+            .filter(|r| r.purposes().iter().any(|o| owns(o, p)))
+            .collect(),
+        None => Vec::new(),
+    };
+    if owners.is_empty() {
+        all.iter().collect()
+    } else {
+        owners
+    }
+}
+
+/// The first keyed rewrite of the responders chosen for the turn's purpose, if any.
+pub fn keyed_reply(turn: &KeyedTurn<'_>) -> Option<String> {
+    chosen(installed(), turn.purpose)
+        .into_iter()
+        .find_map(|r| r.keyed(turn))
+}
+
+/// The reply of the first responder chosen for the prompt's purpose that claims it.
 pub fn prompt_reply(prompt: &Prompt<'_>) -> Option<String> {
-    for r in installed() {
+    for r in chosen(installed(), prompt.purpose) {
         match r.prompt(prompt) {
             Response::Pass => continue,
             Response::Reply(text) => return Some(text),
@@ -96,4 +144,52 @@ pub fn prompt_reply(prompt: &Prompt<'_>) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Owner(&'static str, &'static [&'static str]);
+
+    impl Responder for Owner {
+        fn name(&self) -> &str {
+            self.0
+        }
+
+        fn purposes(&self) -> &[&str] {
+            self.1
+        }
+
+        fn prompt(&self, _: &Prompt<'_>) -> Response {
+            Response::Reply(self.0.to_string())
+        }
+    }
+
+    fn names(chosen: Vec<&Arc<dyn Responder>>) -> Vec<&str> {
+        chosen.into_iter().map(|r| r.name()).collect()
+    }
+
+    #[test]
+    fn a_purpose_picks_its_owners_and_anything_else_asks_everyone() {
+        let all: Vec<Arc<dyn Responder>> = vec![
+            Arc::new(Owner("reader", &[])),
+            Arc::new(Owner("dylan", &["dylan", "agentverse"])),
+            Arc::new(Owner("vote", &["demo_vote"])),
+        ];
+        assert_eq!(names(chosen(&all, Some("dylan.rank"))), ["dylan"]);
+        assert_eq!(names(chosen(&all, Some("agentverse"))), ["dylan"]);
+        assert_eq!(names(chosen(&all, Some("demo_vote.judge"))), ["vote"]);
+        // A purpose nobody owns, a prefix that is not a dotted parent, and no purpose at all:
+        // every responder, in registration order.
+        for purpose in [Some("perception"), Some("dylanx"), None] {
+            assert_eq!(
+                names(chosen(&all, purpose)),
+                ["reader", "dylan", "vote"],
+                "{purpose:?}"
+            );
+        }
+        assert!(owns("hmas2", "hmas2.plan") && owns("hmas2", "hmas2"));
+        assert!(!owns("hmas2", "hmas2plan") && !owns("hmas2.plan", "hmas2"));
+    }
 }

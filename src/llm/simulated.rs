@@ -170,6 +170,7 @@ impl SimulatedModel {
             answer: &answer,
             body: &body,
             extract: &extract,
+            purpose: request.purpose.as_deref(),
         })
         .unwrap_or(body)
     }
@@ -449,6 +450,7 @@ fn embodied_reply(cfg: &SimulatedConfig, r: &ChatRequest) -> Option<String> {
         user: &user.content,
         accuracy: cfg.accuracy,
         draw: request_seed(cfg, r),
+        purpose: r.purpose.as_deref(),
     })
 }
 

@@ -75,6 +75,12 @@ pub struct ChatRequest {
     /// Index of this sample among repeated draws of the same request (not sent to servers).
     #[serde(default)]
     pub sample_index: u32,
+    /// What the call is for, a stable tag set by the policy that makes it (`dylan.rank`,
+    /// `camon.propose`, `perception`): the offline simulated model picks the responder of the
+    /// prompt by it ([`super::responder`], issue 25, part 3). Not sent to servers, not part of
+    /// replay keys or of the simulated model's draws, and not serialized.
+    #[serde(skip)]
+    pub purpose: Option<String>,
 }
 
 impl ChatRequest {
@@ -90,6 +96,12 @@ impl ChatRequest {
     /// Sets the sample index.
     pub fn sample_index(mut self, i: u32) -> Self {
         self.sample_index = i;
+        self
+    }
+
+    /// Sets the purpose tag.
+    pub fn purpose(mut self, purpose: impl Into<String>) -> Self {
+        self.purpose = Some(purpose.into());
         self
     }
 }

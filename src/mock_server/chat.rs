@@ -127,6 +127,9 @@ fn to_chat_request(r: ChatCompletionRequest) -> ChatRequest {
         sampling: r.sampling(),
         messages: r.messages,
         sample_index: 0,
+        // Requests from outside the process carry no purpose: the simulated model asks its
+        // responders in order, each recognising its own prompts.
+        purpose: None,
     }
 }
 

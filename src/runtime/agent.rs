@@ -318,6 +318,7 @@ impl Agent {
             messages,
             sampling: options.sampling.or(&self.sampling),
             sample_index: options.sample_index,
+            purpose: options.purpose.clone(),
         }
     }
 

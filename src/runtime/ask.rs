@@ -25,6 +25,10 @@ pub struct AskOptions {
     pub timeout: Option<Duration>,
     /// A label recorded with the call in the transcript (e.g. `"round 2"`).
     pub tag: Option<String>,
+    /// What the call is for, a stable tag (`dylan.rank`, `camon.propose`): carried with the
+    /// request so the offline simulated model picks the responder of this prompt by it, not by
+    /// its wording ([`crate::llm::responder`]).
+    pub purpose: Option<String>,
 }
 
 impl AskOptions {
@@ -56,6 +60,12 @@ impl AskOptions {
     /// Sets the transcript label.
     pub fn tag(mut self, tag: impl Into<String>) -> Self {
         self.tag = Some(tag.into());
+        self
+    }
+
+    /// Sets the purpose tag (the field of the same name).
+    pub fn purpose(mut self, purpose: impl Into<String>) -> Self {
+        self.purpose = Some(purpose.into());
         self
     }
 }

@@ -7,6 +7,7 @@ pub mod capitals;
 pub mod nearest;
 pub mod spread;
 pub mod vote;
+pub mod vote_sim;
 
 use colony::registry::Registry;
 
@@ -20,6 +21,7 @@ pub fn registry() -> Registry {
             vote::build,
         )
         .template("demo/vote_judge", vote::JUDGE)
+        .responder(vote_sim::JudgeResponder)
         .dataset(capitals::entry())
         .embodied_policy(
             "demo_nearest",

@@ -44,6 +44,11 @@ impl ReasoningPolicy for DemoVote {
                     agent,
                 ))
                 .tag(if round == 0 { "vote" } else { "judge" })
+                .purpose(if round == 0 {
+                    "demo_vote.vote"
+                } else {
+                    "demo_vote.judge"
+                })
         };
         let votes = join_all(
             ids.iter()

@@ -321,6 +321,40 @@ fn eval_runs_the_plugin_reasoning_policy() {
         items.iter().any(|i| i["trace"]["judged"] == true),
         "no disagreement at 60%"
     );
+    // The plugin's responder owns the purpose `demo_vote`: the simulated judge takes the
+    // answer two voters share, and says so; the voters' calls are left to the model.
+    for item in items.iter().filter(|i| i["trace"]["judged"] == true) {
+        let votes: Vec<&Value> = item["trace"]["votes"].as_array().unwrap().iter().collect();
+        let shared = votes
+            .iter()
+            .find(|v| !v.is_null() && votes.iter().filter(|w| w == v).count() >= 2);
+        if let Some(shared) = shared {
+            assert_eq!(&&item["answer"], shared, "{item}");
+        }
+    }
+    let calls = std::fs::read_to_string(tmp.path().join("calls/demo_vote.jsonl")).unwrap();
+    let (mut judged, mut voted) = (0, 0);
+    for line in calls.lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        for entry in record["entries"].as_array().unwrap() {
+            let text = entry["event"]["text"].as_str().unwrap_or_default();
+            match entry["event"]["tag"].as_str() {
+                Some("judge") => {
+                    judged += 1;
+                    assert!(text.contains("agents"), "{text}");
+                }
+                Some("vote") => {
+                    voted += 1;
+                    assert!(!text.contains("plurality vote"), "{text}");
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        judged > 0 && voted > 0,
+        "{judged} judge and {voted} vote calls"
+    );
 }
 
 #[test]

@@ -255,7 +255,8 @@ impl Caller {
         let mut options = AskOptions::new()
             .stateless()
             .seed(self.call_seed(step, &view.id, purpose))
-            .tag(format!("step {step} {purpose}"));
+            .tag(format!("step {step} {purpose}"))
+            .purpose(purpose);
         if let Some(d) = self.timeout {
             options = options.timeout(d);
         }

@@ -150,16 +150,22 @@ pub fn simulated_framework_reply(
     Some(out)
 }
 
-/// The framework prompts' responder (CAMON, COELA, Embodied, HMAS-2). Framework prompts
-/// carry an environment's instructions as their system prompt, so an environment's own
-/// simulated agent would claim them: their last line, `Reply with: …`, decides. Registered
-/// twice by `Registry::builtin`: [`FrameworkResponder::FIRST`] before the environments (it
-/// claims prompts ending in `Reply with:`), [`FrameworkResponder::FALLBACK`] after them (it
-/// answers what no environment claimed).
+/// The framework prompts' responder (CAMON, COELA, Embodied, HMAS-2). Calls carry their
+/// purpose (`camon.propose`, …), and [`FrameworkResponder::FIRST`] owns the four frameworks'
+/// purposes, so it alone answers them. A request without a purpose (from outside the process,
+/// through `serve-mock`) is told apart by reading: framework prompts carry an environment's
+/// instructions as their system prompt, so an environment's own simulated agent would claim
+/// them; their last line, `Reply with: …`, decides. Registered twice by `Registry::builtin`:
+/// [`FrameworkResponder::FIRST`] before the environments (it claims prompts ending in
+/// `Reply with:`), [`FrameworkResponder::FALLBACK`] after them (it answers what no environment
+/// claimed).
 #[derive(Debug, Clone, Copy)]
 pub struct FrameworkResponder {
     first: bool,
 }
+
+/// The call purposes of the four frameworks' prompts (`camon.propose`, `hmas2.plan`, …).
+const FRAMEWORK_PURPOSES: [&str; 4] = ["camon", "coela", "embodied", "hmas2"];
 
 impl FrameworkResponder {
     /// Asked before the environments: claims prompts whose last line is `Reply with: …`.
@@ -177,11 +183,25 @@ impl crate::llm::responder::Responder for FrameworkResponder {
         }
     }
 
+    fn purposes(&self) -> &[&str] {
+        if self.first {
+            &FRAMEWORK_PURPOSES
+        } else {
+            &[]
+        }
+    }
+
     fn prompt(&self, p: &crate::llm::responder::Prompt<'_>) -> crate::llm::responder::Response {
-        use crate::llm::responder::Response;
+        use crate::llm::responder::{owns, Response};
         let reply = || simulated_framework_reply(p.system, p.user, p.accuracy, p.draw);
         if !self.first {
             return reply().map_or(Response::Pass, Response::Reply);
+        }
+        let tagged = p
+            .purpose
+            .is_some_and(|purpose| FRAMEWORK_PURPOSES.iter().any(|o| owns(o, purpose)));
+        if tagged {
+            return reply().map_or(Response::Claimed, Response::Reply);
         }
         let is_framework = p
             .user

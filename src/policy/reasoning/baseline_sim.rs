@@ -193,6 +193,10 @@ impl crate::llm::responder::Responder for BaselineResponder {
         "dylan+agentverse"
     }
 
+    fn purposes(&self) -> &[&str] {
+        &["dylan", "agentverse"]
+    }
+
     fn keyed(&self, t: &crate::llm::responder::KeyedTurn<'_>) -> Option<String> {
         simulated_reply(t.user, t.answer, t.body, t.extract)
     }

@@ -57,6 +57,7 @@ pub(crate) fn step_options(
             &id,
         ))
         .tag(format!("round {round} {step}"))
+        .purpose(format!("{method}.{step}"))
         .stateless()
 }
 
@@ -109,7 +110,7 @@ pub(crate) fn ask_options(
 ) -> AskOptions {
     let id = Roster::agent_id(agent);
     let seed = llm_seed(query.run_seed, &query.item.id, method, round, &id);
-    let options = AskOptions::new().seed(seed);
+    let options = AskOptions::new().seed(seed).purpose(method);
     match round {
         Some(r) => options.tag(format!("round {r}")),
         None => options,

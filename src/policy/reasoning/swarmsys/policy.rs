@@ -359,6 +359,7 @@ impl SwarmSys {
                 .seed(seed)
                 .stateless()
                 .tag(format!("round {g} {event} {}", turn.name()))
+                .purpose(format!("{METHOD}.{}", turn.name()))
         };
         let ev_id = |k: usize| task.events[k].profile.event_id.clone();
         let event_round = |k: usize| task.events[k].profile.progress.rounds_run + 1;

@@ -149,6 +149,12 @@ impl crate::llm::responder::Responder for SwarmSysResponder {
         "swarmsys"
     }
 
+    /// The reasoning turns' purposes only: embodied SwarmSys's `swarmsys.act` calls are
+    /// environment prompts, answered by the environments' simulated agents.
+    fn purposes(&self) -> &[&str] {
+        &["swarmsys.explorer", "swarmsys.worker", "swarmsys.validator"]
+    }
+
     fn keyed(&self, t: &crate::llm::responder::KeyedTurn<'_>) -> Option<String> {
         simulated_reply(t.user, t.answer, t.body, t.extract)
     }
