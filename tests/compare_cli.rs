@@ -736,3 +736,24 @@ fn selforg_proposes_builds_the_graph_revises_along_it_and_traces_each_step() {
     let b = run("b");
     assert_eq!(all_episode_files(&a), all_episode_files(&b));
 }
+
+/// A comparison's progress lines end with the closing one, whatever the ticker saw.
+#[test]
+fn a_comparison_prints_its_closing_progress_line_when_stderr_is_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p");
+    let mut args = compare_flags(
+        "cube",
+        &["--set", "n=4"],
+        "scripted:noop,independent",
+        &["--seeds", "0..3", "--max-steps", "3"],
+    );
+    args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+    let (ok, _, err) = colony(&args);
+    assert!(ok, "{err}");
+    let last = err.lines().rfind(|l| l.starts_with("progress: episodes "));
+    assert!(
+        last.is_some_and(|l| l.contains(" 6/6 episodes (100%) ") && l.ends_with("ETA done")),
+        "{err}"
+    );
+}

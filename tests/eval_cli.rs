@@ -362,3 +362,37 @@ fn a_stalled_server_with_a_deadline_gives_errors_not_wrong_answers() {
         assert_eq!(r["failed_calls"], 1);
     }
 }
+
+/// stderr is a pipe here, as in a Slurm log: progress comes as plain lines at each 5% and at
+/// the end, per policy, with done/total, calls, rate and ETA; `--quiet` silences them.
+#[test]
+fn progress_is_printed_as_lines_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval_on("gsm8k", &gsm8k_sample(), "single,cot", dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    for policy in ["single", "cot"] {
+        let lines: Vec<&str> = err
+            .lines()
+            .filter(|l| l.starts_with(&format!("progress: {policy} ")))
+            .collect();
+        // 12 items: every item crosses a new 5% step.
+        assert_eq!(lines.len(), 12, "{err}");
+        assert!(
+            lines[0].contains(" 1/12 items (8%) calls 1 rate "),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[11].contains(" 12/12 items (100%) calls 12 ") && lines[11].ends_with("ETA done")
+        );
+        assert!(lines[5].contains(" 6/12 items (50%) ") && lines[5].contains(" ETA "));
+    }
+    let quiet = eval_on("gsm8k", &gsm8k_sample(), "single", &dir.path().join("q"))
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("progress:"));
+}

@@ -202,12 +202,37 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         ProgressStyle::with_template("episodes {bar:30} {pos}/{len} {msg} ETA {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let lines = Arc::new(super::progress_lines::ProgressLines::new(
+        "episodes", "episodes", a.quiet,
+    ));
+    let report = {
+        let (lines, progress) = (lines.clone(), progress.clone());
+        move || {
+            let (done, total) = (
+                progress.episodes_done.load(Ordering::Relaxed),
+                progress.episodes_total.load(Ordering::Relaxed),
+            );
+            lines.update(
+                done,
+                total,
+                progress.calls.load(Ordering::Relaxed),
+                &format!(
+                    "steps {} tokens {} errors {}",
+                    progress.steps.load(Ordering::Relaxed),
+                    progress.tokens.load(Ordering::Relaxed),
+                    progress.errors.load(Ordering::Relaxed)
+                ),
+            );
+            (done, total)
+        }
+    };
     let ticker = {
-        let (bar, progress) = (bar.clone(), progress.clone());
+        let (bar, progress, report) = (bar.clone(), progress.clone(), report.clone());
         tokio::spawn(async move {
             loop {
-                bar.set_length(progress.episodes_total.load(Ordering::Relaxed));
-                bar.set_position(progress.episodes_done.load(Ordering::Relaxed));
+                let (done, total) = report();
+                bar.set_length(total);
+                bar.set_position(done);
                 bar.set_message(format!(
                     "steps {} calls {} tokens {} retries {}{} errors {}",
                     progress.steps.load(Ordering::Relaxed),
@@ -223,6 +248,8 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
     };
     let result = run_compare(run_config, progress.clone()).await;
     ticker.abort();
+    // The ticker may stop before it saw the last episode: the closing line comes from here.
+    report();
     bar.finish_and_clear();
     let outcome = result.with_context(|| format!("colony compare into {}", a.out.display()))?;
     println!("{}", outcome.markdown());

@@ -195,6 +195,10 @@ pub(crate) struct EvalBars {
     bar: std::sync::Mutex<ProgressBar>,
     /// (done, correct, tokens, errors, retries) of the current policy.
     stats: std::sync::Mutex<(usize, usize, u64, usize, u64)>,
+    /// (items pending, calls made) of the current policy, for the progress lines.
+    work: std::sync::Mutex<(u64, u64)>,
+    /// Progress as lines when stderr is not a terminal.
+    lines: super::progress_lines::ProgressLines,
 }
 
 impl EvalBars {
@@ -203,6 +207,8 @@ impl EvalBars {
             quiet,
             bar: std::sync::Mutex::new(ProgressBar::hidden()),
             stats: std::sync::Mutex::new((0, 0, 0, 0, 0)),
+            work: std::sync::Mutex::new((0, 0)),
+            lines: super::progress_lines::ProgressLines::new("items", "items", quiet),
         }
     }
 }
@@ -221,6 +227,8 @@ impl DatasetProgress for EvalBars {
         bar.set_prefix(policy.to_string());
         *self.bar.lock().unwrap_or_else(|p| p.into_inner()) = bar;
         *self.stats.lock().unwrap_or_else(|p| p.into_inner()) = (0, 0, 0, 0, 0);
+        *self.work.lock().unwrap_or_else(|p| p.into_inner()) = (pending as u64, 0);
+        self.lines.restart(policy);
     }
 
     fn item_done(&self, r: &crate::eval::ItemResult) {
@@ -231,16 +239,27 @@ impl DatasetProgress for EvalBars {
         s.3 += usize::from(r.error.is_some());
         s.4 += r.retries;
         let answered = (s.0 - s.3).max(1);
+        let accuracy = s.1 as f64 / answered as f64;
         let bar = self.bar.lock().unwrap_or_else(|p| p.into_inner());
         bar.inc(1);
         bar.set_message(format!(
-            "acc {:.3} tokens {} retries {}{} errors {}",
-            s.1 as f64 / answered as f64,
+            "acc {accuracy:.3} tokens {} retries {}{} errors {}",
             s.2,
             s.4,
             super::conc_field(),
             s.3
         ));
+        let (pending, calls) = {
+            let mut w = self.work.lock().unwrap_or_else(|p| p.into_inner());
+            w.1 += r.calls;
+            *w
+        };
+        self.lines.update(
+            s.0 as u64,
+            pending,
+            calls,
+            &format!("acc {accuracy:.3} tokens {} errors {}", s.2, s.3),
+        );
     }
 
     fn policy_finished(&self, _policy: &str) {

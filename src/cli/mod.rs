@@ -18,6 +18,7 @@ pub mod grade;
 pub mod merge;
 pub mod model_args;
 pub mod models;
+mod progress_lines;
 pub mod run;
 pub mod selforg;
 pub mod serve_mock;

@@ -107,15 +107,24 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
         ProgressBar::new(0)
     };
     bar.set_style(
-        ProgressStyle::with_template("{prefix:>16} {bar:30} {pos}/{len} {msg}")
+        ProgressStyle::with_template("{prefix:>16} {bar:30} {pos}/{len} {msg} ETA {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let lines = Arc::new(super::progress_lines::ProgressLines::new(
+        "episodes", "episodes", a.quiet,
+    ));
     let ticker = {
-        let (bar, p) = (bar.clone(), episodes.clone());
+        let (bar, p, lines) = (bar.clone(), episodes.clone(), lines.clone());
         tokio::spawn(async move {
             loop {
                 let total = p.episodes_total.load(Ordering::Relaxed);
                 if total > 0 {
+                    lines.update(
+                        p.episodes_done.load(Ordering::Relaxed),
+                        total,
+                        p.calls.load(Ordering::Relaxed),
+                        &format!("errors {}", p.errors.load(Ordering::Relaxed)),
+                    );
                     bar.set_prefix("episodes");
                     bar.set_length(total);
                     bar.set_position(p.episodes_done.load(Ordering::Relaxed));
@@ -134,7 +143,22 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
     };
     let quiet = a.quiet;
     let episodes_for_units = episodes.clone();
+    let finish_unit = {
+        let (lines, p) = (lines.clone(), episodes.clone());
+        move || {
+            lines.update(
+                p.episodes_done.load(Ordering::Relaxed),
+                p.episodes_total.load(Ordering::Relaxed),
+                p.calls.load(Ordering::Relaxed),
+                &format!("errors {}", p.errors.load(Ordering::Relaxed)),
+            );
+        }
+    };
+    let finish_previous = finish_unit.clone();
     let unit_started = move |rel: &Path| {
+        // The ticker may not have seen the previous unit's last episode.
+        finish_previous();
+        lines.restart(&rel.display().to_string());
         for c in [
             &episodes_for_units.episodes_total,
             &episodes_for_units.episodes_done,
@@ -165,6 +189,7 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
     )
     .await;
     ticker.abort();
+    finish_unit();
     bar.finish_and_clear();
     let outcome = result?;
     for n in &outcome.notes {
