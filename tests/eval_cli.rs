@@ -12,7 +12,9 @@ use std::time::Duration;
 use common::eval_run::{
     assert_totals_are_the_servers, eval_on, gsm8k_eval, gsm8k_mock, gsm8k_sample,
 };
-use common::{assert_ok, assert_stopped_early, jsonl, lines_of, run_ok, summary, wait_until, Mock};
+use common::{
+    assert_ok, assert_stopped_early, jsonl, lines_of, run_ok, stats, summary, wait_until, Mock,
+};
 
 const POLICIES: &str = "single,cot,self_consistency:k=3,debate:agents=3,rounds=2,selforg";
 /// Results files are named by each spec's label: the spec as written.
@@ -395,4 +397,40 @@ fn progress_is_printed_as_lines_when_stderr_is_not_a_terminal() {
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("progress:"));
+}
+
+/// A prompt that cannot fit `--context-tokens` is refused before it is sent: every item is an
+/// error naming both sizes (never a wrong answer), and the server saw no request.
+#[test]
+fn prompts_over_the_context_budget_are_refused_before_they_are_sent() {
+    let m = mock(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval_single(&m.url, dir.path(), &["--context-tokens", "20"]);
+    assert!(!out.status.success(), "every item errored, yet exit 0");
+    let s = summary(dir.path());
+    assert_eq!(s["policies"]["single"]["errors"], 3, "{s}");
+    assert_eq!(s["policies"]["single"]["correct"], 0, "{s}");
+    let items = jsonl(&dir.path().join("single.jsonl"));
+    for item in &items {
+        let e = item["error"].as_str().unwrap();
+        assert!(e.contains("does not fit the context of 20 tokens"), "{e}");
+    }
+    assert_eq!(stats(&m.url)["chat_requests"], 0);
+    // A budget the prompts fit changes nothing.
+    let fits = eval_single(
+        &m.url,
+        &dir.path().join("fits"),
+        &["--context-tokens", "4096"],
+    );
+    assert_ok(&fits);
+    assert_eq!(
+        summary(&dir.path().join("fits"))["policies"]["single"]["errors"],
+        0
+    );
+    let bad = eval_single(&m.url, &dir.path().join("bad"), &["--context-tokens", "0"]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        !bad.status.success() && err.contains("context_tokens"),
+        "{err}"
+    );
 }

@@ -222,3 +222,38 @@ fn a_suite_directory_has_one_writer() {
     assert!(err.contains("another colony process"), "{err}");
     assert!(!out.join("manifest.json").exists() && !out.join("plan.json").exists());
 }
+
+/// `kill -9` at any moment of a merge leaves OUT absent or whole (the staging directory is
+/// renamed into place at the end), and the merge run again then produces the same tree.
+#[test]
+fn a_merge_killed_at_any_moment_leaves_nothing_or_everything() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = shards(tmp.path());
+    let reference = tmp.path().join("reference");
+    let (ok, _, err) = merge(&reference, &dirs, &[]);
+    assert!(ok, "{err}");
+    let whole = files(&reference);
+    for (i, delay_ms) in [0u64, 2, 5, 10, 20, 40, 80].into_iter().enumerate() {
+        let out = tmp.path().join(format!("killed{i}"));
+        let mut cmd = colony_cmd(["merge", out.to_str().unwrap()]);
+        cmd.args(&dirs)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let present = out.exists() && std::fs::read_dir(&out).unwrap().next().is_some();
+        if present {
+            assert_eq!(
+                files(&out),
+                whole,
+                "a partial merge was published at {delay_ms} ms"
+            );
+        } else {
+            let (ok, _, err) = merge(&out, &dirs, &[]);
+            assert!(ok, "rerun after a kill at {delay_ms} ms: {err}");
+            assert_eq!(files(&out), whole);
+        }
+    }
+}

@@ -55,6 +55,11 @@ pub struct ModelArgs {
     /// small on CPU servers.
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
+    /// Prompt tokens one request may hold (the server's context per slot; beats models.toml's
+    /// `context_tokens`): a prompt estimated larger is refused before it is sent, as a failed
+    /// call naming both sizes, instead of the server's HTTP 400.
+    #[arg(long, value_name = "N")]
+    pub context_tokens: Option<u64>,
 }
 
 impl ModelArgs {
@@ -83,6 +88,7 @@ impl ModelArgs {
             api_key_env: self.api_key_env.clone(),
             timeout,
             max_retries: self.max_retries,
+            context_tokens: self.context_tokens,
             max_concurrency: self.max_concurrency,
             sampling,
             ..ModelOverrides::default()

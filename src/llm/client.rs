@@ -53,6 +53,9 @@ pub struct ClientSettings {
     /// Largest response body read, in bytes (default [`DEFAULT_MAX_BODY_BYTES`]); a longer
     /// one fails with [`ModelError::BodyTooLarge`].
     pub max_body_bytes: usize,
+    /// Prompt-token capacity of one request; a prompt estimated larger fails with
+    /// [`ModelError::ContextOverflow`] before it is sent. `None`: no check.
+    pub context_tokens: Option<u64>,
 }
 
 impl ClientSettings {
@@ -65,6 +68,7 @@ impl ClientSettings {
             deadline: Some(Duration::from_secs(600)),
             retry: RetryPolicy::default(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            context_tokens: None,
         }
     }
 }
@@ -483,6 +487,16 @@ impl ChatModel for OpenAiClient {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
+        if let Some(context_tokens) = self.settings.context_tokens {
+            let prompt_tokens = super::approx_prompt_tokens(&request.messages);
+            if prompt_tokens > context_tokens {
+                return Err(ModelError::ContextOverflow {
+                    model: self.settings.model.clone(),
+                    prompt_tokens,
+                    context_tokens,
+                });
+            }
+        }
         let body = self.wire_request(request)?;
         let (completion, retries, start): (ChatCompletion, _, _) =
             self.send(Route::Chat, body).await?;

@@ -89,6 +89,10 @@ pub struct ModelSpec {
     pub max_retries: Option<u32>,
     /// Largest response body read, in bytes (default 16 MiB); a longer one is an error.
     pub max_body_bytes: Option<u64>,
+    /// Prompt tokens one request may hold (the server's context per slot, e.g. llama-server's
+    /// `--ctx-size` divided by `--parallel`): a prompt estimated larger is refused before it
+    /// is sent, as a failed call naming both sizes. Unset: no check.
+    pub context_tokens: Option<u64>,
     /// Sampling temperature of this model's calls, in [0, 2].
     pub temperature: Option<f32>,
     /// Nucleus sampling mass of this model's calls, in (0, 1].
@@ -118,6 +122,8 @@ pub struct ModelOverrides {
     pub timeout: Option<Duration>,
     /// `--max-retries`.
     pub max_retries: Option<u32>,
+    /// `--context-tokens`.
+    pub context_tokens: Option<u64>,
     /// `--concurrency` per endpoint.
     pub max_concurrency: Option<usize>,
     /// `--seed` for the simulated model.
@@ -236,6 +242,7 @@ impl ModelsConfig {
         spec.api_key_env = o.api_key_env.clone().or(spec.api_key_env);
         spec.deadline_secs = o.timeout.map(|t| t.as_secs_f64()).or(spec.deadline_secs);
         spec.max_retries = o.max_retries.or(spec.max_retries);
+        spec.context_tokens = o.context_tokens.or(spec.context_tokens);
         spec.max_concurrency = o.max_concurrency.or(spec.max_concurrency);
         spec.seed = o.seed.or(spec.seed);
         spec.answer_key = o.answer_key.clone().or(spec.answer_key);
@@ -246,6 +253,9 @@ impl ModelsConfig {
         Ok(spec)
     }
 }
+
+/// Largest `context_tokens` accepted (2^24, far above any served context today).
+pub const MAX_CONTEXT_TOKENS: u64 = 1 << 24;
 
 /// The name of a model given only by `--base-url` (no `--model`, no `default` in
 /// models.toml); the command line replaces it by the server's one model
@@ -346,6 +356,14 @@ impl ModelSpec {
                         "model {name}: max_body_bytes must be a positive number of bytes, got {n}"
                     ))
                 })?;
+        }
+        if let Some(n) = self.context_tokens {
+            if !(1..=MAX_CONTEXT_TOKENS).contains(&n) {
+                return Err(ModelError::Config(format!(
+                    "model {name}: context_tokens (or --context-tokens) must be 1..={MAX_CONTEXT_TOKENS}, got {n}"
+                )));
+            }
+            settings.context_tokens = Some(n);
         }
         settings.retry = RetryPolicy {
             max_retries: self

@@ -77,6 +77,18 @@ pub enum ModelError {
         /// The limit, in bytes.
         limit: usize,
     },
+    /// The prompt does not fit the model's context (`context_tokens`): refused before it is
+    /// sent, so the failure is one clear line instead of the server's HTTP 400 (issue 26,
+    /// part 3). A per-call failure: counted as a failed call, never a wrong answer.
+    #[error("{model}: prompt of about {prompt_tokens} tokens (estimated at 4 characters per token) does not fit the context of {context_tokens} tokens (`context_tokens`); not sent")]
+    ContextOverflow {
+        /// Model name.
+        model: String,
+        /// The prompt's estimated size, in tokens.
+        prompt_tokens: u64,
+        /// The model's context, in tokens.
+        context_tokens: u64,
+    },
     /// The overall per-call deadline passed (retries included).
     #[error("{endpoint}: call deadline of {} exceeded after {attempts} attempt(s); last error: {last}", fmt_secs(*.deadline))]
     DeadlineExceeded {
