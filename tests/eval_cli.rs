@@ -58,16 +58,8 @@ fn every_policy_over_http_with_exact_token_totals() {
 
 /// `summary.json` with wall times zeroed (they differ run to run).
 fn summary_without_wall(out: &Path) -> serde_json::Value {
-    let mut s = summary(out);
-    for row in s["policies"].as_object_mut().unwrap().values_mut() {
-        row["wall_s"] = 0.into();
-    }
-    for per in s["datasets"].as_object_mut().unwrap().values_mut() {
-        for row in per.as_object_mut().unwrap().values_mut() {
-            row["wall_s"] = 0.into();
-        }
-    }
-    s
+    // Wall times and call latencies are the only figures two runs of the same work differ in.
+    common::timeless(&summary(out))
 }
 
 #[test]
@@ -433,4 +425,42 @@ fn prompts_over_the_context_budget_are_refused_before_they_are_sent() {
         !bad.status.success() && err.contains("context_tokens"),
         "{err}"
     );
+}
+
+/// Every successful call's latency is recorded with its item, and the summary, CSV and
+/// Markdown report its percentiles per policy. The server adds 30 ms to every call, so no
+/// percentile can be below that (a causal bound, not a speed measurement).
+#[test]
+fn call_latency_percentiles_are_reported_per_policy() {
+    let m = mock(&["--latency-ms", "30"]);
+    let dir = tempfile::tempdir().unwrap();
+    assert_ok(&eval_single(&m.url, dir.path(), &[]));
+    let items = jsonl(&dir.path().join("single.jsonl"));
+    for item in &items {
+        let calls = item["calls"].as_u64().unwrap() as usize;
+        assert_eq!(
+            item["call_latency_ms"].as_array().unwrap().len(),
+            calls,
+            "{item}"
+        );
+    }
+    let s = summary(dir.path());
+    let p: Vec<f64> = s["policies"]["single"]["call_latency_ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!(
+        p.len() == 3 && p[0] >= 30.0 && p[0] <= p[1] && p[1] <= p[2],
+        "{p:?}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("latency.md")).unwrap();
+    assert!(md.contains("| Method | Calls | p50 | p95 | p99 |"), "{md}");
+    let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",call_p50_ms,call_p95_ms,call_p99_ms"));
 }

@@ -126,6 +126,7 @@ mod tests {
             prompt_tokens: 10,
             completion_tokens: 5,
             wall_ms: 1.0,
+            call_latency_ms: Vec::new(),
             trace,
             transcript: None,
         }

@@ -15,6 +15,7 @@ pub mod dataset_run;
 pub mod env_run;
 pub mod episode;
 pub mod grid;
+pub mod latency;
 pub mod lock;
 pub mod metrics;
 pub mod models;

@@ -103,9 +103,16 @@ pub fn rebuild_summary_with(
         settings: load_settings(dir),
         ..Summary::default()
     };
+    let mut by_policy: BTreeMap<&str, Vec<ItemResult>> = BTreeMap::new();
     for ((dataset, policy), items) in &per {
         let results: Vec<ItemResult> = items.values().cloned().collect();
         summary.record(dataset, policy, PolicySummary::of(&results));
+        by_policy.entry(policy).or_default().extend(results);
+    }
+    for (policy, results) in &by_policy {
+        if let Some(total) = summary.policies.get_mut(*policy) {
+            total.call_latency_ms = super::latency::latency_percentiles(results);
+        }
     }
     if let Some(b) = baseline {
         add_baseline(&mut summary, &per, b);
@@ -210,6 +217,11 @@ pub fn write_eval_report(dir: &Path, summary: &Summary) -> Result<String, Report
         md.push_str(&metrics);
     }
     write("results.md", md.as_bytes())?;
+    // Latency varies run to run, so it has a file of its own: results.md stays the same
+    // bytes for the same work (shards merged, resumed, replayed).
+    if let Some(latency) = super::latency::latency_markdown(summary) {
+        write("latency.md", latency.as_bytes())?;
+    }
     write("results.csv", summary.csv().as_bytes())?;
     let svg = dir.join("accuracy_vs_tokens.svg");
     let tmp = dir.join(format!(

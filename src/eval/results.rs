@@ -51,6 +51,11 @@ pub struct ItemResult {
     pub completion_tokens: u64,
     /// Wall time of the item in milliseconds.
     pub wall_ms: f64,
+    /// Latency of each successful model call of the item, milliseconds rounded to 0.1, in
+    /// transcript order (a replayed call keeps its recorded latency); what the summary's call-latency percentiles
+    /// are computed from. Absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub call_latency_ms: Vec<f64>,
     /// Policy trace.
     #[serde(default)]
     pub trace: serde_json::Value,

@@ -89,6 +89,11 @@ pub async fn solve_item(
                 prompt_tokens: run.usage.prompt_tokens + run.cached_usage.prompt_tokens,
                 completion_tokens: run.usage.completion_tokens + run.cached_usage.completion_tokens,
                 wall_ms,
+                call_latency_ms: out
+                    .transcript
+                    .calls()
+                    .map(|(_, c)| (c.latency.as_secs_f64() * 10_000.0).round() / 10.0)
+                    .collect(),
                 trace: out.trace,
                 transcript: Some(out.transcript),
             }
@@ -111,6 +116,7 @@ pub async fn solve_item(
             prompt_tokens: 0,
             completion_tokens: 0,
             wall_ms,
+            call_latency_ms: Vec::new(),
             trace: serde_json::Value::Null,
             transcript: None,
         },

@@ -50,6 +50,11 @@ pub struct PolicySummary {
     pub completion_tokens: u64,
     /// Sum of item wall times, seconds.
     pub wall_s: f64,
+    /// Latency of the successful model calls, milliseconds: the median, 95th and 99th
+    /// percentiles (nearest rank) over every timed call of the finished items (issue 26,
+    /// part 3); absent when no call was timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_latency_ms: Option<[f64; 3]>,
     /// Metrics the policy reports per item (top-level numbers of the trace's `metrics`
     /// object), each the mean over the items that report it ([`super::metrics`]); left out
     /// of the JSON when there are none.
@@ -194,9 +199,11 @@ impl PolicySummary {
                 prompt_tokens: r.prompt_tokens,
                 completion_tokens: r.completion_tokens,
                 wall_s: r.wall_ms / 1000.0,
+                call_latency_ms: None,
                 metrics: item_metrics(&r.trace),
             });
         }
+        s.call_latency_ms = super::latency::latency_percentiles(results);
         s
     }
 
@@ -214,6 +221,9 @@ impl PolicySummary {
             .completion_tokens
             .saturating_add(other.completion_tokens);
         self.wall_s += other.wall_s;
+        // Percentiles do not add up: totals get theirs from the items themselves
+        // ([`super::latency::latency_percentiles`], in `rebuild_summary_with`).
+        self.call_latency_ms = None;
         merge(&mut self.metrics, &other.metrics);
         let answered = self.answered();
         self.accuracy = (answered > 0).then(|| self.correct as f64 / answered as f64);
@@ -473,7 +483,7 @@ impl Summary {
     /// answered).
     pub fn csv(&self) -> String {
         let mut out = String::from(
-            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls,no_answer,ci95_lo,ci95_hi\n",
+            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls,no_answer,ci95_lo,ci95_hi,call_p50_ms,call_p95_ms,call_p99_ms\n",
         );
         let opt =
             |x: Option<f64>, digits: usize| x.map_or(String::new(), |x| format!("{x:.digits$}"));
@@ -483,8 +493,11 @@ impl Summary {
                     let [lo, hi] = s
                         .accuracy_ci95
                         .map_or([None, None], |[l, h]| [Some(l), Some(h)]);
+                    let [p50, p95, p99] = s
+                        .call_latency_ms
+                        .map_or([None, None, None], |[a, b, c]| [Some(a), Some(b), Some(c)]);
                     out.push_str(&format!(
-                        "{},{d},{},{},{},{},{},{},{},{:.3},{},{},{},{},{},{}\n",
+                        "{},{d},{},{},{},{},{},{},{},{:.3},{},{},{},{},{},{},{},{},{}\n",
                         row.method,
                         opt(s.accuracy, 6),
                         s.n,
@@ -500,6 +513,9 @@ impl Summary {
                         s.no_answer,
                         opt(lo, 6),
                         opt(hi, 6),
+                        opt(p50, 1),
+                        opt(p95, 1),
+                        opt(p99, 1),
                     ));
                 }
             }
@@ -649,6 +665,7 @@ mod tests {
             prompt_tokens: 10,
             completion_tokens: 2,
             wall_ms: 1.0,
+            call_latency_ms: vec![2.0, 1.0],
             trace: serde_json::Value::Null,
             transcript: None,
         };

@@ -279,12 +279,15 @@ pub fn lines_of(path: &Path) -> usize {
     std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
 }
 
-/// The per-item results of `policy` in an eval output directory, wall times zeroed (they
-/// differ run to run), sorted by item id.
+/// The per-item results of `policy` in an eval output directory, wall times and call
+/// latencies left out (they differ run to run), sorted by item id.
 pub fn results_by_id(dir: &Path, policy: &str) -> Vec<Value> {
     let mut rows = jsonl(&dir.join(format!("{policy}.jsonl")));
     for r in &mut rows {
         r["wall_ms"] = 0.into();
+        if let Some(o) = r.as_object_mut() {
+            o.remove("call_latency_ms");
+        }
     }
     rows.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
     rows
