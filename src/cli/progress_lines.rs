@@ -33,6 +33,19 @@ struct State {
     finished: bool,
 }
 
+impl State {
+    fn new(label: &str) -> Self {
+        let now = Instant::now();
+        Self {
+            label: label.to_string(),
+            start: now,
+            last_line: now,
+            last_step: 0,
+            finished: false,
+        }
+    }
+}
+
 impl ProgressLines {
     /// Lines for `label` counting `unit`s; silent when `quiet` or when stderr is a terminal.
     pub(crate) fn new(label: &str, unit: &'static str, quiet: bool) -> Self {
@@ -40,31 +53,16 @@ impl ProgressLines {
     }
 
     fn with(label: &str, unit: &'static str, enabled: bool) -> Self {
-        let now = Instant::now();
         Self {
             enabled,
             unit,
-            state: Mutex::new(State {
-                label: label.to_string(),
-                start: now,
-                last_line: now,
-                last_step: 0,
-                finished: false,
-            }),
+            state: Mutex::new(State::new(label)),
         }
     }
 
     /// Starts over for new work named `label` (the next policy of an eval).
     pub(crate) fn restart(&self, label: &str) {
-        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let now = Instant::now();
-        *s = State {
-            label: label.to_string(),
-            start: now,
-            last_line: now,
-            last_step: 0,
-            finished: false,
-        };
+        *self.state.lock().unwrap_or_else(|p| p.into_inner()) = State::new(label);
     }
 
     /// Reports `done` of `total` with `calls` model calls so far and `extra` figures; prints

@@ -34,11 +34,17 @@ pub fn latency_markdown(summary: &Summary) -> Option<String> {
 /// The median, 95th and 99th percentile (nearest rank) of the call latencies of `results`;
 /// `None` when none was timed.
 pub fn latency_percentiles(results: &[ItemResult]) -> Option<[f64; 3]> {
-    let mut all: Vec<f64> = results
-        .iter()
-        .flat_map(|r| r.call_latency_ms.iter().copied())
-        .filter(|x| x.is_finite())
-        .collect();
+    percentiles(
+        results
+            .iter()
+            .flat_map(|r| r.call_latency_ms.iter().copied())
+            .collect(),
+    )
+}
+
+/// The median, 95th and 99th percentile (nearest rank) of `all`; `None` when it is empty.
+pub fn percentiles(mut all: Vec<f64>) -> Option<[f64; 3]> {
+    all.retain(|x| x.is_finite());
     if all.is_empty() {
         return None;
     }

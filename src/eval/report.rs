@@ -103,15 +103,20 @@ pub fn rebuild_summary_with(
         settings: load_settings(dir),
         ..Summary::default()
     };
-    let mut by_policy: BTreeMap<&str, Vec<ItemResult>> = BTreeMap::new();
+    // Percentiles do not add up across datasets: the totals' come from every call's latency.
+    let mut latencies: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for ((dataset, policy), items) in &per {
         let results: Vec<ItemResult> = items.values().cloned().collect();
         summary.record(dataset, policy, PolicySummary::of(&results));
-        by_policy.entry(policy).or_default().extend(results);
+        latencies.entry(policy).or_default().extend(
+            results
+                .iter()
+                .flat_map(|r| r.call_latency_ms.iter().copied()),
+        );
     }
-    for (policy, results) in &by_policy {
-        if let Some(total) = summary.policies.get_mut(*policy) {
-            total.call_latency_ms = super::latency::latency_percentiles(results);
+    for (policy, all) in latencies {
+        if let Some(total) = summary.policies.get_mut(policy) {
+            total.call_latency_ms = super::latency::percentiles(all);
         }
     }
     if let Some(b) = baseline {

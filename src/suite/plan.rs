@@ -199,10 +199,6 @@ pub fn load_all(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Item>
         None
     } else {
         let map = FieldMap::from_specs(&unit.fields).map_err(|e| err(format!("--field: {e}")))?;
-        if let Ok(published) = dataset.name.parse::<colony_qa::Dataset>() {
-            map.check(published)
-                .map_err(|e| err(format!("--field: {e}")))?;
-        }
         Some(map)
     };
     let opts = LoadOptions {
@@ -211,9 +207,11 @@ pub fn load_all(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Item>
         fields,
         ..LoadOptions::default()
     };
-    let loaded = dataset
-        .load(&unit.data, &opts)
-        .map_err(|e| err(e.to_string()))?;
+    // The loader checks the field map against its dataset (choices only for multiple choice).
+    let loaded = dataset.load(&unit.data, &opts).map_err(|e| match e {
+        colony_qa::LoadError::FieldMap(e) => err(format!("--field: {e}")),
+        e => err(e.to_string()),
+    })?;
     for e in &loaded.header_rows {
         notes.push(format!("note: skipped {e}"));
     }
