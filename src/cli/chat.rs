@@ -42,7 +42,7 @@ pub async fn run(args: ChatArgs, config: Option<&Path>) -> anyhow::Result<()> {
         args.prompt.clone()
     };
     // The flags over the model's models.toml keys; no built-in default (the server's applies).
-    let sampling = args.model.spec(config)?.sampling();
+    let sampling = args.model.spec(config)?.sampling;
     let model = args.model.build(config)?;
     let mut messages = Vec::new();
     if let Some(system) = &args.system {

@@ -199,7 +199,7 @@ pub fn reasoning_roster(
         .map(|i| Member {
             role: roles[i % roles.len()].clone(),
             model: models[i % models.len()].clone(),
-            sampling: specs[i % specs.len()].sampling(),
+            sampling: specs[i % specs.len()].sampling.clone(),
         })
         .collect();
     Ok(Roster {
@@ -216,7 +216,7 @@ pub fn caller_models(
     let mut models = Vec::new();
     let mut sampling = Vec::new();
     for spec in specs {
-        sampling.push(spec.sampling());
+        sampling.push(spec.sampling.clone());
         models.push(calls.wrap(spec, || spec.build())?);
     }
     Ok((models, sampling))

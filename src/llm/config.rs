@@ -60,8 +60,12 @@ pub enum ModelKind {
 }
 
 /// One `[models.NAME]` table.
+///
+/// Its file form is flat (`temperature`, `top_p`, `max_tokens` next to the other keys, as in
+/// role cards); in memory they are one [`Sampling`], so every consumer lays it over the
+/// other layers with [`Sampling::or`] instead of rebuilding it.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "ModelSpecFile")]
 pub struct ModelSpec {
     /// The table name (filled in on load).
     #[serde(skip)]
@@ -93,12 +97,9 @@ pub struct ModelSpec {
     /// `--ctx-size` divided by `--parallel`): a prompt estimated larger is refused before it
     /// is sent, as a failed call naming both sizes. Unset: no check.
     pub context_tokens: Option<u64>,
-    /// Sampling temperature of this model's calls, in [0, 2].
-    pub temperature: Option<f32>,
-    /// Nucleus sampling mass of this model's calls, in (0, 1].
-    pub top_p: Option<f32>,
-    /// Completion-token limit of this model's calls.
-    pub max_tokens: Option<u32>,
+    /// Generation settings of this model's calls (the file's `temperature`, `top_p` and
+    /// `max_tokens`; after [`ModelsConfig::resolve`], the flags over the entry's keys).
+    pub sampling: Sampling,
     /// Simulated: probability of a correct answer.
     pub accuracy: Option<f64>,
     /// Simulated: probability of adopting peer answers.
@@ -109,6 +110,63 @@ pub struct ModelSpec {
     pub answer_key: Option<PathBuf>,
     /// Simulated: seed.
     pub seed: Option<u64>,
+}
+
+/// The file form of a [`ModelSpec`]: every key flat, unknown keys refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelSpecFile {
+    #[serde(default)]
+    kind: ModelKind,
+    model: Option<String>,
+    base_url: Option<String>,
+    #[serde(default)]
+    base_urls: Vec<String>,
+    api_key_env: Option<String>,
+    max_concurrency: Option<usize>,
+    timeout_secs: Option<f64>,
+    deadline_secs: Option<f64>,
+    max_retries: Option<u32>,
+    max_body_bytes: Option<u64>,
+    context_tokens: Option<u64>,
+    temperature: Option<f32>,
+    top_p: Option<f32>,
+    max_tokens: Option<u32>,
+    accuracy: Option<f64>,
+    susceptibility: Option<f64>,
+    wrong_answers: Option<usize>,
+    answer_key: Option<PathBuf>,
+    seed: Option<u64>,
+}
+
+impl From<ModelSpecFile> for ModelSpec {
+    fn from(f: ModelSpecFile) -> Self {
+        Self {
+            name: String::new(),
+            kind: f.kind,
+            model: f.model,
+            base_url: f.base_url,
+            base_urls: f.base_urls,
+            api_key_env: f.api_key_env,
+            max_concurrency: f.max_concurrency,
+            timeout_secs: f.timeout_secs,
+            deadline_secs: f.deadline_secs,
+            max_retries: f.max_retries,
+            max_body_bytes: f.max_body_bytes,
+            context_tokens: f.context_tokens,
+            sampling: Sampling {
+                temperature: f.temperature,
+                top_p: f.top_p,
+                max_tokens: f.max_tokens,
+                ..Sampling::default()
+            },
+            accuracy: f.accuracy,
+            susceptibility: f.susceptibility,
+            wrong_answers: f.wrong_answers,
+            answer_key: f.answer_key,
+            seed: f.seed,
+        }
+    }
 }
 
 /// Command-line overrides applied on top of a configured (or default) model.
@@ -166,7 +224,7 @@ impl ModelsConfig {
         let base = path.and_then(Path::parent).map(Path::to_path_buf);
         for (name, spec) in &mut cfg.models {
             spec.name = name.clone();
-            spec.sampling()
+            spec.sampling
                 .validate(SamplingKeys::Keys)
                 .map_err(|e| ModelError::Config(format!("{shown}: model {name}: {e}")))?;
             if let (Some(k), Some(base)) = (&spec.answer_key, &base) {
@@ -247,9 +305,7 @@ impl ModelsConfig {
         spec.seed = o.seed.or(spec.seed);
         spec.answer_key = o.answer_key.clone().or(spec.answer_key);
         spec.accuracy = o.accuracy.or(spec.accuracy);
-        spec.temperature = o.sampling.temperature.or(spec.temperature);
-        spec.top_p = o.sampling.top_p.or(spec.top_p);
-        spec.max_tokens = o.sampling.max_tokens.or(spec.max_tokens);
+        spec.sampling = o.sampling.or(&spec.sampling);
         Ok(spec)
     }
 }
@@ -295,17 +351,6 @@ impl ModelSpec {
     /// The model name sent to servers.
     pub fn wire_model(&self) -> &str {
         self.model.as_deref().unwrap_or(&self.name)
-    }
-
-    /// The generation settings of this model's calls (its `temperature`, `top_p` and
-    /// `max_tokens`; after [`ModelsConfig::resolve`], the flags over the entry's keys).
-    pub fn sampling(&self) -> Sampling {
-        Sampling {
-            temperature: self.temperature,
-            top_p: self.top_p,
-            max_tokens: self.max_tokens,
-            ..Sampling::default()
-        }
     }
 
     /// The id the built model reports (what replay caches are keyed by), without building it.
@@ -480,7 +525,7 @@ accuracy = 0.9
             .resolve(Some("cpu"), &ModelOverrides::default())
             .unwrap();
         assert_eq!(
-            plain.sampling(),
+            plain.sampling,
             Sampling {
                 temperature: Some(0.7),
                 top_p: Some(0.9),
@@ -496,7 +541,7 @@ accuracy = 0.9
             },
             ..ModelOverrides::default()
         };
-        let s = cfg.resolve(Some("cpu"), &o).unwrap().sampling();
+        let s = cfg.resolve(Some("cpu"), &o).unwrap().sampling;
         assert_eq!(
             (s.max_tokens, s.temperature, s.top_p),
             (Some(17), Some(0.7), Some(0.9))
@@ -505,7 +550,7 @@ accuracy = 0.9
         let sim = cfg
             .resolve(Some("sim"), &ModelOverrides::default())
             .unwrap();
-        assert!(sim.sampling().is_empty());
+        assert!(sim.sampling.is_empty());
         let err = ModelsConfig::parse(
             "[models.a]\nbase_url = \"http://x/v1\"\ntop_p = 0\n",
             Some(Path::new("m.toml")),

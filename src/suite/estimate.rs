@@ -162,7 +162,7 @@ async fn episode_calls(
         seed,
         caller: CallerConfig {
             models: vec![spec.build()?],
-            model_sampling: vec![spec.sampling()],
+            model_sampling: vec![spec.sampling.clone()],
             sampling: EMBODIED_SAMPLING,
             ..CallerConfig::default()
         },

@@ -64,7 +64,7 @@ impl ModelRecord {
                 .iter()
                 .map(|u| crate::llm::redact_url(u))
                 .collect(),
-            sampling: spec.sampling(),
+            sampling: spec.sampling.clone(),
             accuracy: spec.accuracy,
         }
     }

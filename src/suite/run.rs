@@ -353,7 +353,7 @@ pub fn compare_config(
         .iter()
         .any(|p| crate::policy::embodied::uses_models(p));
     if uses {
-        caller.model_sampling = vec![spec.sampling()];
+        caller.model_sampling = vec![spec.sampling.clone()];
     }
     if uses && build_models {
         let (models, sampling) = caller_models(std::slice::from_ref(&spec), calls)?;

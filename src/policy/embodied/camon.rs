@@ -51,11 +51,10 @@ use colony_env_api::{AgentId, DynEnvironment};
 use minijinja::context;
 use serde_json::json;
 
-use super::framework::{self, with_calls, Names, Opening};
+use super::framework::{self, Names, Opening};
+use super::framework_step::{remember, FrameworkSteps, Stepped};
 use super::tags::tag_content;
-use super::{
-    AgentView, CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView,
-};
+use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::policy::reasoning::prompts::render;
 
 /// `prompts/camon/generate_plan.jinja`: GeneratePlan (A.5).
@@ -109,7 +108,6 @@ pub struct CamonCounts {
 /// The `camon` framework (see the module docs).
 #[derive(Debug)]
 pub struct Camon {
-    slot: CallerSlot,
     leader: Option<AgentId>,
     chats: BTreeMap<AgentId, Vec<ChatEntry>>,
     history: BTreeMap<AgentId, Vec<String>>,
@@ -118,20 +116,6 @@ pub struct Camon {
 }
 
 impl Camon {
-    /// A policy whose calls go through `config`; `options` is the text after `camon:` (none
-    /// are accepted).
-    pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        framework::no_options("camon", options)?;
-        Ok(Self {
-            slot: CallerSlot::new(config),
-            leader: None,
-            chats: BTreeMap::new(),
-            history: BTreeMap::new(),
-            current: BTreeMap::new(),
-            counts: CamonCounts::default(),
-        })
-    }
-
     /// The current leader (`None` before the first decision).
     pub fn leader(&self) -> Option<&AgentId> {
         self.leader.as_ref()
@@ -241,27 +225,26 @@ impl Plan {
 }
 
 #[async_trait]
-impl EmbodiedPolicy for Camon {
-    fn name(&self) -> &str {
-        "camon"
+impl FrameworkSteps for Camon {
+    const NAME: &'static str = "camon";
+
+    fn fresh() -> Self {
+        Self {
+            leader: None,
+            chats: BTreeMap::new(),
+            history: BTreeMap::new(),
+            current: BTreeMap::new(),
+            counts: CamonCounts::default(),
+        }
     }
 
-    fn wants_snapshot(&self) -> bool {
-        true
-    }
-
-    async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let Opening {
-            env,
-            step,
-            names,
-            live,
-            caller,
-            perceptions,
-            mut calls,
-            briefing,
-        } = framework::open_step("camon", &mut self.slot, &view).await?;
-        let live_ids: Vec<AgentId> = live.iter().map(|v| v.id.clone()).collect();
+    async fn step(
+        &mut self,
+        view: &StepView,
+        o: &Opening<'_>,
+        calls: &mut Vec<CallLog>,
+    ) -> Result<Option<Stepped>, EmbodiedError> {
+        let live_ids: Vec<AgentId> = o.live.iter().map(|v| v.id.clone()).collect();
         let mut leader = self
             .leader
             .clone()
@@ -270,23 +253,24 @@ impl EmbodiedPolicy for Camon {
         if !live_ids.contains(&leader) {
             match live_ids.first() {
                 Some(first) => leader = first.clone(),
-                None => return Ok(Decision::default()),
+                None => return Ok(None),
             }
         }
         // Environments that profile their agents also report what each one is doing.
-        let on_wildfire = live.iter().any(|v| env.agent_profile(&v.id).is_some());
+        let on_wildfire = o.live.iter().any(|v| o.env.agent_profile(&v.id).is_some());
         let deciding: Vec<&AgentView> = view
             .deciding
             .iter()
             .filter(|d| live_ids.contains(&d.id))
             .collect();
 
-        // GlobalData, once per step: (view, perception, status lines) per live agent.
-        let data: Vec<(&AgentView, &str, Vec<(&str, String)>)> = live
+        // GlobalData, once per step: (view, perception, status lines) per o.live agent.
+        let data: Vec<(&AgentView, &str, Vec<(&str, String)>)> = o
+            .live
             .iter()
             .map(|v| {
                 let idle = deciding.iter().any(|d| d.id == v.id);
-                let current = match identity(&*env, &v.id).2 {
+                let current = match identity(&*o.env, &v.id).2 {
                     Some(c) if !idle => c,
                     _ if idle || on_wildfire => "IDLE".to_string(),
                     _ => self
@@ -297,14 +281,14 @@ impl EmbodiedPolicy for Camon {
                 let mut status = vec![("Current action", current)];
                 if !on_wildfire {
                     let own = self.history.get(&v.id).map_or(&[][..], Vec::as_slice);
-                    let past = framework::past_actions(&*env, &v.id, own);
+                    let past = framework::past_actions(&*o.env, &v.id, own);
                     status.push(("Past actions", past.lines().collect::<Vec<_>>().join("; ")));
                 }
-                (v, perceptions.get(&v.id).map_or("", String::as_str), status)
+                (v, o.perception(&v.id), status)
             })
             .collect();
         let blocks = framework::AgentBlocks::new(
-            &names,
+            &o.names,
             data.iter().map(|(v, p, s)| (*v, *p, s.as_slice())),
         );
         let global_data = |me: &str| -> String { blocks.for_agent(Some(me)) };
@@ -312,12 +296,12 @@ impl EmbodiedPolicy for Camon {
             let k = live_ids
                 .iter()
                 .find(|id| id.as_str() != speaker && id.as_str() != subject)
-                .map_or("AGENT_k".to_string(), |id| names.name(id));
+                .map_or("AGENT_k".to_string(), |id| o.names.name(id));
             format!("<{k}-action>the new action</{k}-action> <{k}-message>why you changed it</{k}-message>")
         };
-        let team_abilities = briefing.team_abilities.trim_end();
-        let team_composition = briefing.team_composition.trim_end();
-        let task = briefing.task.trim_end();
+        let team_abilities = o.briefing.team_abilities.trim_end();
+        let team_composition = o.briefing.team_composition.trim_end();
+        let task = o.briefing.task.trim_end();
 
         let mut chats = self.chats.clone();
         let mut counts = self.counts;
@@ -328,10 +312,11 @@ impl EmbodiedPolicy for Camon {
                 continue;
             }
             let own = self.history.get(&a.id).map_or(&[][..], Vec::as_slice);
-            let past_actions = framework::past_actions(&*env, &a.id, own);
-            let chat = framework::chat_history(&names, chats.get(&a.id).map_or(&[], Vec::as_slice));
-            let (kind, position, _) = identity(&*env, &a.id);
-            let name = names.name(&a.id);
+            let past_actions = framework::past_actions(&*o.env, &a.id, own);
+            let chat =
+                framework::chat_history(&o.names, chats.get(&a.id).map_or(&[], Vec::as_slice));
+            let (kind, position, _) = identity(&*o.env, &a.id);
+            let name = o.names.name(&a.id);
             if a.id == leader {
                 let prompt = render(
                     GENERATE_PROMPT,
@@ -342,59 +327,51 @@ impl EmbodiedPolicy for Camon {
                     },
                 )
                 .map_err(config_error)?;
-                let log = caller
-                    .ask(step, a, "camon.generate_plan", prompt)
-                    .await
-                    .map_err(|e| with_calls(e, &mut calls))?;
+                let log = o.ask(calls, a, "camon.generate_plan", prompt).await?;
                 counts.plans += 1;
                 let reply = log.reply.clone().unwrap_or_default();
                 let action = tag_content(&reply, "action");
                 if action.is_none() {
                     counts.missing_plan_action += 1;
-                    tracing::debug!(step, agent = %a.id, "camon: no <action> in the plan, doing nothing");
+                    tracing::debug!(step = o.step, agent = %a.id, "camon: no <action> in the plan, doing nothing");
                 } else {
                     plan.decider.insert(a.id.clone(), calls.len());
                 }
                 calls.push(log);
                 plan.events.push(json!({"plan": a.id, "action": action}));
                 plan.assigned.insert(a.id.clone(), action);
-                let (pairs, ignored) = override_pairs(&names, &reply, &live_ids, &[&a.id]);
+                let (pairs, ignored) = override_pairs(&o.names, &reply, &live_ids, &[&a.id]);
                 counts.ignored_pairs += ignored;
-                plan.apply(pairs, &a.id, step, &mut chats, &mut counts);
+                plan.apply(pairs, &a.id, o.step, &mut chats, &mut counts);
                 continue;
             }
-            let abilities = framework::abilities(&*env, &a.id);
-            let abilities = abilities.trim_end();
             let prompt = render(
                 PROPOSE_PROMPT,
                 context! {
                     name, kind, team_composition, task, past_actions, chat,
-                    dims => env.map_dimensions(),
-                    team_size => briefing.team_size,
-                    block => framework::agent_block(&names, a, perceptions.get(&a.id).map_or("", String::as_str), &[], true),
-                    abilities => if abilities.starts_with("- ") { abilities.to_string() } else { format!("- {abilities}") },
+                    dims => o.env.map_dimensions(),
+                    team_size => o.briefing.team_size,
+                    block => framework::agent_block(&o.names, a, o.perception(&a.id), &[], true),
+                    abilities => o.ability_bullets(&a.id),
                 },
             )
             .map_err(config_error)?;
-            let log = caller
-                .ask(step, a, "camon.propose", prompt)
-                .await
-                .map_err(|e| with_calls(e, &mut calls))?;
+            let log = o.ask(calls, a, "camon.propose", prompt).await?;
             counts.proposals += 1;
             let proposal = log.reply.as_deref().and_then(|r| tag_content(r, "action"));
             if proposal.is_none() {
                 counts.missing_proposal += 1;
-                tracing::debug!(step, agent = %a.id, "camon: no <action> proposed");
+                tracing::debug!(step = o.step, agent = %a.id, "camon: no <action> proposed");
             }
             let proposal_at = calls.len();
             calls.push(log);
-            let Some(reviewer) = live.iter().find(|v| v.id == leader) else {
+            let Some(reviewer) = o.live.iter().find(|v| v.id == leader) else {
                 return Err(config_error("the leader is not a live agent"));
             };
             let prompt = render(
                 REVIEW_PROMPT,
                 context! {
-                    name => names.name(&leader), team_composition, task, team_abilities,
+                    name => o.names.name(&leader), team_composition, task, team_abilities,
                     global_data => global_data(&a.id),
                     proposer => name, proposer_kind => kind,
                     proposal => proposal.as_deref().unwrap_or("(no action proposed)"),
@@ -402,10 +379,7 @@ impl EmbodiedPolicy for Camon {
                 },
             )
             .map_err(config_error)?;
-            let log = caller
-                .ask(step, reviewer, "camon.review", prompt)
-                .await
-                .map_err(|e| with_calls(e, &mut calls))?;
+            let log = o.ask(calls, reviewer, "camon.review", prompt).await?;
             let reply = log.reply.clone().unwrap_or_default();
             calls.push(log);
             let decision = parse_decision(&reply);
@@ -414,14 +388,14 @@ impl EmbodiedPolicy for Camon {
                 Some(false) => counts.rejected += 1,
                 None => {
                     counts.missing_decision += 1;
-                    tracing::debug!(step, agent = %leader, "camon: no <decision>, not an acceptance");
+                    tracing::debug!(step = o.step, agent = %leader, "camon: no <decision>, not an acceptance");
                 }
             }
             let action = match tag_content(&reply, "action") {
                 Some(act) => Some(act),
                 None => {
                     counts.missing_review_action += 1;
-                    tracing::debug!(step, agent = %leader, "camon: no <action> in the review, using the proposal");
+                    tracing::debug!(step = o.step, agent = %leader, "camon: no <action> in the review, using the proposal");
                     if proposal.is_some() {
                         plan.decider.insert(a.id.clone(), proposal_at);
                     }
@@ -436,22 +410,22 @@ impl EmbodiedPolicy for Camon {
                 Some(m) => chats
                     .entry(a.id.clone())
                     .or_default()
-                    .push((step, leader.clone(), m)),
+                    .push((o.step, leader.clone(), m)),
                 None => {
                     counts.missing_message += 1;
-                    tracing::debug!(step, agent = %leader, "camon: no <message> in the review");
+                    tracing::debug!(step = o.step, agent = %leader, "camon: no <message> in the review");
                 }
             }
-            let (pairs, ignored) = override_pairs(&names, &reply, &live_ids, &[&leader, &a.id]);
+            let (pairs, ignored) = override_pairs(&o.names, &reply, &live_ids, &[&leader, &a.id]);
             counts.ignored_pairs += ignored;
-            plan.apply(pairs, &leader, step, &mut chats, &mut counts);
+            plan.apply(pairs, &leader, o.step, &mut chats, &mut counts);
             leader = a.id.clone();
             counts.transfers += 1;
         }
 
         let mut to_execute = Vec::new();
         let mut chosen = Vec::new();
-        for v in &live {
+        for v in &o.live {
             match plan.assigned.get(&v.id) {
                 Some(Some(action)) => {
                     chosen.push((v.id.clone(), action.clone()));
@@ -459,7 +433,7 @@ impl EmbodiedPolicy for Camon {
                 }
                 Some(None) => {
                     counts.do_nothing += 1;
-                    tracing::debug!(step, agent = %v.id, "camon: no action given, doing nothing");
+                    tracing::debug!(step = o.step, agent = %v.id, "camon: no action given, doing nothing");
                     chosen.push((v.id.clone(), DO_NOTHING.to_string()));
                     if v.execution.is_some() {
                         to_execute.push((v.clone(), DO_NOTHING.to_string()));
@@ -468,13 +442,9 @@ impl EmbodiedPolicy for Camon {
                 None => {}
             }
         }
-        let (replies, mut exec) = framework::execute_all(caller, step, to_execute)
-            .await
-            .map_err(|e| with_calls(e, &mut calls))?;
-        calls.append(&mut exec);
-        caller.forget_transcript();
+        let replies = o.execute_all(calls, to_execute).await?;
         for (agent, at) in &plan.decider {
-            if replies.contains_key(agent) && exec_free(&live, agent) {
+            if replies.contains_key(agent) && exec_free(&o.live, agent) {
                 if let Some(c) = calls.get_mut(*at) {
                     c.decides = true;
                 }
@@ -482,27 +452,19 @@ impl EmbodiedPolicy for Camon {
         }
 
         for (agent, action) in chosen {
-            let h = self.history.entry(agent.clone()).or_default();
-            h.push(action.clone());
-            if h.len() > HISTORY_CAP {
-                h.drain(..h.len() - HISTORY_CAP);
-            }
+            remember(&mut self.history, &agent, &action, HISTORY_CAP);
             self.current.insert(agent, action);
         }
         self.chats = chats;
         self.counts = counts;
         self.leader = Some(leader.clone());
-        self.slot.trace = Some(json!({
+        let trace = Some(json!({
             "leader_before": leader_before,
             "leader": leader,
             "events": plan.events,
             "counts": counts,
         }));
-        Ok(Decision { replies, calls })
-    }
-
-    fn slot(&mut self) -> Option<&mut CallerSlot> {
-        Some(&mut self.slot)
+        Ok(Some(Stepped { replies, trace }))
     }
 }
 
@@ -516,8 +478,10 @@ fn exec_free(live: &[AgentView], agent: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::embodied::framework_step::Framework;
     use crate::policy::embodied::test_support::{first_view, script};
     use crate::policy::embodied::CallLog;
+    use crate::policy::embodied::{CallerConfig, EmbodiedPolicy};
 
     fn pattern(calls: &[CallLog]) -> Vec<(String, String)> {
         calls
@@ -588,7 +552,7 @@ mod tests {
             ("3", 0, "camon.propose", "<action>move to (2, 2)</action>"),
             ("2", 0, "camon.review", "<decision>ACCEPT</decision>"),
         ]);
-        let mut p = Camon::new(config, "").unwrap();
+        let mut p = Framework::<Camon>::new(config, "").unwrap();
         assert_eq!(p.leader(), None);
         let d = p
             .decide(first_view("wildfire", &["level=1"]))
@@ -655,7 +619,7 @@ mod tests {
              <AGENT_3-action>cut all trees</AGENT_3-action><AGENT_3-message>cut</AGENT_3-message>\
              <AGENT_1-action>x</AGENT_1-action><AGENT_1-message>y</AGENT_1-message>",
         )]);
-        let mut p = Camon::new(config, "").unwrap();
+        let mut p = Framework::<Camon>::new(config, "").unwrap();
         let mut view = first_view("wildfire", &["level=1"]);
         // Agent 2 is busy: it is not deciding.
         view.deciding.retain(|a| a.id != "2");
@@ -702,7 +666,7 @@ mod tests {
             ),
             ("Agent_1", 0, "camon.review", "<decision>ACCEPT</decision>"),
         ];
-        let mut p = Camon::new(script(&lines), "").unwrap();
+        let mut p = Framework::<Camon>::new(script(&lines), "").unwrap();
         let d = p
             .decide(first_view("swarmbench", &["agents=3"]))
             .await
@@ -726,6 +690,6 @@ mod tests {
         );
         assert_eq!(c.do_nothing, 1);
         assert_eq!(p.history["Agent_1"], vec![DO_NOTHING.to_string()]);
-        assert!(Camon::new(CallerConfig::default(), "x=1").is_err());
+        assert!(Framework::<Camon>::new(CallerConfig::default(), "x=1").is_err());
     }
 }

@@ -41,11 +41,10 @@ use colony_env_api::{AgentId, DynEnvironment};
 use minijinja::context;
 use serde_json::json;
 
-use super::framework::{self, with_calls, Briefing, Opening};
+use super::framework::{self, Briefing, Opening};
+use super::framework_step::{remember, FrameworkSteps, Stepped};
 use super::tags::tag_content;
-use super::{
-    AgentView, CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView,
-};
+use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::policy::reasoning::prompts::render;
 
 /// `prompts/coela/message.jinja`: ProposeMessage (A.8).
@@ -119,25 +118,12 @@ pub struct CoelaCounts {
 /// The `coela` framework (see the module docs).
 #[derive(Debug)]
 pub struct Coela {
-    slot: CallerSlot,
     chat: GroupChat,
     history: BTreeMap<AgentId, Vec<String>>,
     counts: CoelaCounts,
 }
 
 impl Coela {
-    /// A policy whose calls go through `config`; `options` is the text after `coela:` (none
-    /// are accepted).
-    pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        framework::no_options("coela", options)?;
-        Ok(Self {
-            slot: CallerSlot::new(config),
-            chat: GroupChat::new(CHAT_CAP),
-            history: BTreeMap::new(),
-            counts: CoelaCounts::default(),
-        })
-    }
-
     /// The fallbacks and messages counted so far in this episode.
     pub fn counts(&self) -> CoelaCounts {
         self.counts
@@ -146,14 +132,6 @@ impl Coela {
     /// The group chat as it is now.
     pub fn chat(&self) -> &GroupChat {
         &self.chat
-    }
-
-    fn remember(&mut self, agent: &str, what: &str) {
-        let h = self.history.entry(agent.to_string()).or_default();
-        h.push(what.to_string());
-        if h.len() > HISTORY_CAP {
-            h.drain(..h.len() - HISTORY_CAP);
-        }
     }
 }
 
@@ -210,70 +188,54 @@ fn prompt(
 }
 
 #[async_trait]
-impl EmbodiedPolicy for Coela {
-    fn name(&self) -> &str {
-        "coela"
+impl FrameworkSteps for Coela {
+    const NAME: &'static str = "coela";
+
+    fn fresh() -> Self {
+        Self {
+            chat: GroupChat::new(CHAT_CAP),
+            history: BTreeMap::new(),
+            counts: CoelaCounts::default(),
+        }
     }
 
-    fn wants_snapshot(&self) -> bool {
-        true
-    }
-
-    async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let Opening {
-            env,
-            step,
-            names,
-            live: live_views,
-            caller,
-            perceptions,
-            mut calls,
-            briefing,
-        } = framework::open_step("coela", &mut self.slot, &view).await?;
-        let live: Vec<AgentId> = live_views.iter().map(|v| v.id.clone()).collect();
+    async fn step(
+        &mut self,
+        view: &StepView,
+        o: &Opening<'_>,
+        calls: &mut Vec<CallLog>,
+    ) -> Result<Option<Stepped>, EmbodiedError> {
+        let live_ids: Vec<AgentId> = o.live.iter().map(|v| v.id.clone()).collect();
 
         let mut chat = self.chat.clone();
         let mut counts = self.counts;
         let mut record: Vec<(AgentId, &'static str, Option<String>)> = Vec::new();
         let mut to_execute: Vec<(AgentView, String)> = Vec::new();
         let mut sent = Vec::new();
-        for a in view.deciding.iter().filter(|d| live.contains(&d.id)) {
+        for a in view.deciding.iter().filter(|d| live_ids.contains(&d.id)) {
             let own = self.history.get(&a.id).map_or(&[][..], Vec::as_slice);
-            let (kind, position) = identity(&*env, &a.id);
-            let perception = perceptions.get(&a.id).map_or("", String::as_str);
-            let abilities = framework::abilities(&*env, &a.id);
-            let abilities = abilities.trim_end();
+            let (kind, position) = identity(&*o.env, &a.id);
             let ctx = Context {
-                name: names.name(&a.id),
+                name: o.names.name(&a.id),
                 kind,
                 position,
-                briefing: &briefing,
-                block: framework::agent_block(&names, a, perception, &[], true),
-                past_actions: framework::past_actions(&*env, &a.id, own),
-                abilities: if abilities.starts_with("- ") {
-                    abilities.to_string()
-                } else {
-                    format!("- {abilities}")
-                },
+                briefing: &o.briefing,
+                block: framework::agent_block(&o.names, a, o.perception(&a.id), &[], true),
+                past_actions: framework::past_actions(&*o.env, &a.id, own),
+                abilities: o.ability_bullets(&a.id),
             };
-            let history = framework::chat_history(&names, &chat.messages());
+            let history = framework::chat_history(&o.names, &chat.messages());
             let p = prompt(MESSAGE_PROMPT, &ctx, &history, "")?;
-            let log = caller
-                .ask(step, a, "coela.message", p)
-                .await
-                .map_err(|e| with_calls(e, &mut calls))?;
+            let log = o.ask(calls, a, "coela.message", p).await?;
             let message = log.reply.as_deref().and_then(|r| tag_content(r, "message"));
             calls.push(log);
             if message.is_none() {
                 counts.missing_message += 1;
-                tracing::debug!(step, agent = %a.id, "coela: no <message> proposed");
+                tracing::debug!(step = o.step, agent = %a.id, "coela: no <message> proposed");
             }
             let offered = message.as_deref().unwrap_or("(no message)");
             let p = prompt(ACTION_PROMPT, &ctx, &history, offered)?;
-            let mut log = caller
-                .ask(step, a, "coela.action", p)
-                .await
-                .map_err(|e| with_calls(e, &mut calls))?;
+            let mut log = o.ask(calls, a, "coela.action", p).await?;
             let action = log.reply.as_deref().and_then(|r| tag_content(r, "action"));
             match action {
                 Some(act) if is_send_message(&act) => {
@@ -281,7 +243,7 @@ impl EmbodiedPolicy for Coela {
                     if let Some(m) = message {
                         counts.messages_sent += 1;
                         sent.push(json!({"agent": a.id, "message": m}));
-                        chat.push(step, a.id.clone(), m);
+                        chat.push(o.step, a.id.clone(), m);
                     }
                     record.push((a.id.clone(), SENT, None));
                     if a.execution.is_some() {
@@ -297,7 +259,7 @@ impl EmbodiedPolicy for Coela {
                 }
                 None => {
                     counts.missing_action += 1;
-                    tracing::debug!(step, agent = %a.id, "coela: no <action>, doing nothing");
+                    tracing::debug!(step = o.step, agent = %a.id, "coela: no <action>, doing nothing");
                     record.push((a.id.clone(), DO_NOTHING, None));
                     if a.execution.is_some() {
                         to_execute.push((a.clone(), DO_NOTHING.to_string()));
@@ -306,37 +268,36 @@ impl EmbodiedPolicy for Coela {
             }
             calls.push(log);
         }
-        let (replies, mut exec) = framework::execute_all(caller, step, to_execute)
-            .await
-            .map_err(|e| with_calls(e, &mut calls))?;
-        calls.append(&mut exec);
-        caller.forget_transcript();
+        let replies = o.execute_all(calls, to_execute).await?;
 
         self.chat = chat;
         self.counts = counts;
         for (agent, fixed, chosen) in record {
-            self.remember(&agent, chosen.as_deref().unwrap_or(fixed));
+            remember(
+                &mut self.history,
+                &agent,
+                chosen.as_deref().unwrap_or(fixed),
+                HISTORY_CAP,
+            );
         }
-        self.slot.trace = Some(json!({
+        let trace = Some(json!({
             "sent": sent,
             "chat_len": self.chat.len(),
             "missing_message": counts.missing_message,
             "missing_action": counts.missing_action,
             "messages_sent": counts.messages_sent,
         }));
-        Ok(Decision { replies, calls })
-    }
-
-    fn slot(&mut self) -> Option<&mut CallerSlot> {
-        Some(&mut self.slot)
+        Ok(Some(Stepped { replies, trace }))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::embodied::framework_step::Framework;
     use crate::policy::embodied::test_support::{first_view, script};
     use crate::policy::embodied::CallLog;
+    use crate::policy::embodied::{CallerConfig, EmbodiedPolicy};
 
     #[test]
     fn the_chat_keeps_the_30_most_recent_messages() {
@@ -416,7 +377,7 @@ mod tests {
             lines.push((a, 0, "perception", "I see trees."));
             lines.push((a, 0, "execution", exec));
         }
-        let mut p = Coela::new(script(&lines), "").unwrap();
+        let mut p = Framework::<Coela>::new(script(&lines), "").unwrap();
         let d = p
             .decide(first_view("wildfire", &["level=1"]))
             .await
@@ -490,7 +451,7 @@ mod tests {
             ("Agent_2", 0, "coela.message", "<message>hi</message>"),
             ("Agent_2", 0, "coela.action", "<action></action>"),
         ];
-        let mut p = Coela::new(script(&lines), "").unwrap();
+        let mut p = Framework::<Coela>::new(script(&lines), "").unwrap();
         let view = first_view("swarmbench", &["agents=3"]);
         assert_eq!(view.deciding.len(), 3);
         let d = p.decide(view).await.unwrap();
@@ -502,6 +463,6 @@ mod tests {
         assert_eq!(p.history["Agent_0"], vec![SENT.to_string()]);
         assert_eq!(p.history["Agent_1"], vec!["ACTION: UP".to_string()]);
         assert_eq!(p.history["Agent_2"], vec![DO_NOTHING.to_string()]);
-        assert!(Coela::new(CallerConfig::default(), "x=1").is_err());
+        assert!(Framework::<Coela>::new(CallerConfig::default(), "x=1").is_err());
     }
 }

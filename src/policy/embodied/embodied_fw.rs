@@ -39,16 +39,13 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use colony_env_api::{AgentId, DynEnvironment};
-use futures::future::join_all;
 use minijinja::context;
 use serde_json::json;
 
-use super::caller::merge_failure;
-use super::framework::{self, with_calls, Briefing, Names, Opening};
+use super::framework::{self, Briefing, Opening};
+use super::framework_step::{remember, FrameworkSteps, Stepped};
 use super::tags::tag_content;
-use super::{
-    AgentView, CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView,
-};
+use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::policy::reasoning::prompts::render;
 
 mod chat;
@@ -89,25 +86,12 @@ pub struct EmbodiedCounts {
 /// The `embodied` framework (see the module docs).
 #[derive(Debug)]
 pub struct EmbodiedFramework {
-    slot: CallerSlot,
     chats: ChatStore,
     history: BTreeMap<AgentId, Vec<String>>,
     counts: EmbodiedCounts,
 }
 
 impl EmbodiedFramework {
-    /// A policy whose calls go through `config`; `options` is the text after `embodied:`
-    /// (none are accepted).
-    pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        framework::no_options("embodied", options)?;
-        Ok(Self {
-            slot: CallerSlot::new(config),
-            chats: ChatStore::new(LIFESPAN),
-            history: BTreeMap::new(),
-            counts: EmbodiedCounts::default(),
-        })
-    }
-
     /// The fallbacks and messages counted so far in this episode.
     pub fn counts(&self) -> EmbodiedCounts {
         self.counts
@@ -169,17 +153,11 @@ fn prompt(
 
 impl EmbodiedFramework {
     /// The prompt contexts of the live agents, in order.
-    fn contexts(
-        history: &BTreeMap<AgentId, Vec<String>>,
-        env: &dyn DynEnvironment,
-        names: &Names,
-        live: &[AgentView],
-        perceptions: &BTreeMap<AgentId, String>,
-    ) -> Vec<Context> {
+    fn contexts(history: &BTreeMap<AgentId, Vec<String>>, o: &Opening<'_>) -> Vec<Context> {
+        let (env, names, live) = (&*o.env, &o.names, &o.live);
         live.iter()
             .map(|a| {
                 let (kind, position) = identity(env, &a.id);
-                let perception = perceptions.get(&a.id).map_or("", String::as_str);
                 let mates: Vec<&AgentView> = live.iter().filter(|o| o.id != a.id).collect();
                 let others = mates
                     .iter()
@@ -200,14 +178,12 @@ impl EmbodiedFramework {
                         framework::agent_block(names, &bare, &note, &status, false)
                     })
                     .collect::<Vec<_>>();
-                let abilities = framework::abilities(env, &a.id);
-                let abilities = abilities.trim_end();
                 let own = history.get(&a.id).map_or(&[][..], Vec::as_slice);
                 Context {
                     name: names.name(&a.id),
                     kind,
                     position,
-                    block: framework::agent_block(names, a, perception, &[], true),
+                    block: framework::agent_block(names, a, o.perception(&a.id), &[], true),
                     others: if others.is_empty() {
                         "None".into()
                     } else {
@@ -219,72 +195,50 @@ impl EmbodiedFramework {
                         .collect::<Vec<_>>()
                         .join(", "),
                     past_actions: framework::past_actions(env, &a.id, own),
-                    abilities: if abilities.starts_with("- ") {
-                        abilities.to_string()
-                    } else {
-                        format!("- {abilities}")
-                    },
+                    abilities: o.ability_bullets(&a.id),
                 }
             })
             .collect()
     }
-
-    fn remember(&mut self, agent: &str, what: &str) {
-        let h = self.history.entry(agent.to_string()).or_default();
-        h.push(what.to_string());
-        if h.len() > HISTORY_CAP {
-            h.drain(..h.len() - HISTORY_CAP);
-        }
-    }
 }
 
 #[async_trait]
-impl EmbodiedPolicy for EmbodiedFramework {
-    fn name(&self) -> &str {
-        "embodied"
+impl FrameworkSteps for EmbodiedFramework {
+    const NAME: &'static str = "embodied";
+    const EVERY_STEP: bool = true;
+
+    fn fresh() -> Self {
+        Self {
+            chats: ChatStore::new(LIFESPAN),
+            history: BTreeMap::new(),
+            counts: EmbodiedCounts::default(),
+        }
     }
 
-    fn wants_snapshot(&self) -> bool {
-        true
-    }
-
-    /// Re-decides for every live agent every step (design §14.4/§14.5), also when no agent's
-    /// action ended.
-    fn decides_every_step(&self) -> bool {
-        true
-    }
-
-    async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let Opening {
-            env,
-            step,
-            names,
-            live,
-            caller,
-            perceptions,
-            mut calls,
-            briefing,
-        } = framework::open_step("embodied", &mut self.slot, &view).await?;
+    async fn step(
+        &mut self,
+        _view: &StepView,
+        o: &Opening<'_>,
+        calls: &mut Vec<CallLog>,
+    ) -> Result<Option<Stepped>, EmbodiedError> {
         let mut chats = self.chats.clone();
-        let purged = chats.purge(step);
-        let ctxs = Self::contexts(&self.history, &*env, &names, &live, &perceptions);
+        let purged = chats.purge(o.step);
+        let ctxs = Self::contexts(&self.history, o);
         let mut counts = self.counts;
         counts.purged += purged as u64;
 
         let mut sent = Vec::new();
         for round in 1..=ROUNDS {
-            for (a, ctx) in live.iter().zip(&ctxs) {
+            for (a, ctx) in o.live.iter().zip(&ctxs) {
                 let p = prompt(
                     MESSAGES_PROMPT,
                     ctx,
-                    &briefing,
-                    &chats.render(&a.id, &names),
+                    &o.briefing,
+                    &chats.render(&a.id, &o.names),
                 )?;
-                let log = caller
-                    .ask(step, a, "embodied.messages", p)
-                    .await
-                    .map_err(|e| with_calls(e, &mut calls))?;
-                let (private, global) = parse_messages(&names, log.reply.as_deref().unwrap_or(""));
+                let log = o.ask(calls, a, "embodied.messages", p).await?;
+                let (private, global) =
+                    parse_messages(&o.names, log.reply.as_deref().unwrap_or(""));
                 calls.push(log);
                 let mut spoke = false;
                 for (to, m) in private {
@@ -292,44 +246,43 @@ impl EmbodiedPolicy for EmbodiedFramework {
                         counts.self_addressed += 1;
                         continue;
                     }
-                    chats.send_private(step, &a.id, &to, &m);
+                    chats.send_private(o.step, &a.id, &to, &m);
                     counts.private_sent += 1;
                     spoke = true;
                     sent.push(json!({"round": round, "from": a.id, "to": to, "message": m}));
                 }
                 if let Some(m) = global {
-                    chats.send_global(step, &a.id, &m, names.agents());
+                    chats.send_global(o.step, &a.id, &m, o.names.agents());
                     counts.global_sent += 1;
                     spoke = true;
                     sent.push(json!({"round": round, "from": a.id, "to": "GLOBAL", "message": m}));
                 }
                 if !spoke {
                     counts.silent_turns += 1;
-                    tracing::debug!(step, round, agent = %a.id, "embodied: no message sent");
+                    tracing::debug!(step = o.step, round, agent = %a.id, "embodied: no message sent");
                 }
             }
         }
 
-        let mut prompts = Vec::with_capacity(live.len());
-        for (a, ctx) in live.iter().zip(&ctxs) {
+        let mut prompts = Vec::with_capacity(o.live.len());
+        for (a, ctx) in o.live.iter().zip(&ctxs) {
             prompts.push(prompt(
                 ACTION_PROMPT,
                 ctx,
-                &briefing,
-                &chats.render(&a.id, &names),
+                &o.briefing,
+                &chats.render(&a.id, &o.names),
             )?);
         }
-        let results = join_all(live.iter().zip(prompts).map(|(a, p)| async move {
-            caller
-                .ask(step, a, "embodied.action", p)
-                .await
-                .map(|l| vec![l])
-        }))
-        .await;
-        let mut actions = merge_failure(step, results).map_err(|e| with_calls(e, &mut calls))?;
-        let mut record = Vec::with_capacity(live.len());
-        let mut to_execute = Vec::with_capacity(live.len());
-        for (a, log) in live.iter().zip(actions.iter_mut()) {
+        let mut actions = o
+            .ask_all(
+                calls,
+                "embodied.action",
+                o.live.iter().zip(prompts).collect(),
+            )
+            .await?;
+        let mut record = Vec::with_capacity(o.live.len());
+        let mut to_execute = Vec::with_capacity(o.live.len());
+        for (a, log) in o.live.iter().zip(actions.iter_mut()) {
             let reply = without_reasoning(log.reply.as_deref().unwrap_or(""));
             match tag_content(&reply, "action") {
                 Some(act) => {
@@ -339,7 +292,7 @@ impl EmbodiedPolicy for EmbodiedFramework {
                 }
                 None => {
                     counts.missing_action += 1;
-                    tracing::debug!(step, agent = %a.id, "embodied: no <action>, doing nothing");
+                    tracing::debug!(step = o.step, agent = %a.id, "embodied: no <action>, doing nothing");
                     record.push((a.id.clone(), DO_NOTHING.to_string()));
                     if a.execution.is_some() {
                         to_execute.push((a.clone(), DO_NOTHING.to_string()));
@@ -348,18 +301,14 @@ impl EmbodiedPolicy for EmbodiedFramework {
             }
         }
         calls.append(&mut actions);
-        let (replies, mut exec) = framework::execute_all(caller, step, to_execute)
-            .await
-            .map_err(|e| with_calls(e, &mut calls))?;
-        calls.append(&mut exec);
-        caller.forget_transcript();
+        let replies = o.execute_all(calls, to_execute).await?;
 
         self.chats = chats;
         self.counts = counts;
         for (agent, what) in record {
-            self.remember(&agent, &what);
+            remember(&mut self.history, &agent, &what, HISTORY_CAP);
         }
-        self.slot.trace = Some(json!({
+        let trace = Some(json!({
             "sent": sent,
             "purged": purged,
             "chat_entries": self.chats.len(),
@@ -369,19 +318,17 @@ impl EmbodiedPolicy for EmbodiedFramework {
             "global_sent": counts.global_sent,
             "self_addressed": counts.self_addressed,
         }));
-        Ok(Decision { replies, calls })
-    }
-
-    fn slot(&mut self) -> Option<&mut CallerSlot> {
-        Some(&mut self.slot)
+        Ok(Some(Stepped { replies, trace }))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::embodied::framework_step::Framework;
     use crate::policy::embodied::test_support::{first_view, script};
     use crate::policy::embodied::CallLog;
+    use crate::policy::embodied::{CallerConfig, EmbodiedPolicy};
 
     fn user(c: &CallLog) -> &str {
         &c.messages.last().unwrap().content
@@ -412,7 +359,7 @@ mod tests {
             lines.push((a, 0, "perception", "I see trees."));
             lines.push((a, 0, "execution", exec));
         }
-        let mut p = EmbodiedFramework::new(script(&lines), "").unwrap();
+        let mut p = Framework::<EmbodiedFramework>::new(script(&lines), "").unwrap();
         let mut view = first_view("wildfire", &["level=1"]);
         // Only agent 1 must decide; Embodied re-decides everybody anyway.
         view.deciding.truncate(1);
@@ -492,7 +439,7 @@ mod tests {
             ),
             ("Agent_1", 0, "embodied.action", "<action></action>"),
         ];
-        let mut p = EmbodiedFramework::new(script(&lines), "").unwrap();
+        let mut p = Framework::<EmbodiedFramework>::new(script(&lines), "").unwrap();
         let d = p
             .decide(first_view("swarmbench", &["agents=2"]))
             .await
@@ -507,6 +454,6 @@ mod tests {
         assert!(d.calls[4].decides && !d.calls[5].decides);
         assert!(user(&d.calls[5]).contains("Private with AGENT_0:\nTIME 0: AGENT_0: wall north"));
         assert_eq!(p.history["Agent_1"], vec![DO_NOTHING.to_string()]);
-        assert!(EmbodiedFramework::new(CallerConfig::default(), "x=1").is_err());
+        assert!(Framework::<EmbodiedFramework>::new(CallerConfig::default(), "x=1").is_err());
     }
 }

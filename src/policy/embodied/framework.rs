@@ -293,7 +293,7 @@ pub async fn perceive(
 /// What every framework step starts from (§14.1 steps 1–2): the environment snapshot, the
 /// agents' names, the live agents' views, the episode's caller, each live agent's perception
 /// (with the perception calls made for it) and the shared briefing.
-pub(crate) struct Opening<'a> {
+pub struct Opening<'a> {
     /// The step's read-only environment copy.
     pub env: Arc<dyn DynEnvironment + Sync>,
     /// Environment steps taken so far.
@@ -313,7 +313,7 @@ pub(crate) struct Opening<'a> {
 }
 
 /// Opens a framework step for `policy` (see [`Opening`]). With no live agent it makes no call.
-pub(crate) async fn open_step<'a>(
+pub async fn open_step<'a>(
     policy: &str,
     slot: &'a mut CallerSlot,
     view: &StepView,

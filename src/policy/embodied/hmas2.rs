@@ -41,16 +41,13 @@ use std::collections::{BTreeMap, VecDeque};
 
 use async_trait::async_trait;
 use colony_env_api::{AgentId, DynEnvironment};
-use futures::future::join_all;
 use minijinja::context;
 use serde_json::json;
 
-use super::caller::merge_failure;
-use super::framework::{self, with_calls, Names, Opening};
+use super::framework::{self, Names, Opening};
+use super::framework_step::{FrameworkSteps, Stepped};
 use super::tags::tag_content;
-use super::{
-    AgentView, CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView,
-};
+use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::policy::reasoning::prompts::render;
 
 /// `prompts/hmas2/plan.jinja`: CentralPlan (A.12).
@@ -164,23 +161,11 @@ pub struct Hmas2Counts {
 /// The `hmas2` framework (see the module docs).
 #[derive(Debug)]
 pub struct Hmas2 {
-    slot: CallerSlot,
     history: StepHistory,
     counts: Hmas2Counts,
 }
 
 impl Hmas2 {
-    /// A policy whose calls go through `config`; `options` is the text after `hmas2:` (none
-    /// are accepted).
-    pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        framework::no_options("hmas2", options)?;
-        Ok(Self {
-            slot: CallerSlot::new(config),
-            history: StepHistory::new(HISTORY_CAP),
-            counts: Hmas2Counts::default(),
-        })
-    }
-
     /// The fallbacks and feedback loops counted so far in this episode.
     pub fn counts(&self) -> Hmas2Counts {
         self.counts
@@ -281,43 +266,35 @@ fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
 }
 
 #[async_trait]
-impl EmbodiedPolicy for Hmas2 {
-    fn name(&self) -> &str {
-        "hmas2"
+impl FrameworkSteps for Hmas2 {
+    const NAME: &'static str = "hmas2";
+    const EVERY_STEP: bool = true;
+
+    fn fresh() -> Self {
+        Self {
+            history: StepHistory::new(HISTORY_CAP),
+            counts: Hmas2Counts::default(),
+        }
     }
 
-    fn wants_snapshot(&self) -> bool {
-        true
-    }
-
-    /// Re-decides for every live agent every step (design §14.4/§14.5), also when no agent's
-    /// action ended.
-    fn decides_every_step(&self) -> bool {
-        true
-    }
-
-    async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
-        let Opening {
-            env,
-            step,
-            names,
-            live,
-            caller,
-            perceptions,
-            mut calls,
-            briefing,
-        } = framework::open_step("hmas2", &mut self.slot, &view).await?;
-        let Some(planner) = live.first().cloned() else {
-            return Ok(Decision::default());
+    async fn step(
+        &mut self,
+        _view: &StepView,
+        o: &Opening<'_>,
+        calls: &mut Vec<CallLog>,
+    ) -> Result<Option<Stepped>, EmbodiedError> {
+        let Some(planner) = o.live.first().cloned() else {
+            return Ok(None);
         };
-        let task = briefing.task.trim_end();
+        let task = o.briefing.task.trim_end();
         let history = self.history.render();
-        let blocks = global_state(&*env, &names, &live, &perceptions);
+        let blocks = global_state(&*o.env, &o.names, &o.live, &o.perceptions);
         let state = blocks.for_agent(None);
-        let example: String = live
+        let example: String = o
+            .live
             .iter()
             .take(2)
-            .map(|v| format!("<{0}>action</{0}>", names.name(&v.id)))
+            .map(|v| format!("<{0}>action</{0}>", o.names.name(&v.id)))
             .collect::<Vec<_>>()
             .join(" ");
 
@@ -330,33 +307,27 @@ impl EmbodiedPolicy for Hmas2 {
                 context! { task, history, global_state => state, rounds, example },
             )
             .map_err(config_error)?;
-            let log = caller
-                .ask(step, &planner, "hmas2.plan", prompt)
-                .await
-                .map_err(|e| with_calls(e, &mut calls))?;
+            let log = o.ask(calls, &planner, "hmas2.plan", prompt).await?;
             counts.plans += 1;
-            let plan = names.per_agent(log.reply.as_deref().unwrap_or(""), "");
+            let plan = o.names.per_agent(log.reply.as_deref().unwrap_or(""), "");
             let plan_at = calls.len();
             calls.push(log);
-            let shown = plan_text(&names, &live, &plan);
-            let feedback = join_all(live.iter().map(|v| {
-                let (kind, position) = identity(&*env, &v.id);
+            let shown = plan_text(&o.names, &o.live, &plan);
+            let mut prompts = Vec::with_capacity(o.live.len());
+            for v in &o.live {
+                let (kind, position) = identity(&*o.env, &v.id);
                 let prompt = render(
                     FEEDBACK_PROMPT,
                     context! {
-                        name => names.name(&v.id), kind, position, task, history,
+                        name => o.names.name(&v.id), kind, position, task, history,
                         global_state => blocks.for_agent(Some(&v.id)),
                         plan => shown,
                     },
-                );
-                async move {
-                    let prompt = prompt.map_err(config_error)?;
-                    Ok(vec![caller.ask(step, v, "hmas2.feedback", prompt).await?])
-                }
-            }))
-            .await;
-            let mut feedback =
-                merge_failure(step, feedback).map_err(|e| with_calls(e, &mut calls))?;
+                )
+                .map_err(config_error)?;
+                prompts.push((v, prompt));
+            }
+            let mut feedback = o.ask_all(calls, "hmas2.feedback", prompts).await?;
             let mut objections = Vec::new();
             let mut who = Vec::new();
             for log in &feedback {
@@ -370,12 +341,12 @@ impl EmbodiedPolicy for Hmas2 {
                 counts.rejections += 1;
                 if text.is_none() {
                     counts.missing_feedback += 1;
-                    tracing::debug!(step, agent = %log.agent, "hmas2: no <feedback>, not accepted");
+                    tracing::debug!(step = o.step, agent = %log.agent, "hmas2: no <feedback>, not accepted");
                 }
                 let said = text.map_or("(no feedback given)".to_string(), |t| {
                     framework::one_line(&t)
                 });
-                objections.push(format!("{}: {said}", names.name(&log.agent)));
+                objections.push(format!("{}: {said}", o.names.name(&log.agent)));
                 who.push(log.agent.clone());
             }
             calls.append(&mut feedback);
@@ -384,7 +355,10 @@ impl EmbodiedPolicy for Hmas2 {
             if accepted || rounds.len() == MAX_REPLANS {
                 if !accepted {
                     counts.capped_steps += 1;
-                    tracing::debug!(step, "hmas2: re-plan cap reached, using the latest plan");
+                    tracing::debug!(
+                        step = o.step,
+                        "hmas2: re-plan cap reached, using the latest plan"
+                    );
                 }
                 break (plan, plan_at);
             }
@@ -394,8 +368,8 @@ impl EmbodiedPolicy for Hmas2 {
 
         let mut to_execute = Vec::new();
         let mut taken = Vec::new();
-        for v in &live {
-            let name = names.name(&v.id);
+        for v in &o.live {
+            let name = o.names.name(&v.id);
             match plan.get(&v.id) {
                 Some(a) => {
                     taken.push((name, a.clone()));
@@ -403,7 +377,7 @@ impl EmbodiedPolicy for Hmas2 {
                 }
                 None => {
                     counts.missing_action += 1;
-                    tracing::debug!(step, agent = %v.id, "hmas2: no planned action, doing nothing");
+                    tracing::debug!(step = o.step, agent = %v.id, "hmas2: no planned action, doing nothing");
                     taken.push((name, DO_NOTHING.to_string()));
                     if v.execution.is_some() {
                         to_execute.push((v.clone(), DO_NOTHING.to_string()));
@@ -417,18 +391,14 @@ impl EmbodiedPolicy for Hmas2 {
                 c.decides = true;
             }
         }
-        let (replies, mut exec) = framework::execute_all(caller, step, to_execute)
-            .await
-            .map_err(|e| with_calls(e, &mut calls))?;
-        calls.append(&mut exec);
-        caller.forget_transcript();
+        let replies = o.execute_all(calls, to_execute).await?;
 
         self.history.push(PlannedStep {
-            step,
-            state: summary(&*env, &names, &live, &perceptions),
+            step: o.step,
+            state: summary(&*o.env, &o.names, &o.live, &o.perceptions),
             actions: taken,
         });
-        self.slot.trace = Some(json!({
+        let trace = Some(json!({
             "plans": rejected_by.len(),
             "rejected_by": rejected_by,
             "accepted": rejected_by.last().is_some_and(Vec::is_empty),
@@ -444,19 +414,17 @@ impl EmbodiedPolicy for Hmas2 {
             },
         }));
         self.counts = counts;
-        Ok(Decision { replies, calls })
-    }
-
-    fn slot(&mut self) -> Option<&mut CallerSlot> {
-        Some(&mut self.slot)
+        Ok(Some(Stepped { replies, trace }))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::embodied::framework_step::Framework;
     use crate::policy::embodied::test_support::{first_view, script};
     use crate::policy::embodied::CallLog;
+    use crate::policy::embodied::{CallerConfig, EmbodiedPolicy};
 
     #[test]
     fn the_step_history_keeps_the_last_5_steps() {
@@ -522,7 +490,7 @@ mod tests {
             lines.push((a, 0, "perception", "I see trees."));
             lines.push((a, 0, "execution", exec));
         }
-        let mut p = Hmas2::new(script(&lines), "").unwrap();
+        let mut p = Framework::<Hmas2>::new(script(&lines), "").unwrap();
         let d = p
             .decide(first_view("wildfire", &["level=1"]))
             .await
@@ -598,7 +566,7 @@ mod tests {
             ),
             ("Agent_2", 0, "hmas2.feedback", "<feedback>ACCEPT<feedback>"),
         ];
-        let mut p = Hmas2::new(script(&lines), "").unwrap();
+        let mut p = Framework::<Hmas2>::new(script(&lines), "").unwrap();
         let d = p
             .decide(first_view("swarmbench", &["agents=3"]))
             .await
@@ -614,6 +582,6 @@ mod tests {
             (c.plans, c.replans, c.rejections, c.missing_action),
             (1, 0, 0, 1)
         );
-        assert!(Hmas2::new(CallerConfig::default(), "x=1").is_err());
+        assert!(Framework::<Hmas2>::new(CallerConfig::default(), "x=1").is_err());
     }
 }

@@ -22,6 +22,7 @@ pub mod coela;
 pub mod embodied_fw;
 pub mod framework;
 pub mod framework_sim;
+pub mod framework_step;
 pub mod hmas2;
 mod independent;
 pub mod registry;

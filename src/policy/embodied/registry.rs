@@ -24,27 +24,38 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
     (
         "camon",
         "CAMON: a leader coordinates by dynamic broadcasts",
-        |o, c| Ok(Box::new(super::camon::Camon::new(c.caller.clone(), o)?)),
+        |o, c| {
+            Ok(Box::new(super::framework_step::Framework::<
+                super::camon::Camon,
+            >::new(c.caller.clone(), o)?))
+        },
     ),
     (
         "coela",
         "COELA: modular agents that plan and talk",
-        |o, c| Ok(Box::new(super::coela::Coela::new(c.caller.clone(), o)?)),
+        |o, c| {
+            Ok(Box::new(super::framework_step::Framework::<
+                super::coela::Coela,
+            >::new(c.caller.clone(), o)?))
+        },
     ),
     (
         "embodied",
         "Embodied: agents negotiate before acting",
         |o, c| {
-            Ok(Box::new(super::embodied_fw::EmbodiedFramework::new(
-                c.caller.clone(),
-                o,
-            )?))
+            Ok(Box::new(super::framework_step::Framework::<
+                super::embodied_fw::EmbodiedFramework,
+            >::new(c.caller.clone(), o)?))
         },
     ),
     (
         "hmas2",
         "HMAS-2: a central planner with agent feedback",
-        |o, c| Ok(Box::new(super::hmas2::Hmas2::new(c.caller.clone(), o)?)),
+        |o, c| {
+            Ok(Box::new(super::framework_step::Framework::<
+                super::hmas2::Hmas2,
+            >::new(c.caller.clone(), o)?))
+        },
     ),
     (
         "selforg",
