@@ -7,10 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::env::parse_compare_seeds;
-use crate::eval::models::caller_models;
-use crate::eval::{run_compare, CallRouting, CompareConfig, Progress};
-use crate::llm::{ModelKind, ModelsConfig, Sampling, SharedModel};
-use crate::policy::embodied::{CallerConfig, ReplyScript, EMBODIED_SAMPLING};
+use crate::eval::{run_compare, CallRouting, CompareConfig, CompareModels, Progress};
+use crate::llm::ModelsConfig;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -76,42 +74,23 @@ pub struct CompareArgs {
     pub quiet: bool,
 }
 
-/// Models of the run, their sampling (the flags over each model's models.toml keys), their
-/// label, and whether they are the offline simulation.
-fn models(
+/// The run's model specs (the `--models` list, or the one model the flags name) and, for a
+/// list, its label.
+fn model_specs(
     a: &CompareArgs,
     config: Option<&Path>,
-) -> anyhow::Result<(Vec<SharedModel>, Vec<Sampling>, String, bool)> {
-    let with_accuracy = |mut spec: crate::llm::ModelSpec| {
-        if let Some(p) = a.sim_accuracy {
-            spec.accuracy = Some(p);
-        }
-        spec
-    };
-    // Every model, of a `--models` list too, is recorded or replayed as the flags say.
-    let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
-    let (specs, label) = match &a.models {
+) -> anyhow::Result<(Vec<crate::llm::ModelSpec>, Option<String>)> {
+    Ok(match &a.models {
         Some(list) => {
             let cfg = ModelsConfig::discover(config)?;
             let specs = list
                 .split(',')
-                .map(|name| {
-                    Ok(with_accuracy(
-                        cfg.resolve(Some(name.trim()), &a.model.overrides()?)?,
-                    ))
-                })
+                .map(|name| Ok(cfg.resolve(Some(name.trim()), &a.model.overrides()?)?))
                 .collect::<anyhow::Result<Vec<_>>>()?;
-            (specs, list.clone())
+            (specs, Some(list.clone()))
         }
-        None => {
-            let spec = with_accuracy(a.model.spec(config)?);
-            let label = spec.build_id();
-            (vec![spec], label)
-        }
-    };
-    let simulated = specs.iter().all(|s| s.kind == ModelKind::Simulated);
-    let (models, sampling) = caller_models(&specs, calls)?;
-    Ok((models, sampling, label, simulated))
+        None => (vec![a.model.spec(config)?], None),
+    })
 }
 
 /// Runs `colony compare`.
@@ -134,33 +113,26 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
     let (seeds, level_seeds) = parse_compare_seeds(&a.seeds)?;
     let policies = crate::policy::split_policy_list(&a.policies);
     anyhow::ensure!(!policies.is_empty(), "--policies is empty");
-    let mut caller = CallerConfig {
-        sampling: EMBODIED_SAMPLING,
-        ..CallerConfig::default()
-    };
-    let (label, simulated) = match a
+    let side = match a
         .model
         .model
         .as_deref()
         .and_then(|m| m.strip_prefix("script:"))
     {
-        Some(file) => {
-            let script = ReplyScript::load(Path::new(file))?;
-            caller.script = Some(Arc::new(script));
-            (format!("script:{file}"), false)
-        }
+        Some(file) => CompareModels::script(Path::new(file))?,
         None => {
-            let uses_models = policies
+            let uses = policies
                 .iter()
                 .any(|p| crate::policy::embodied::uses_models(p));
-            if uses_models {
-                let (models, sampling, label, simulated) = models(&a, config)?;
-                caller.models = models;
-                caller.model_sampling = sampling;
-                (label, simulated)
+            let (specs, label) = if uses {
+                model_specs(&a, config)?
             } else {
-                ("none".to_string(), false)
-            }
+                (Vec::new(), None)
+            };
+            // Every model, of a `--models` list too, is recorded or replayed as the flags say.
+            let calls =
+                CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
+            CompareModels::models(&policies, specs, label, a.sim_accuracy, calls, true)?
         }
     };
     let run_config = CompareConfig {
@@ -172,9 +144,9 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         max_steps: a.max_steps,
         episodes_in_flight: a.episodes_in_flight,
         out: a.out.clone(),
-        caller,
-        model: label,
-        simulated,
+        caller: side.caller,
+        model: side.model,
+        simulated: side.simulated,
         grid: a
             .grid
             .iter()

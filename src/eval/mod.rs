@@ -10,6 +10,7 @@
 //!   (`colony compare`).
 
 pub mod compare;
+pub mod compare_models;
 pub mod compare_report;
 pub mod dataset_run;
 pub mod env_run;
@@ -32,6 +33,7 @@ pub mod trajectory;
 pub use compare::{
     run_compare, CompareConfig, CompareError, CompareOutcome, EpisodeResult, Progress,
 };
+pub use compare_models::CompareModels;
 pub use compare_report::CompareSummary;
 pub use episode::{run_episode, EpisodeConfig, EpisodeOutcome, EpisodeSink, StepRecord};
 pub use metrics::MetricMean;

@@ -20,12 +20,11 @@ use crate::embed::{EmbedError, EmbedderSpec};
 use crate::eval::compare::{run_compare, CompareConfig, CompareError, Progress};
 use crate::eval::dataset_run::{run_dataset, DatasetProgress, DatasetRun, DatasetRunError};
 use crate::eval::grid::parse_axis;
-use crate::eval::models::{caller_models, reasoning_roster, RosterError};
+use crate::eval::models::{reasoning_roster, RosterError};
 use crate::eval::trajectory::write_atomic;
-use crate::eval::CallRouting;
 use crate::eval::LabelledPolicy;
-use crate::llm::{ApiKey, ModelError, ModelKind, ModelSpec};
-use crate::policy::embodied::{CallerConfig, EMBODIED_SAMPLING};
+use crate::eval::{CallRouting, CompareModels};
+use crate::llm::{ApiKey, ModelError, ModelSpec};
 use crate::policy::reasoning::{policy_with_embedder, PolicyError};
 
 /// How to run a suite.
@@ -340,26 +339,14 @@ pub fn compare_config(
     calls: CallRouting<'_>,
     build_models: bool,
 ) -> Result<CompareConfig, SuiteRunError> {
-    let mut spec = spec.clone();
-    if let Some(p) = suite.sim_accuracy {
-        spec.accuracy = Some(p);
-    }
-    let mut caller = CallerConfig {
-        sampling: EMBODIED_SAMPLING,
-        ..CallerConfig::default()
-    };
-    let uses = e
-        .policies
-        .iter()
-        .any(|p| crate::policy::embodied::uses_models(p));
-    if uses {
-        caller.model_sampling = vec![spec.sampling.clone()];
-    }
-    if uses && build_models {
-        let (models, sampling) = caller_models(std::slice::from_ref(&spec), calls)?;
-        caller.models = models;
-        caller.model_sampling = sampling;
-    }
+    let side = CompareModels::models(
+        &e.policies,
+        vec![spec.clone()],
+        None,
+        suite.sim_accuracy,
+        calls,
+        build_models,
+    )?;
     Ok(CompareConfig {
         env: e.env.clone(),
         set: e.set.clone(),
@@ -369,9 +356,9 @@ pub fn compare_config(
         max_steps: e.max_steps,
         episodes_in_flight: suite.episodes_in_flight,
         out: out.to_path_buf(),
-        caller,
-        model: if uses { spec.build_id() } else { "none".into() },
-        simulated: uses && spec.kind == ModelKind::Simulated,
+        caller: side.caller,
+        model: side.model,
+        simulated: side.simulated,
         grid: e.grid.iter().filter_map(|g| parse_axis(g).ok()).collect(),
         label: String::new(),
         only: None,
