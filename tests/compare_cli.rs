@@ -690,7 +690,7 @@ fn a_level_grid_reports_ns_per_configuration_and_bcs_per_policy() {
     let bad = dir.path().join("bad");
     for (grid, needle) in [
         ("level", "key=values"),
-        ("n=all", "level"),
+        ("n=all", "`all` is not defined for wildfire-v0's `n`"),
         ("level=99", "level"),
     ] {
         let args = compare_args("wildfire", &["--grid", grid], "scripted:noop", &[], &bad);

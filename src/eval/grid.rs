@@ -4,8 +4,9 @@
 //! per configuration and the Behavior Competency Score per policy, docs/design/wildfire.md
 //! §13, next to the paper's Table 3/4 values).
 //!
-//! Values: `a..b` (b exclusive) or `a..=b` (integers), a comma list, or `all` for Wildfire's
-//! `level` (configurations 1–17). Several `--grid` flags multiply.
+//! Values: `a..b` (b exclusive) or `a..=b` (integers), a comma list, or `all` for a setting
+//! whose values the environment enumerates ([`EnvEntry::all_values`]; Wildfire's `level`:
+//! configurations 1–17). Several `--grid` flags multiply.
 
 use std::collections::BTreeMap;
 
@@ -38,8 +39,8 @@ pub struct GridError {
     pub message: String,
 }
 
-/// Parses `key=values`.
-pub fn parse_axis(spec: &str) -> Result<GridAxis, GridError> {
+/// Parses `key=values` for the environment `entry` (which says what `key=all` means).
+pub fn parse_axis(spec: &str, entry: &dyn EnvEntry) -> Result<GridAxis, GridError> {
     let err = |message: String| GridError {
         spec: spec.chars().take(80).collect(),
         message,
@@ -67,10 +68,12 @@ pub fn parse_axis(spec: &str) -> Result<GridAxis, GridError> {
         Ok((a..b).map(|v| v.to_string()).collect())
     };
     let list: Vec<String> = if values == "all" {
-        if key != "level" {
-            return Err(err("`all` is defined for Wildfire's `level` only".into()));
-        }
-        (1..=17).map(|v: u32| v.to_string()).collect()
+        entry.all_values(key).ok_or_else(|| {
+            err(format!(
+                "`all` is not defined for {}'s `{key}`; list the values",
+                entry.info().id
+            ))
+        })?
     } else if let Some((a, b)) = values.split_once("..=") {
         range(num(a)?, num(b)?.saturating_add(1))?
     } else if let Some((a, b)) = values.split_once("..") {
@@ -89,6 +92,18 @@ pub fn parse_axis(spec: &str) -> Result<GridAxis, GridError> {
         key: key.to_string(),
         values: list,
     })
+}
+
+/// Parses every `key=values` of a grid over the environment named `env`.
+pub fn parse_axes(env: &str, specs: &[String]) -> Result<Vec<GridAxis>, GridError> {
+    if specs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let entry = crate::env::find(env).map_err(|e| GridError {
+        spec: env.chars().take(80).collect(),
+        message: e.to_string(),
+    })?;
+    specs.iter().map(|g| parse_axis(g, entry)).collect()
 }
 
 /// Every configuration of `axes` on top of `base` (`key=value` settings; a grid key replaces
@@ -246,17 +261,25 @@ mod tests {
 
     #[test]
     fn axes_parse_and_multiply() {
-        assert_eq!(parse_axis("level=all").unwrap().values.len(), 17);
-        assert_eq!(parse_axis("n=1,2,4").unwrap().values, ["1", "2", "4"]);
-        assert_eq!(parse_axis("n=1..=3").unwrap().values, ["1", "2", "3"]);
-        assert!(parse_axis("n=all").is_err());
-        assert!(parse_axis("n").is_err());
-        assert!(parse_axis("n=3..1").is_err());
+        let wf = crate::env::find("wildfire").unwrap();
+        let cube = crate::env::find("cube").unwrap();
+        let all = parse_axis("level=all", wf).unwrap().values;
+        assert_eq!(all.len(), 17);
+        assert_eq!((all[0].as_str(), all[16].as_str()), ("1", "17"));
+        assert_eq!(parse_axis("n=1,2,4", cube).unwrap().values, ["1", "2", "4"]);
+        assert_eq!(parse_axis("n=1..=3", cube).unwrap().values, ["1", "2", "3"]);
+        let err = parse_axis("n=all", cube).unwrap_err().to_string();
+        assert!(
+            err.contains("`all` is not defined for cube-v0's `n`"),
+            "{err}"
+        );
+        assert!(parse_axis("n", cube).is_err());
+        assert!(parse_axis("n=3..1", cube).is_err());
         let c = configurations(
             &["n=9".into(), "max_steps=5".into()],
             &[
-                parse_axis("n=1,2").unwrap(),
-                parse_axis("seed_x=a,b").unwrap(),
+                parse_axis("n=1,2", cube).unwrap(),
+                parse_axis("seed_x=a,b", cube).unwrap(),
             ],
         )
         .unwrap();

@@ -143,7 +143,8 @@ async fn episode_calls(
     let mut set = e.set.clone();
     // The first value of every axis, as the first configuration has it.
     for g in &e.grid {
-        if let Ok(axis) = crate::eval::grid::parse_axis(g) {
+        if let Ok(axis) = crate::eval::grid::parse_axes(&e.env, std::slice::from_ref(g)) {
+            let axis = &axis[0];
             if let Some(v) = axis.values.first() {
                 set.push(format!("{}={v}", axis.key));
             }

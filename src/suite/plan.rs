@@ -16,7 +16,7 @@ use thiserror::Error;
 use super::shard::Shard;
 use super::spec::{DatasetUnit, EnvUnit, Suite};
 use crate::eval::compare::{configuration_seeds, EpisodeKey};
-use crate::eval::grid::{configurations, parse_axis};
+use crate::eval::grid::{configurations, parse_axes};
 
 /// A dataset could not be loaded, or an environment grid not expanded.
 #[derive(Debug, Error)]
@@ -259,11 +259,7 @@ pub fn env_configs(unit: &EnvUnit) -> Result<Vec<(String, Vec<u64>)>, PlanError>
         label: unit.label.clone(),
         message,
     };
-    let axes = unit
-        .grid
-        .iter()
-        .map(|g| parse_axis(g).map_err(|e| err(e.to_string())))
-        .collect::<Result<Vec<_>, _>>()?;
+    let axes = parse_axes(&unit.env, &unit.grid).map_err(|e| err(e.to_string()))?;
     let configs = if axes.is_empty() {
         vec![(String::new(), unit.set.clone())]
     } else {

@@ -19,7 +19,7 @@ use super::spec::Suite;
 use crate::embed::{EmbedError, EmbedderSpec};
 use crate::eval::compare::{run_compare, CompareConfig, CompareError, Progress};
 use crate::eval::dataset_run::{run_dataset, DatasetProgress, DatasetRun, DatasetRunError};
-use crate::eval::grid::parse_axis;
+use crate::eval::grid::parse_axes;
 use crate::eval::models::{reasoning_roster, RosterError};
 use crate::eval::trajectory::write_atomic;
 use crate::eval::LabelledPolicy;
@@ -359,7 +359,12 @@ pub fn compare_config(
         caller: side.caller,
         model: side.model,
         simulated: side.simulated,
-        grid: e.grid.iter().filter_map(|g| parse_axis(g).ok()).collect(),
+        grid: parse_axes(&e.env, &e.grid).map_err(|g| {
+            SuiteRunError::Plan(PlanError::Grid {
+                label: e.label.clone(),
+                message: g.to_string(),
+            })
+        })?,
         label: String::new(),
         only: None,
         baseline: suite.baseline.clone().filter(|b| e.policies.contains(b)),

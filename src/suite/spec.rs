@@ -476,7 +476,7 @@ impl Suite {
             let grid = pairs(&t.grid);
             let grid_at = t.grid.as_ref().map_or(at, |g| g.span().start);
             for g in &grid {
-                parse_axis(g).map_err(|e| invalid(grid_at, &key("grid"), e.to_string()))?;
+                parse_axis(g, entry).map_err(|e| invalid(grid_at, &key("grid"), e.to_string()))?;
             }
             if t.max_steps == Some(0) {
                 return Err(invalid(at, &key("max_steps"), "must be at least 1".into()));

@@ -102,6 +102,13 @@ pub trait EnvEntry: Send + Sync {
         false
     }
 
+    /// Every value of setting `key`, which `--grid key=all` expands to (Wildfire: `level`
+    /// 1–17). Default: `None`, so `all` is refused for that setting with a clear error.
+    fn all_values(&self, key: &str) -> Option<Vec<String>> {
+        let _ = key;
+        None
+    }
+
     /// Extra tables and summary entries for a comparison grid over one of the environment's
     /// settings (Wildfire: NS and BCS over `level`). Default: `None`.
     fn grid_report(&self, grid: &GridInput) -> Option<GridReport> {

@@ -141,6 +141,16 @@ impl EnvEntry for WildfireEntry {
         true
     }
 
+    /// `level=all`: the 17 configurations of design §12.1, in order.
+    fn all_values(&self, key: &str) -> Option<Vec<String>> {
+        (key == "level").then(|| {
+            crate::config::levels()
+                .iter()
+                .map(|l| l.number.to_string())
+                .collect()
+        })
+    }
+
     fn grid_report(&self, grid: &colony_env_api::GridInput) -> Option<colony_env_api::GridReport> {
         crate::grid_report::grid_report(grid)
     }
