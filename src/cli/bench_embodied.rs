@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::eval::episode::{run_episode, EpisodeConfig, NullSink};
+use crate::eval::embodied::episode::{run_episode, EpisodeConfig, NullSink};
 use crate::eval::resources::{cpu_time, peak_rss_bytes};
 use crate::llm::{
     ChatModel, ChatRequest, ChatResponse, ModelError, SharedModel, SimulatedConfig, SimulatedModel,

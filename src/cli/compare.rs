@@ -147,7 +147,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         caller: side.caller,
         model: side.model,
         simulated: side.simulated,
-        grid: crate::eval::grid::parse_axes(&a.env, &a.grid)?,
+        grid: crate::eval::embodied::grid::parse_axes(&a.env, &a.grid)?,
         label: String::new(),
         only: None,
         baseline: a.baseline.clone(),

@@ -11,7 +11,7 @@ use std::time::Instant;
 const MAX_ENV_FILE_BYTES: u64 = 256 << 20;
 
 use crate::env::{entries, find, parse_seeds};
-use crate::eval::env_run::{markdown_table, run_builtin, EnvRunConfig};
+use crate::eval::embodied::env_run::{markdown_table, run_builtin, EnvRunConfig};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use colony_env_api::{AgentId, DynEnvironment, EnvEntry, EnvParams};
@@ -257,7 +257,7 @@ async fn run_episodes(a: RunArgs) -> Result<()> {
     let mut show = |policy: &str, seed: u64, step: u64, picture: &str| {
         println!("{policy} seed {seed} step {step}\n{picture}");
     };
-    let render: Option<crate::eval::env_run::EpisodeRender<'_>> =
+    let render: Option<crate::eval::embodied::env_run::EpisodeRender<'_>> =
         if a.render { Some(&mut show) } else { None };
     let all = run_builtin(&config, render).await?;
     print!("{}", markdown_table(&all));

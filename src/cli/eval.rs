@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::eval::dataset_run::{run_dataset, DatasetProgress, DatasetRun};
 use crate::eval::models::reasoning_roster;
-use crate::eval::report::BaselineSpec;
+use crate::eval::reasoning::dataset_run::{run_dataset, DatasetProgress, DatasetRun};
+use crate::eval::reasoning::report::BaselineSpec;
 use crate::eval::{CallRouting, LabelledPolicy};
 use crate::llm::{ModelSpec, ModelsConfig};
 use crate::policy::reasoning::{policy_with_embedder, Roster};

@@ -180,7 +180,7 @@ fn snapshot(a: SnapshotArgs) -> Result<()> {
 }
 
 async fn do_nothing(a: DoNothingArgs) -> Result<()> {
-    use crate::eval::episode::{run_episode, EpisodeConfig, NullSink};
+    use crate::eval::embodied::episode::{run_episode, EpisodeConfig, NullSink};
     use crate::policy::embodied::Scripted;
     let mut out = BTreeMap::new();
     for name in &a.levels {

@@ -1,13 +1,12 @@
-//! SVG charts of results (plotters' SVG backend; no font files needed): the accuracy-vs-tokens
-//! bubble plot of `colony eval` and the line charts of the simulation studies.
+//! SVG charts of results (plotters' SVG backend; no font files needed): bubble, line and
+//! error-bar charts, drawn from plain points so every report (eval's accuracy-vs-tokens,
+//! compare's score plots, the simulation studies) shares one drawing code.
 
 use std::path::Path;
 
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use thiserror::Error;
-
-use super::summary::Summary;
 
 /// A chart could not be drawn or written.
 #[derive(Debug, Error)]
@@ -190,38 +189,6 @@ pub fn line_chart(
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
-}
-
-/// The accuracy-vs-tokens bubble plot of a run (the SelfOrg paper's efficiency figure): x =
-/// mean tokens per query (prompt + completion), y = AVG accuracy (%), bubble area ∝ calls per
-/// query.
-pub fn accuracy_vs_tokens(summary: &Summary, path: &Path) -> Result<(), PlotError> {
-    let bubbles: Vec<Bubble> = summary
-        .rows()
-        .into_iter()
-        .filter(|r| r.totals.n > 0)
-        .filter_map(|r| {
-            // An all-error method has no accuracy to plot.
-            let y = r.avg?;
-            let n = r.totals.n as f64;
-            let tokens = (r.totals.prompt_tokens + r.totals.completion_tokens) as f64 / n;
-            let calls = r.totals.calls as f64 / n;
-            Some(Bubble {
-                label: format!("{} ({calls:.1} calls)", r.method),
-                x: tokens,
-                y,
-                radius: (6.0 + 6.0 * calls.max(0.0).sqrt()).round() as u32,
-            })
-        })
-        .collect();
-    let datasets = summary.dataset_names().join(", ");
-    bubble_chart(
-        path,
-        &format!("Accuracy vs tokens ({datasets})"),
-        "tokens per query (prompt + completion)",
-        "AVG accuracy (%)",
-        &bubbles,
-    )
 }
 
 /// One bar of an error-bar chart: label, mean and the half-length of its error bar.

@@ -245,3 +245,26 @@ impl JsonlFile<ItemResult> {
             .collect()
     }
 }
+
+/// A temporary path next to `path` (same directory, so a rename is atomic), unique to this
+/// process.
+pub fn temp_path(path: &Path) -> std::path::PathBuf {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    dir.join(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Writes `bytes` to `path` atomically (a temporary file in the same directory, then a
+/// rename), so a summary is either the old one or the new one, never half of each.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = temp_path(path);
+    {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}

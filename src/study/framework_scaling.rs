@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::env::{build, EnvLookupError};
-use crate::eval::episode::{run_episode, EpisodeConfig, NullSink};
+use crate::eval::embodied::episode::{run_episode, EpisodeConfig, NullSink};
 use crate::llm::{SharedModel, SimulatedConfig, SimulatedModel};
 use crate::policy::embodied::{embodied_policy, CallerConfig, EmbodiedError, PolicyContext};
 

@@ -15,9 +15,9 @@ use super::plan::{PlannedUnit, UnitWork};
 use super::run::SuiteRunError;
 use super::shard::Shard;
 use super::spec::Suite;
-use crate::eval::episode::{run_episode, EpisodeConfig, NullSink};
+use crate::eval::embodied::episode::{run_episode, EpisodeConfig, NullSink};
 use crate::eval::models::reasoning_roster;
-use crate::eval::runner::solve_item;
+use crate::eval::reasoning::runner::solve_item;
 use crate::eval::CallRouting;
 use crate::llm::ModelsConfig;
 use crate::policy::embodied::{
@@ -143,7 +143,7 @@ async fn episode_calls(
     let mut set = e.set.clone();
     // The first value of every axis, as the first configuration has it.
     for g in &e.grid {
-        if let Ok(axis) = crate::eval::grid::parse_axes(&e.env, std::slice::from_ref(g)) {
+        if let Ok(axis) = crate::eval::embodied::grid::parse_axes(&e.env, std::slice::from_ref(g)) {
             let axis = &axis[0];
             if let Some(v) = axis.values.first() {
                 set.push(format!("{}={v}", axis.key));

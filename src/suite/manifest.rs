@@ -22,7 +22,7 @@ use thiserror::Error;
 
 use super::shard::Shard;
 use super::spec::Suite;
-use crate::eval::trajectory::write_atomic;
+use crate::eval::results::write_atomic;
 use crate::llm::{ModelKind, ModelSpec, Sampling};
 
 /// File name of the manifest.

@@ -9,7 +9,7 @@
 //! Results are concatenated line by line (each shard's lines in shard order, so the latest
 //! line per item still wins as in a single run); episode trajectories and call logs are
 //! copied; then every unit's report is rebuilt by the same functions an unsharded run ends
-//! with ([`crate::eval::report`], [`crate::eval::compare::write_compare_reports`]).
+//! with ([`crate::eval::reasoning::report`], [`crate::eval::embodied::compare::write_compare_reports`]).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -21,8 +21,9 @@ use super::manifest::{differences, Manifest, ManifestError, ModelRecord};
 use super::plan::PlanFile;
 use super::run::{compare_config, unit_dir, unit_report, write_suite_report, UnitReport};
 use super::spec::Suite;
-use crate::eval::compare::{write_compare_reports, CompareError, EpisodeResult};
-use crate::eval::report::{rebuild_summary_with, write_eval_report, ReportError};
+use crate::eval::embodied::compare::write_compare_reports;
+use crate::eval::embodied::compare_config::{CompareError, EpisodeResult};
+use crate::eval::reasoning::report::{rebuild_summary_with, write_eval_report, ReportError};
 use crate::eval::results::ItemResult;
 use crate::eval::CallRouting;
 use crate::llm::{ModelKind, ModelSpec};
@@ -347,7 +348,7 @@ async fn build_merged(
         let note = format!("**Partial merge:** {}.\n", gaps.join("; "));
         markdown.push_str(&note);
         let path = dir.join("results.md");
-        crate::eval::trajectory::write_atomic(&path, markdown.as_bytes())
+        crate::eval::results::write_atomic(&path, markdown.as_bytes())
             .map_err(|e| io(&path)(e.to_string()))?;
     }
     Ok((units, markdown))

@@ -15,8 +15,9 @@ use thiserror::Error;
 
 use super::shard::Shard;
 use super::spec::{DatasetUnit, EnvUnit, Suite};
-use crate::eval::compare::{configuration_seeds, EpisodeKey};
-use crate::eval::grid::{configurations, parse_axes};
+use crate::eval::embodied::compare::configuration_seeds;
+use crate::eval::embodied::compare_config::EpisodeKey;
+use crate::eval::embodied::grid::{configurations, parse_axes};
 
 /// A dataset could not be loaded, or an environment grid not expanded.
 #[derive(Debug, Error)]
@@ -270,8 +271,12 @@ pub fn env_configs(unit: &EnvUnit) -> Result<Vec<(String, Vec<u64>)>, PlanError>
     } else {
         unit.seeds.len()
     };
-    crate::eval::compare::check_episode_count(configs.len(), unit.policies.len(), seeds)
-        .map_err(|e| err(e.to_string()))?;
+    crate::eval::embodied::compare_config::check_episode_count(
+        configs.len(),
+        unit.policies.len(),
+        seeds,
+    )
+    .map_err(|e| err(e.to_string()))?;
     configs
         .into_iter()
         .map(|(label, set)| {

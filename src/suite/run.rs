@@ -1,5 +1,5 @@
 //! `colony run`: a suite's units one after the other, each through the very library path of
-//! `colony eval` ([`crate::eval::dataset_run`]) or `colony compare`
+//! `colony eval` ([`crate::eval::reasoning::dataset_run`]) or `colony compare`
 //! ([`crate::eval::run_compare`]), so results, resume and reports are theirs.
 //!
 //! Sharded (`--shard i/N` or a job array's variables), a process writes
@@ -17,11 +17,14 @@ use super::plan::{expand, PlanError, PlanFile, PlannedUnit, UnitWork};
 use super::shard::Shard;
 use super::spec::Suite;
 use crate::embed::{EmbedError, EmbedderSpec};
-use crate::eval::compare::{run_compare, CompareConfig, CompareError, Progress};
-use crate::eval::dataset_run::{run_dataset, DatasetProgress, DatasetRun, DatasetRunError};
-use crate::eval::grid::parse_axes;
+use crate::eval::embodied::compare::run_compare;
+use crate::eval::embodied::compare_config::{CompareConfig, CompareError, Progress};
+use crate::eval::embodied::grid::parse_axes;
 use crate::eval::models::{reasoning_roster, RosterError};
-use crate::eval::trajectory::write_atomic;
+use crate::eval::reasoning::dataset_run::{
+    run_dataset, DatasetProgress, DatasetRun, DatasetRunError,
+};
+use crate::eval::results::write_atomic;
 use crate::eval::LabelledPolicy;
 use crate::eval::{CallRouting, CompareModels};
 use crate::llm::{ApiKey, ModelError, ModelSpec};
@@ -297,7 +300,7 @@ async fn run_dataset_entry(
     (d, items): (&super::spec::DatasetUnit, &Vec<colony_qa::Item>),
     out: &Path,
     progress: &dyn DatasetProgress,
-) -> Result<crate::eval::dataset_run::DatasetOutcome, SuiteRunError> {
+) -> Result<crate::eval::reasoning::dataset_run::DatasetOutcome, SuiteRunError> {
     let roster = reasoning_roster(
         std::slice::from_ref(spec),
         suite.roles.as_deref(),
@@ -376,16 +379,15 @@ pub fn compare_config(
 pub fn dataset_baseline(
     suite: &Suite,
     d: &super::spec::DatasetUnit,
-) -> Option<crate::eval::report::BaselineSpec> {
+) -> Option<crate::eval::reasoning::report::BaselineSpec> {
     let label = suite.baseline.as_ref()?;
-    d.policies
-        .iter()
-        .any(|p| &p.label == label)
-        .then(|| crate::eval::report::BaselineSpec {
+    d.policies.iter().any(|p| &p.label == label).then(|| {
+        crate::eval::reasoning::report::BaselineSpec {
             label: label.clone(),
             seed: suite.seed,
             draws: crate::eval::stats::DEFAULT_DRAWS,
-        })
+        }
+    })
 }
 
 /// A unit's report, read back from its `summary.json`.

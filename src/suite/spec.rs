@@ -27,7 +27,7 @@ use thiserror::Error;
 use toml::Spanned;
 
 use crate::env::parse_compare_seeds;
-use crate::eval::grid::parse_axis;
+use crate::eval::embodied::grid::parse_axis;
 use crate::policy::PolicySpec;
 
 /// Largest suite file read, in bytes (a suite is a page of TOML).

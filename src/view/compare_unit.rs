@@ -17,8 +17,8 @@ use super::episode_frames::{encode_frames, legend, replay, FrameBudget, MAX_FRAM
 use super::eval_unit::{json_file, plots, text_file, MAX_ROWS};
 use super::html::PageWriter;
 use super::ViewError;
-use crate::eval::compare::episode_dir;
-use crate::eval::grid::{configurations, GridAxis};
+use crate::eval::embodied::compare::episode_dir;
+use crate::eval::embodied::grid::{configurations, GridAxis};
 use crate::eval::{EpisodeResult, StepRecord};
 
 /// Columns of a compare unit's rows, in order; the last one is the detail block number.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::ViewError;
-use crate::eval::trajectory::temp_path;
+use crate::eval::results::temp_path;
 
 const CSS: &str = include_str!("assets/viewer.css");
 const JS_BASE: &str = include_str!("assets/viewer_base.js");

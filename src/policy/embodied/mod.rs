@@ -1,7 +1,7 @@
 //! Embodied policies: drive the agents of an environment episode step by step.
 //!
 //! The seam (DESIGN.md, "EmbodiedPolicy"): each step the one episode loop
-//! ([`crate::eval::episode`]) snapshots **owned** views of the agents that must decide now
+//! ([`crate::eval::embodied::episode`]) snapshots **owned** views of the agents that must decide now
 //! ([`StepView`]: id, the environment's instructions, observation text, optional perception and
 //! execution prompts, neighbours, feedback on the previous reply), awaits the policy's
 //! [`Decision`] (one reply text per agent plus a log of every model call it made), then parses

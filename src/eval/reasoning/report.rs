@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::plot::{accuracy_vs_tokens, PlotError};
-use super::results::ItemResult;
 use super::summary::{PolicySummary, RunSettings, Summary, VsBaseline};
-use super::trajectory::write_atomic;
+use crate::eval::plot::{bubble_chart, Bubble, PlotError};
+use crate::eval::results::write_atomic;
+use crate::eval::results::ItemResult;
 
 /// Errors of the eval report.
 #[derive(Debug, Error)]
@@ -217,14 +217,14 @@ pub fn write_eval_report(dir: &Path, summary: &Summary) -> Result<String, Report
     let json = serde_json::to_string_pretty(summary).unwrap_or_default();
     write("summary.json", json.as_bytes())?;
     let mut md = summary.markdown();
-    if let Some(metrics) = super::metrics::metrics_markdown(summary) {
+    if let Some(metrics) = super::table::metrics_markdown(summary) {
         md.push('\n');
         md.push_str(&metrics);
     }
     write("results.md", md.as_bytes())?;
     // Latency varies run to run, so it has a file of its own: results.md stays the same
     // bytes for the same work (shards merged, resumed, replayed).
-    if let Some(latency) = super::latency::latency_markdown(summary) {
+    if let Some(latency) = super::table::latency_markdown(summary) {
         write("latency.md", latency.as_bytes())?;
     }
     write("results.csv", summary.csv().as_bytes())?;
@@ -236,4 +236,36 @@ pub fn write_eval_report(dir: &Path, summary: &Summary) -> Result<String, Report
     accuracy_vs_tokens(summary, &tmp)?;
     std::fs::rename(&tmp, &svg).map_err(|source| ReportError::Io { path: svg, source })?;
     Ok(md)
+}
+
+/// The accuracy-vs-tokens bubble plot of a run (the SelfOrg paper's efficiency figure): x =
+/// mean tokens per query (prompt + completion), y = AVG accuracy (%), bubble area ∝ calls per
+/// query.
+pub fn accuracy_vs_tokens(summary: &Summary, path: &Path) -> Result<(), PlotError> {
+    let bubbles: Vec<Bubble> = summary
+        .rows()
+        .into_iter()
+        .filter(|r| r.totals.n > 0)
+        .filter_map(|r| {
+            // An all-error method has no accuracy to plot.
+            let y = r.avg?;
+            let n = r.totals.n as f64;
+            let tokens = (r.totals.prompt_tokens + r.totals.completion_tokens) as f64 / n;
+            let calls = r.totals.calls as f64 / n;
+            Some(Bubble {
+                label: format!("{} ({calls:.1} calls)", r.method),
+                x: tokens,
+                y,
+                radius: (6.0 + 6.0 * calls.max(0.0).sqrt()).round() as u32,
+            })
+        })
+        .collect();
+    let datasets = summary.dataset_names().join(", ");
+    bubble_chart(
+        path,
+        &format!("Accuracy vs tokens ({datasets})"),
+        "tokens per query (prompt + completion)",
+        "AVG accuracy (%)",
+        &bubbles,
+    )
 }

@@ -14,12 +14,12 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::compare::{CompareConfig, CompareError, EpisodeResult};
+use super::compare_config::{CompareConfig, CompareError, EpisodeResult};
 use super::env_run::mean_std;
 use super::episode::{run_episode, EpisodeConfig, NullSink};
-use super::plot::{error_bar_chart, line_chart, Line, MeanBar};
-use super::trajectory::{temp_path, write_atomic};
 use crate::env::build;
+use crate::eval::plot::{error_bar_chart, line_chart, Line, MeanBar};
+use crate::eval::results::{temp_path, write_atomic};
 use crate::policy::embodied::Scripted;
 
 /// Mean and population standard deviation.
@@ -105,12 +105,12 @@ pub struct SeedsVsBaseline {
 
 impl SeedsVsBaseline {
     fn of(baseline: &str, diffs: &[f64], seed: u64) -> Self {
-        let draws = super::stats::DEFAULT_DRAWS;
-        let (p_value, flips) = super::stats::sign_flip_p(diffs, draws, seed);
+        let draws = crate::eval::stats::DEFAULT_DRAWS;
+        let (p_value, flips) = crate::eval::stats::sign_flip_p(diffs, draws, seed);
         Self {
             baseline: baseline.to_string(),
-            delta: super::stats::mean_or_zero(diffs),
-            ci95: super::stats::bootstrap_mean_ci(diffs, draws, seed),
+            delta: crate::eval::stats::mean_or_zero(diffs),
+            ci95: crate::eval::stats::bootstrap_mean_ci(diffs, draws, seed),
             p_value,
             pairs: diffs.len(),
             flips,
@@ -150,14 +150,6 @@ pub struct CompareSummary {
     /// run's table must not look finished, so its Markdown opens with this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
-}
-
-/// The line a stopped run's tables open with.
-pub fn stopped_banner(why: &str) -> String {
-    format!(
-        "> **Partial results: the run stopped early** ({why}). Rerun the same command to \
-         resume; the numbers below cover only the finished work.\n\n"
-    )
 }
 
 /// The environment's baseline score per seed ([`colony_env_api::EnvEntry::baseline_policy`];
@@ -261,7 +253,7 @@ impl CompareSummary {
                 }
                 _ => None,
             };
-            let (score_mean, score_sd, score_ci95) = match super::stats::mean_sd_ci(&scores) {
+            let (score_mean, score_sd, score_ci95) = match crate::eval::stats::mean_sd_ci(&scores) {
                 Some((m, sd, ci)) => (Some(m), sd, ci),
                 None => (None, None, None),
             };
@@ -433,7 +425,7 @@ impl CompareSummary {
         let mut out = self
             .stopped
             .as_deref()
-            .map(stopped_banner)
+            .map(crate::eval::partial::stopped_banner)
             .unwrap_or_default();
         out.push_str(&format!("## {}\n\n", self.title()));
         out.push_str(&format!("| {} |\n", h.join(" | ")));
@@ -552,40 +544,5 @@ pub fn write_report(
         &lines,
     )?;
     rename(&tokens_tmp, "score_vs_tokens.svg")?;
-    Ok(())
-}
-
-/// Writes the grid's `summary.json`, `results.md` and `results.csv` (every configuration's
-/// rows, with a `configuration` column) into `dir`.
-pub fn write_grid_report(
-    dir: &Path,
-    grid: &super::grid::GridSummary,
-    summaries: &[(String, CompareSummary)],
-) -> Result<(), CompareError> {
-    let write = |name: &str, bytes: &[u8]| {
-        let path = dir.join(name);
-        write_atomic(&path, bytes).map_err(|source| CompareError::Io { path, source })
-    };
-    let json = serde_json::to_string_pretty(grid).unwrap_or_default();
-    write("summary.json", json.as_bytes())?;
-    write("results.md", grid.markdown().as_bytes())?;
-    let mut csv = String::new();
-    for (i, (label, s)) in summaries.iter().enumerate() {
-        for (j, line) in s.csv().lines().enumerate() {
-            if j == 0 {
-                if i == 0 {
-                    csv.push_str(&format!("configuration,{line}\n"));
-                }
-                continue;
-            }
-            let quoted = if label.contains(',') {
-                format!("\"{label}\"")
-            } else {
-                label.clone()
-            };
-            csv.push_str(&format!("{quoted},{line}\n"));
-        }
-    }
-    write("results.csv", csv.as_bytes())?;
     Ok(())
 }

@@ -19,9 +19,9 @@ use super::report::{
     rebuild_summary, rebuild_summary_with, record_settings, write_eval_report, BaselineSpec,
     ReportError,
 };
-use super::results::{AppendLog, ItemResult, ResultsError};
 use super::runner::{run_policy, EvalConfig, LabelledPolicy};
 use super::summary::{PolicySummary, RunSettings, Summary};
+use crate::eval::results::{AppendLog, ItemResult, ResultsError};
 use crate::policy::reasoning::Roster;
 use crate::policy::PolicySpec;
 use crate::runtime::TranscriptEntry;
@@ -104,7 +104,7 @@ pub enum DatasetRunError {
     },
     /// Another process writes this directory.
     #[error(transparent)]
-    Locked(#[from] super::lock::LockError),
+    Locked(#[from] crate::eval::lock::LockError),
     /// Results could not be read or written.
     #[error(transparent)]
     Results(#[from] ResultsError),
@@ -170,7 +170,7 @@ pub async fn run_dataset(
         path: run.out.clone(),
         source,
     })?;
-    let _lock = super::lock::DirLock::acquire(&run.out)?;
+    let _lock = crate::eval::lock::DirLock::acquire(&run.out)?;
     let mut summary = rebuild_summary(&run.out)?;
     if let Some(b) = &run.baseline {
         let mut known: Vec<&str> = run.policies.iter().map(|p| p.spec.label.as_str()).collect();

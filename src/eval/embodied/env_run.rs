@@ -8,8 +8,9 @@ use serde_json::json;
 use thiserror::Error;
 
 use super::episode::{run_episode, EpisodeConfig, EpisodeOutcome, EpisodeSink, StepRecord};
-use super::trajectory::{write_atomic, TrajectoryWriter};
+use super::trajectory::TrajectoryWriter;
 use crate::env::{build, EnvLookupError};
+use crate::eval::results::write_atomic;
 use crate::policy::embodied::{CallLog, Scripted};
 
 /// Settings of `colony env run`.

@@ -13,12 +13,9 @@
 //! table, "Policy metrics", when any policy has some.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-use super::summary::Summary;
 
 /// The mean of one metric over the items that report it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -61,52 +58,12 @@ pub fn merge(into: &mut Metrics, other: &Metrics) {
     }
 }
 
-/// The "Policy metrics" table of `summary` (one row per policy that reports metrics, one
-/// column per metric name, the mean over all datasets), or `None` when no policy has any.
-pub fn metrics_markdown(summary: &Summary) -> Option<String> {
-    let mut names: Vec<&String> = summary
-        .policies
-        .values()
-        .flat_map(|p| p.metrics.keys())
-        .collect();
-    names.sort();
-    names.dedup();
-    if names.is_empty() {
-        return None;
-    }
-    let mut out = String::from(
-        "Policy metrics (mean over the items that report each; see the policy's docs):\n\n| Method |",
-    );
-    for n in &names {
-        let _ = write!(out, " {n} |");
-    }
-    out.push_str(" Items |\n|---|");
-    out.push_str(&"---|".repeat(names.len() + 1));
-    out.push('\n');
-    for (method, p) in summary
-        .policies
-        .iter()
-        .filter(|(_, p)| !p.metrics.is_empty())
-    {
-        let _ = write!(out, "| {method} |");
-        for n in &names {
-            match p.metrics.get(*n) {
-                Some(m) => {
-                    let _ = write!(out, " {:.3} |", m.mean);
-                }
-                None => out.push_str(" – |"),
-            }
-        }
-        let items = p.metrics.values().map(|m| m.items).max().unwrap_or(0);
-        let _ = writeln!(out, " {items} |");
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+    use crate::eval::reasoning::summary::Summary;
+    use crate::eval::reasoning::table::metrics_markdown;
     use crate::eval::{ItemResult, PolicySummary};
     use serde_json::json;
 

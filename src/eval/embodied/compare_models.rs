@@ -9,8 +9,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::models::caller_models;
-use super::CallRouting;
+use crate::eval::models::caller_models;
+use crate::eval::CallRouting;
 use crate::llm::{ModelError, ModelKind, ModelSpec};
 use crate::policy::embodied::EMBODIED_SAMPLING;
 use crate::policy::embodied::{uses_models, CallerConfig, ReplyScript, ScriptError};

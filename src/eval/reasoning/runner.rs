@@ -15,7 +15,7 @@ use std::time::Instant;
 use colony_qa::{equivalent, Item, JudgeOptions};
 use futures::stream::{self, StreamExt};
 
-use super::results::{ItemResult, ResultsError, ResultsFile};
+use crate::eval::results::{ItemResult, ResultsError, ResultsFile};
 use crate::llm::stops_run;
 use crate::policy::reasoning::{PolicyError, Query, ReasoningPolicy, Roster};
 use crate::policy::PolicySpec;

@@ -4,32 +4,7 @@
 //! The table goes to `latency.md`, not `results.md`: latency differs run to run, and
 //! `results.md` is the same bytes for the same work.
 
-use super::results::ItemResult;
-use super::summary::Summary;
-
-/// The call-latency table of `summary` (per policy over all datasets: calls, p50, p95, p99),
-/// or `None` when no call was timed.
-pub fn latency_markdown(summary: &Summary) -> Option<String> {
-    let rows: Vec<String> = summary
-        .policies
-        .iter()
-        .filter_map(|(name, s)| {
-            let [p50, p95, p99] = s.call_latency_ms?;
-            Some(format!(
-                "| {name} | {} | {p50:.1} | {p95:.1} | {p99:.1} |\n",
-                s.calls
-            ))
-        })
-        .collect();
-    if rows.is_empty() {
-        return None;
-    }
-    Some(format!(
-        "Model-call latency in milliseconds (successful calls; nearest-rank percentiles; \
-         replayed calls keep their recorded latency):\n\n| Method | Calls | p50 | p95 | p99 |\n|---|---|---|---|---|\n{}",
-        rows.concat()
-    ))
-}
+use crate::eval::results::ItemResult;
 
 /// The median, 95th and 99th percentile (nearest rank) of the call latencies of `results`;
 /// `None` when none was timed.

@@ -1,0 +1,17 @@
+//! `colony env run` and `colony compare`'s job: embodied policies over environment episodes.
+//!
+//! [`episode`] is the one episode loop and [`trajectory`] the one trajectory format;
+//! [`env_run`] runs episodes for `colony env run`; a comparison is described by
+//! [`compare_config`], gets its models from [`compare_models`], runs in [`compare`] (over a
+//! [`grid`] of settings when asked) and is reported by [`compare_report`] and
+//! [`grid_report`].
+
+pub mod compare;
+pub mod compare_config;
+pub mod compare_models;
+pub mod compare_report;
+pub mod env_run;
+pub mod episode;
+pub mod grid;
+pub mod grid_report;
+pub mod trajectory;
