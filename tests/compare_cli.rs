@@ -334,8 +334,23 @@ fn scripted_replies_fallbacks_are_counted_and_a_missing_line_is_an_episode_error
 }
 
 /// Every file of every episode, by relative path.
+/// A compact call log (`calls.jsonl.zst`) is given as its decoded lines, so the contents
+/// are compared whatever the compressor's bytes.
 fn all_episode_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    episode_files(dir, |_| true)
+    let mut files = episode_files(dir, |_| true);
+    for (rel, bytes) in files.iter_mut() {
+        if let Some(ep) = rel.strip_suffix("/calls.jsonl.zst") {
+            let mut text = String::new();
+            colony::eval::call_log::read_call_log(&dir.join(ep), |l| {
+                text.push_str(l);
+                text.push('\n');
+                true
+            })
+            .unwrap();
+            *bytes = text.into_bytes();
+        }
+    }
+    files
 }
 
 /// A JSONL file's lines with every `latency_ms` zeroed.
@@ -756,4 +771,95 @@ fn a_comparison_prints_its_closing_progress_line_when_stderr_is_a_pipe() {
         last.is_some_and(|l| l.contains(" 6/6 episodes (100%) ") && l.ends_with("ETA done")),
         "{err}"
     );
+}
+
+/// Issue 27 part 1: episodes keep their calls compressed by default (`calls.jsonl.zst`), whole
+/// and plain with `--log-calls full`, usage only with `none`; `colony logs cat` gives the
+/// classic lines of any of them, the compact ones byte for byte as `full` wrote them.
+#[test]
+fn call_logs_compact_by_default_full_and_none_on_request() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = ["--set", "agents=6", "--set", "max_round=8"];
+    let run = |name: &str, extra: &[&str]| {
+        let out = tmp.path().join(name);
+        let rest = [&["--seeds", "0..2"][..], extra].concat();
+        let (ok, _, err) = colony(&compare_args(
+            "swarmbench",
+            &set,
+            "camon,independent",
+            &rest,
+            &out,
+        ));
+        assert!(ok, "{name}: {err}");
+        out
+    };
+    let compact = run("compact", &[]);
+    let full = run("full", &["--log-calls", "full"]);
+    let none = run("none", &["--log-calls", "none"]);
+    let ep = |dir: &Path| dir.join("episodes/camon/1");
+    assert!(ep(&compact).join("calls.jsonl.zst").is_file());
+    assert!(!ep(&compact).join("calls.jsonl").exists());
+    assert!(ep(&full).join("calls.jsonl").is_file());
+    // Same results whatever the log keeps.
+    for dir in [&full, &none] {
+        assert_eq!(
+            std::fs::read(compact.join("results.md")).unwrap(),
+            std::fs::read(dir.join("results.md")).unwrap()
+        );
+    }
+    let cat = |dir: &Path, extra: &[&str]| {
+        let mut args = vec!["logs", "cat", dir.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = colony(&args);
+        assert!(ok, "{err}");
+        out
+    };
+    let plain = std::fs::read_to_string(ep(&full).join("calls.jsonl")).unwrap();
+    let from_compact = cat(&compact, &["--episode", "camon/1"]);
+    let strip = |text: &str| -> Vec<Value> {
+        text.lines()
+            .map(|l| common::timeless(&serde_json::from_str(l).unwrap()))
+            .collect()
+    };
+    assert_eq!(strip(&from_compact), strip(&plain));
+    assert_eq!(strip(&cat(&full, &["--episode", "camon/1"])), strip(&plain));
+    let zst = std::fs::metadata(ep(&compact).join("calls.jsonl.zst"))
+        .unwrap()
+        .len();
+    assert!(zst * 10 < plain.len() as u64, "{zst} vs {}", plain.len());
+    // `none` keeps one lean line per call.
+    let lean = strip(&cat(&none, &["--episode", "camon/1"]));
+    assert_eq!(lean.len(), strip(&plain).len());
+    assert!(lean
+        .iter()
+        .all(|c| c.get("messages").is_none() && c.get("reply").is_none()));
+    assert!(lean
+        .iter()
+        .all(|c| c["usage"].is_object() && c["purpose"].is_string()));
+    // Every episode, in path order, without a selector; a selector that matches nothing fails.
+    assert_eq!(
+        cat(&compact, &[]).lines().count(),
+        cat(&full, &[]).lines().count()
+    );
+    let (ok, _, err) = colony(&[
+        "logs",
+        "cat",
+        compact.to_str().unwrap(),
+        "--episode",
+        "camon/9",
+    ]);
+    assert!(
+        !ok && err.contains("--episode camon/9") && err.contains("camon/0"),
+        "{err}"
+    );
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "cube",
+        "--policies",
+        "independent",
+        "--log-calls",
+        "gzip",
+    ]);
+    assert!(!ok && err.contains("--log-calls"), "{err}");
 }

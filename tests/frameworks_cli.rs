@@ -28,7 +28,7 @@ fn settings(env: &str) -> Vec<&'static str> {
 /// Every calls.jsonl and steps.jsonl of a run, by relative path.
 fn call_logs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     episode_files(dir, |p| {
-        p.ends_with("calls.jsonl") || p.ends_with("steps.jsonl")
+        p.ends_with("calls.jsonl") || p.ends_with("calls.jsonl.zst") || p.ends_with("steps.jsonl")
     })
 }
 

@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::eval::call_log::LogCalls;
 use crate::eval::embodied::episode::{run_episode, EpisodeConfig, NullSink};
+use crate::eval::embodied::trajectory::TrajectoryWriter;
 use crate::eval::resources::{cpu_time, peak_rss_bytes};
 use crate::llm::{
     ChatModel, ChatRequest, ChatResponse, ModelError, SharedModel, SimulatedConfig, SimulatedModel,
@@ -39,6 +41,13 @@ pub struct EmbodiedBench {
     /// `selforg`).
     #[arg(long, default_value = "independent")]
     pub policy: String,
+    /// Write the episode's steps and call log into DIR, as `colony compare` does (timed with
+    /// the rest of the orchestration); without it nothing is written.
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<std::path::PathBuf>,
+    /// The call log's form with `--log-dir` (as `colony compare --log-calls`).
+    #[arg(long, value_enum, default_value_t = LogCalls::Compact)]
+    pub log_calls: LogCalls,
 }
 
 /// A model wrapper that adds up the time spent inside the inner model.
@@ -96,7 +105,16 @@ pub async fn run(a: EmbodiedBench) -> anyhow::Result<()> {
         seed: a.seed,
         max_steps: a.steps,
     };
-    let out = run_episode(env.as_mut(), policy.as_mut(), config, &mut NullSink).await?;
+    let out = match &a.log_dir {
+        Some(dir) => {
+            let mut w =
+                TrajectoryWriter::create(&dir.join("steps.jsonl"), Some((dir, a.log_calls)), None)?;
+            let out = run_episode(env.as_mut(), policy.as_mut(), config, &mut w).await?;
+            w.finish()?;
+            out
+        }
+        None => run_episode(env.as_mut(), policy.as_mut(), config, &mut NullSink).await?,
+    };
     let wall_s = wall.elapsed().as_secs_f64();
     let cpu = cpu_time()
         .unwrap_or_default()
@@ -120,6 +138,7 @@ pub async fn run(a: EmbodiedBench) -> anyhow::Result<()> {
             "model_us_per_decision": model_s * 1e6 / decisions,
             "overhead_us_per_decision": (cpu - model_s).max(0.0) * 1e6 / decisions,
             "peak_rss_bytes": peak_rss_bytes(),
+            "log_calls": a.log_dir.as_ref().map(|_| a.log_calls),
         })
     );
     Ok(())

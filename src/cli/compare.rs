@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::env::parse_compare_seeds;
+use crate::eval::call_log::LogCalls;
 use crate::eval::{run_compare, CallRouting, CompareConfig, CompareModels, Progress};
 use crate::llm::ModelsConfig;
 use anyhow::Context;
@@ -57,6 +58,11 @@ pub struct CompareArgs {
     /// action); overrides models.toml.
     #[arg(long, value_name = "P")]
     pub sim_accuracy: Option<f64>,
+    /// How much of each model call the episodes keep: `compact` (every call whole, zstd
+    /// compressed: `calls.jsonl.zst`), `full` (plain `calls.jsonl`) or `none` (usage, latency,
+    /// errors and actions only). `colony logs cat` prints any of them as JSON lines.
+    #[arg(long, value_enum, default_value_t = LogCalls::Compact)]
+    pub log_calls: LogCalls,
     /// Model calls in flight per endpoint (overrides `max_concurrency` of models.toml).
     #[arg(long, default_value_t = 16, value_parser = crate::cli::model_args::parse_in_flight)]
     pub concurrency: usize,
@@ -152,6 +158,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         only: None,
         baseline: a.baseline.clone(),
         stats_seed: a.seed,
+        log_calls: a.log_calls,
     };
     if let Some(b) = &run_config.baseline {
         anyhow::ensure!(

@@ -15,6 +15,7 @@ pub mod embed;
 pub mod env;
 pub mod eval;
 pub mod grade;
+pub mod logs;
 pub mod merge;
 pub mod model_args;
 pub mod models;
@@ -92,6 +93,8 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// Write one self-contained HTML page of a run (tables, plots, calls, replayed episodes).
     View(view::ViewArgs),
+    /// Read a run's call logs: `cat` prints them as JSON lines, compact or plain.
+    Logs(logs::LogsArgs),
 }
 
 fn init_logging(verbose: u8) {
@@ -131,6 +134,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Wildfire(a) => wildfire::run(a).await,
         Cmd::Study(a) => study::run(a).await,
         Cmd::View(a) => view::run(a),
+        Cmd::Logs(a) => logs::run(a),
     }
 }
 

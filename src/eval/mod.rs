@@ -12,8 +12,10 @@
 //!   [`plot`] (charts), [`models`] (models of a run, record/replay), [`partial`] (the banner
 //!   of a stopped run), [`resources`] (benchmark measurements).
 
+pub mod call_log;
 pub mod embodied;
 pub mod lock;
+pub mod log_cat;
 pub mod models;
 pub mod partial;
 pub mod plot;

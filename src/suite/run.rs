@@ -372,6 +372,7 @@ pub fn compare_config(
         only: None,
         baseline: suite.baseline.clone().filter(|b| e.policies.contains(b)),
         stats_seed: suite.seed,
+        log_calls: suite.log_calls,
     })
 }
 

@@ -27,6 +27,7 @@ use thiserror::Error;
 use toml::Spanned;
 
 use crate::env::parse_compare_seeds;
+use crate::eval::call_log::LogCalls;
 use crate::eval::embodied::grid::parse_axis;
 use crate::policy::PolicySpec;
 
@@ -107,6 +108,7 @@ struct SuiteFile {
     episodes_in_flight: Option<usize>,
     sim_accuracy: Option<Spanned<f64>>,
     baseline: Option<Spanned<String>>,
+    log_calls: Option<LogCalls>,
     #[serde(default)]
     datasets: Vec<Spanned<DatasetTable>>,
     #[serde(default)]
@@ -226,6 +228,11 @@ pub struct Suite {
     /// `--baseline` of `colony eval` and `colony compare`), in the units that run it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// `log_calls`: how much of each model call environment episodes keep (as `--log-calls`
+    /// of `colony compare`; compact by default). Not part of the manifest: the log's form
+    /// changes no result, so a rerun may change it.
+    #[serde(skip)]
+    pub log_calls: LogCalls,
     /// Reasoning datasets.
     pub datasets: Vec<DatasetUnit>,
     /// Environments.
@@ -607,6 +614,7 @@ impl Suite {
             episodes_in_flight: file.episodes_in_flight.unwrap_or(4).max(1),
             sim_accuracy: file.sim_accuracy.map(Spanned::into_inner),
             baseline: file.baseline.map(Spanned::into_inner),
+            log_calls: file.log_calls.unwrap_or_default(),
             datasets,
             environments,
         })

@@ -118,10 +118,27 @@ pub fn for_each_line(
     path: &Path,
     max_line: usize,
     notes: &mut Notes,
-    mut f: impl FnMut(usize, Value) -> Result<(), String>,
+    f: impl FnMut(usize, Value) -> Result<(), String>,
 ) -> Result<(), ViewError> {
     let file = File::open(path).map_err(ViewError::io(path))?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
+    for_each_line_in(
+        BufReader::with_capacity(1 << 16, file),
+        path,
+        max_line,
+        notes,
+        f,
+    )
+}
+
+/// [`for_each_line`] over an open reader (a decoded compact call log); `path` names it in
+/// notes and errors.
+pub fn for_each_line_in(
+    mut reader: impl std::io::BufRead,
+    path: &Path,
+    max_line: usize,
+    notes: &mut Notes,
+    mut f: impl FnMut(usize, Value) -> Result<(), String>,
+) -> Result<(), ViewError> {
     let mut buf = Vec::new();
     let mut line = 0usize;
     let mut clipped = 0usize;

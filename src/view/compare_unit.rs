@@ -10,7 +10,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::bounded::{
-    fit_detail, for_each_line, read_json_file, Notes, MAX_DETAIL_BYTES, MAX_LINE_BYTES,
+    fit_detail, for_each_line, for_each_line_in, read_json_file, Notes, MAX_DETAIL_BYTES,
+    MAX_LINE_BYTES,
 };
 use super::discover::Unit;
 use super::episode_frames::{encode_frames, legend, replay, FrameBudget, MAX_FRAMES};
@@ -83,13 +84,19 @@ fn read_steps(path: &std::path::Path, notes: &mut Notes) -> Result<Vec<StepRecor
 }
 
 /// Reads one episode's calls as JSON (the first [`MAX_CALLS_KEPT`]).
-fn read_calls(path: &std::path::Path, notes: &mut Notes) -> Result<Vec<Value>, ViewError> {
+/// Compact (`calls.jsonl.zst`) and plain logs read the same; a compressed log cut short (a
+/// run still writing, or killed) gives its complete lines and a note.
+fn read_calls(dir: &std::path::Path, notes: &mut Notes) -> Result<Vec<Value>, ViewError> {
     let mut calls = Vec::new();
-    if !path.is_file() {
+    let Some((path, reader)) =
+        crate::eval::call_log::open_call_log(dir).map_err(ViewError::io(dir))?
+    else {
         return Ok(calls);
-    }
+    };
+    let torn = reader.get_ref().torn();
+    let path = path.as_path();
     let mut more = 0usize;
-    for_each_line(path, MAX_LINE_BYTES, notes, |_, v| {
+    for_each_line_in(reader, path, MAX_LINE_BYTES, notes, |_, v| {
         if !v.is_object() {
             return Err("a call line must be an object".into());
         }
@@ -102,6 +109,12 @@ fn read_calls(path: &std::path::Path, notes: &mut Notes) -> Result<Vec<Value>, V
     })?;
     if more > 0 {
         notes.push(format!("{}: {more} later calls left out", path.display()));
+    }
+    if torn.load(std::sync::atomic::Ordering::Relaxed) {
+        notes.push(format!(
+            "{}: the compressed log ends early (an interrupted or running episode); its complete calls are shown",
+            path.display()
+        ));
     }
     Ok(calls)
 }
@@ -164,7 +177,7 @@ pub fn write_unit(
         let dir = episode_dir(&unit.dir, &r.config, &r.policy, r.seed);
         let mut ep_notes = Notes::default();
         let steps = read_steps(&dir.join("steps.jsonl"), &mut ep_notes)?;
-        let calls = read_calls(&dir.join("calls.jsonl"), &mut ep_notes)?;
+        let calls = read_calls(&dir, &mut ep_notes)?;
         let initial = match read_json_file(&dir.join("initial_state.json")) {
             Ok(v) => v,
             Err(e) => {

@@ -108,7 +108,25 @@ pub fn wait_until(limit: Duration, poll: Duration, what: &str, mut done: impl Fn
 }
 
 /// The JSON lines of a file (which must exist).
+///
+/// An episode's `…/calls.jsonl` is read through colony's call-log reader when the episode
+/// wrote the compact form (`calls.jsonl.zst`, the default): the same lines either way.
 pub fn jsonl(path: &Path) -> Vec<Value> {
+    if path.ends_with("calls.jsonl") && !path.exists() {
+        if let Some(dir) = path
+            .parent()
+            .filter(|d| d.join("calls.jsonl.zst").is_file())
+        {
+            let mut out = Vec::new();
+            let notes = colony::eval::call_log::read_call_log(dir, |l| {
+                out.push(serde_json::from_str(l).unwrap());
+                true
+            })
+            .unwrap();
+            assert!(!notes.torn, "{}: torn compact log", dir.display());
+            return out;
+        }
+    }
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()
@@ -218,10 +236,48 @@ pub fn compare_resumed_after_kill(
         "the run finished before it was killed"
     );
     assert!(!killed.join("summary.json").exists());
+    // The call logs of a killed run are readable: every finished episode has all its calls
+    // (issue 27: compact logs stay crash-safe).
+    for row in jsonl(&episodes).iter().filter(|r| r["error"].is_null()) {
+        let sel = format!("{}/{}", row["policy"].as_str().unwrap(), row["seed"]);
+        assert_eq!(
+            logged_calls(&killed, &sel).len() as u64,
+            row["calls"].as_u64().unwrap(),
+            "{sel}"
+        );
+    }
     let (ok, _, err) = colony(&with_out(&killed));
     assert!(ok, "{err}");
     assert_eq!(summary(&whole), summary(&killed));
+    for row in jsonl(&episodes) {
+        let sel = format!("{}/{}", row["policy"].as_str().unwrap(), row["seed"]);
+        assert_eq!(
+            timeless(&Value::Array(logged_calls(&whole, &sel))),
+            timeless(&Value::Array(logged_calls(&killed, &sel))),
+            "{sel}"
+        );
+    }
     jsonl(&episodes)
+}
+
+/// The calls of episode `sel` (`POLICY/SEED`) of run `dir`, through `colony logs cat`.
+pub fn logged_calls(dir: &Path, sel: &str) -> Vec<Value> {
+    let out = Command::new(BIN)
+        .args(["logs", "cat"])
+        .arg(dir)
+        .args(["--episode", sel])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// The files under `dir/episodes` that `keep` accepts, by path relative to `dir`.

@@ -45,6 +45,18 @@ fn read(path: &Path) -> Value {
 }
 
 fn lines(path: &Path) -> Vec<Value> {
+    // Episodes write their call log compressed by default; colony's reader gives its lines.
+    if path.ends_with("calls.jsonl") && !path.exists() {
+        if let Some(dir) = path.parent() {
+            let mut out = Vec::new();
+            colony::eval::call_log::read_call_log(dir, |l| {
+                out.push(serde_json::from_str(l).unwrap());
+                true
+            })
+            .unwrap();
+            return out;
+        }
+    }
     std::fs::read_to_string(path)
         .map(|t| {
             t.lines()

@@ -172,7 +172,7 @@ async fn one_episode(
     write_atomic(&initial, &state).map_err(io(&initial))?;
     let writer = TrajectoryWriter::create(
         &dir.join("steps.jsonl"),
-        Some(&dir.join("calls.jsonl")),
+        Some((&dir, config.log_calls)),
         None,
     )
     .map_err(io(&dir))?;

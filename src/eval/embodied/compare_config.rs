@@ -12,6 +12,7 @@ use thiserror::Error;
 
 use super::grid::{GridAxis, GridError};
 use crate::env::EnvLookupError;
+use crate::eval::call_log::LogCalls;
 use crate::eval::results::ResultsError;
 use crate::policy::embodied::{CallerConfig, EmbodiedError};
 
@@ -56,6 +57,8 @@ pub struct CompareConfig {
     pub baseline: Option<String>,
     /// Seed of the bootstrap and permutation draws of the report.
     pub stats_seed: u64,
+    /// How much of each model call the episodes keep (`--log-calls`; compact by default).
+    pub log_calls: LogCalls,
 }
 
 /// An episode's identity in a comparison: `(configuration label, policy, seed)`.

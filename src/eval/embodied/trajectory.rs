@@ -14,13 +14,14 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::episode::{EpisodeSink, StepRecord};
+use crate::eval::call_log::{CallLogWriter, LogCalls};
 use crate::policy::embodied::CallLog;
 
 /// Writes one episode's steps (and calls) as JSON lines.
 #[derive(Debug)]
 pub struct TrajectoryWriter {
     steps: BufWriter<File>,
-    calls: Option<BufWriter<File>>,
+    calls: Option<CallLogWriter>,
 }
 
 fn line<T: Serialize>(w: &mut BufWriter<File>, value: &T) -> std::io::Result<()> {
@@ -29,11 +30,12 @@ fn line<T: Serialize>(w: &mut BufWriter<File>, value: &T) -> std::io::Result<()>
 }
 
 impl TrajectoryWriter {
-    /// Creates `steps` (and `calls`, when given), truncating earlier attempts; `header` is
-    /// written as the first line of `steps` when given.
+    /// Creates `steps` (and the call log of the given mode in the given episode directory,
+    /// when given), truncating earlier attempts; `header` is written as the first line of
+    /// `steps` when given.
     pub fn create(
         steps: &Path,
-        calls: Option<&Path>,
+        calls: Option<(&Path, LogCalls)>,
         header: Option<&serde_json::Value>,
     ) -> std::io::Result<Self> {
         let open = |p: &Path| -> std::io::Result<BufWriter<File>> {
@@ -46,7 +48,9 @@ impl TrajectoryWriter {
         };
         let mut w = Self {
             steps: open(steps)?,
-            calls: calls.map(open).transpose()?,
+            calls: calls
+                .map(|(dir, mode)| CallLogWriter::create(dir, mode))
+                .transpose()?,
         };
         if let Some(h) = header {
             line(&mut w.steps, h)?;
@@ -54,13 +58,13 @@ impl TrajectoryWriter {
         Ok(w)
     }
 
-    /// Flushes both files.
+    /// Flushes the steps and ends the call log.
     pub fn finish(mut self) -> std::io::Result<()> {
         self.steps.flush()?;
-        if let Some(c) = self.calls.as_mut() {
-            c.flush()?;
+        match self.calls {
+            Some(c) => c.finish(),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -70,11 +74,9 @@ impl EpisodeSink for TrajectoryWriter {
     }
 
     fn on_calls(&mut self, calls: &[CallLog]) -> std::io::Result<()> {
-        if let Some(w) = self.calls.as_mut() {
-            for c in calls {
-                line(w, c)?;
-            }
+        match self.calls.as_mut() {
+            Some(w) => w.append(calls),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
