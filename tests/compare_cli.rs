@@ -132,9 +132,14 @@ fn prompts_match_the_environment(set: &[&str], rounds: u64, agents: u64) {
     let (ok, _, err) = colony(&args);
     assert!(ok, "{err}");
     let ep = dir.path().join("episodes/independent/3");
-    let state: colony_swarmbench::state::SwarmState =
-        serde_json::from_str(&std::fs::read_to_string(ep.join("initial_state.json")).unwrap())
+    // Stored once per seed for every policy, compressed (issue 27).
+    assert!(dir.path().join("episodes/initial-3.json.zst").is_file());
+    assert!(!ep.join("initial_state.json").exists());
+    let recorded =
+        colony::eval::embodied::initial_state::read_initial_state(dir.path(), "", "independent", 3)
+            .unwrap()
             .unwrap();
+    let state: colony_swarmbench::state::SwarmState = serde_json::from_value(recorded).unwrap();
     let mut env = state.into_env().unwrap();
     let calls = jsonl(&ep.join("calls.jsonl"));
     let steps = jsonl(&ep.join("steps.jsonl"));
@@ -348,6 +353,8 @@ fn all_episode_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             })
             .unwrap();
             *bytes = text.into_bytes();
+        } else if rel.ends_with(".json.zst") {
+            *bytes = zstd::decode_all(bytes.as_slice()).unwrap();
         }
     }
     files
@@ -411,7 +418,8 @@ fn same_seeds_give_identical_trajectories_and_replay_is_offline_and_identical() 
     );
     let b = run("b", &["--base-url", &m.url, "--model", "sim"]);
     let files_a = all_episode_files(&a);
-    assert_eq!(files_a.len(), 2 * 6 * 3);
+    // Steps and calls per episode, and one initial state per seed.
+    assert_eq!(files_a.len(), 2 * 6 * 2 + 6);
     let files_b = all_episode_files(&b);
     assert_eq!(
         files_a.keys().collect::<Vec<_>>(),

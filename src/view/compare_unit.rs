@@ -178,7 +178,9 @@ pub fn write_unit(
         let mut ep_notes = Notes::default();
         let steps = read_steps(&dir.join("steps.jsonl"), &mut ep_notes)?;
         let calls = read_calls(&dir, &mut ep_notes)?;
-        let initial = match read_json_file(&dir.join("initial_state.json")) {
+        let initial = match crate::eval::embodied::initial_state::read_initial_state(
+            &unit.dir, &r.config, &r.policy, r.seed,
+        ) {
             Ok(v) => v,
             Err(e) => {
                 ep_notes.push(format!("initial state not checked: {e}"));

@@ -3,7 +3,9 @@
 //! ([`super::compare_report`]).
 //!
 //! Output directory (the file and key names are a contract):
-//! - `episodes/<policy>/<seed>/steps.jsonl`, `calls.jsonl`, `initial_state.json`;
+//! - `episodes/<policy>/<seed>/steps.jsonl` and the call log (`calls.jsonl.zst`, or
+//!   `calls.jsonl` with `--log-calls full|none`, [`crate::eval::call_log`]); the initial state
+//!   once per seed, `episodes/initial-<seed>.json.zst` ([`super::initial_state`]);
 //! - `episodes.jsonl`: one [`EpisodeResult`] per finished episode, appended as episodes end;
 //! - `compare.json`: the run's settings; a rerun with another environment, settings, step cap,
 //!   model or sampling (`--temperature`, `--top-p`, `--max-tokens`, `models.toml` keys) into
@@ -167,9 +169,9 @@ async fn one_episode(
     let mut p = embodied_policy(&policy, &ctx)?;
     let dir = episode_dir(&config.out, &config.label, &policy, seed);
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-    let initial = dir.join("initial_state.json");
-    let state = serde_json::to_vec(&env.state_json()).unwrap_or_default();
-    write_atomic(&initial, &state).map_err(io(&initial))?;
+    let initial = super::initial_state::initial_state_path(&config.out, &config.label, seed);
+    super::initial_state::write_initial_state(&config.out, &config.label, seed, &env.state_json())
+        .map_err(io(&initial))?;
     let writer = TrajectoryWriter::create(
         &dir.join("steps.jsonl"),
         Some((&dir, config.log_calls)),

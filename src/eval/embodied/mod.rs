@@ -14,4 +14,5 @@ pub mod env_run;
 pub mod episode;
 pub mod grid;
 pub mod grid_report;
+pub mod initial_state;
 pub mod trajectory;
