@@ -52,7 +52,7 @@ fn a_sweep_of_three_variants_runs_each_on_its_own_items() {
         assert!(dir
             .path()
             .join("calls")
-            .join(format!("{label}.jsonl"))
+            .join(format!("{label}.jsonl.zst"))
             .is_file());
     }
     assert!(s["policies"].get("self_consistency").is_none(), "{s}");

@@ -361,12 +361,14 @@ fn the_shipped_suites_load_and_expand() {
     let colony::suite::UnitWork::Env { configs, .. } = &plan[0].work else {
         panic!("the wildfire suite is an environment unit");
     };
-    assert_eq!(configs.len(), 16);
+    // Levels 1–17: the Full Environment is part of the suite (issue 26 part 2).
+    assert_eq!(configs.len(), 17);
     assert_eq!(configs[0].1.len(), 10);
     assert_eq!(
         configs[15],
         ("level=16".to_string(), vec![6309, 3821, 6117])
     );
+    assert_eq!(configs[16], ("level=17".to_string(), vec![1, 2, 3]));
     let (_, table1, units) = find("selforg-table1");
     assert_eq!(*units, 1, "one table for the eight datasets");
     assert_eq!(table1.datasets.len(), 8);

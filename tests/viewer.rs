@@ -204,7 +204,14 @@ fn reasoning_run_table_selforg_graph_calls_side_by_side_and_search() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("eval");
     run_ok(
-        eval_on("gsm8k", &gsm8k_sample(), "single,selforg", &run).args(["--limit", "5", "--quiet"]),
+        // Plain logs, so the fixture below can append to one.
+        eval_on("gsm8k", &gsm8k_sample(), "single,selforg", &run).args([
+            "--limit",
+            "5",
+            "--quiet",
+            "--log-calls",
+            "full",
+        ]),
     );
     assert!(
         run.join("calls/selforg.jsonl").is_file(),

@@ -34,6 +34,11 @@ pub struct CompareArgs {
     /// `summary.json`, a column in the table).
     #[arg(long, value_name = "POLICY")]
     pub baseline: Option<String>,
+    /// Stop starting new work once the run's items or episodes (earlier runs into the same
+    /// directory included) have used this many tokens (prompt + completion); work in flight
+    /// finishes, the summary is marked partial, and a rerun with a higher cap resumes.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tokens_total: Option<u64>,
     /// Seed of the report's bootstrap and permutation draws.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -159,6 +164,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         baseline: a.baseline.clone(),
         stats_seed: a.seed,
         log_calls: a.log_calls,
+        budget: crate::eval::budget::TokenBudget::new(a.max_tokens_total),
     };
     if let Some(b) = &run_config.baseline {
         anyhow::ensure!(

@@ -73,6 +73,17 @@ pub struct EvalArgs {
     /// p-value, in `summary.json` (`vs_baseline`) and `results.md`.
     #[arg(long, value_name = "LABEL")]
     pub baseline: Option<String>,
+    /// Stop starting new work once the run's items or episodes (earlier runs into the same
+    /// directory included) have used this many tokens (prompt + completion); work in flight
+    /// finishes, the summary is marked partial, and a rerun with a higher cap resumes.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tokens_total: Option<u64>,
+    /// How much of each item's model calls `calls/` keeps: `compact` (every call whole, zstd
+    /// compressed: `calls/<policy>.jsonl.zst`), `full` (plain `calls/<policy>.jsonl`) or
+    /// `none` (no calls log; the results keep usage and errors). `colony logs cat --item ID`
+    /// prints any of them.
+    #[arg(long, value_enum, default_value_t = crate::eval::call_log::LogCalls::Compact)]
+    pub log_calls: crate::eval::call_log::LogCalls,
 }
 
 /// The model specs of the roster: `--models` in order, else the one `--model`.
@@ -170,6 +181,8 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
                 seed: a.data.seed,
                 draws: crate::eval::stats::DEFAULT_DRAWS,
             }),
+            budget: crate::eval::budget::TokenBudget::new(a.max_tokens_total),
+            log_calls: a.log_calls,
         },
         &progress,
     )
@@ -177,7 +190,7 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
     println!("{}", outcome.markdown);
     if let Some((name, why)) = outcome.stopped {
         anyhow::bail!(
-            "run stopped early at policy {name}: a failure no retry can fix: {why} (finished \
+            "run stopped early at policy {name}: {why} (finished \
              items are kept; errored ones run again next time)"
         );
     }

@@ -52,6 +52,12 @@ pub struct RunArgs {
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
+    /// Stop starting new work once the suite's items and episodes (earlier runs into the same
+    /// directory included) have used this many tokens (prompt + completion); beats the
+    /// suite's `max_tokens_total`. Work in flight finishes, the summaries are marked partial,
+    /// and a rerun with a higher cap resumes.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tokens_total: Option<u64>,
 }
 
 /// The models of the run: the flags' model when `--model` or `--base-url` is given, else
@@ -180,6 +186,9 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
             shard,
             force: a.force,
             api_key: a.model.api_key()?,
+            budget: crate::eval::budget::TokenBudget::new(
+                a.max_tokens_total.or(suite.max_tokens_total),
+            ),
         },
         SuiteHooks {
             unit_started: &unit_started,

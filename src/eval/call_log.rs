@@ -201,6 +201,14 @@ pub struct EndAtTear<R> {
 }
 
 impl<R> EndAtTear<R> {
+    /// Wraps `inner`.
+    pub fn new(inner: R) -> Self {
+        Self {
+            inner,
+            torn: Default::default(),
+        }
+    }
+
     /// Whether the stream was cut short (shared flag, readable after the reader is consumed).
     pub fn torn(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
         self.torn.clone()
@@ -317,6 +325,152 @@ fn skip_line(r: &mut Box<dyn BufRead>, scratch: &mut Vec<u8>) -> std::io::Result
     }
 }
 
+/// The call log of one `colony eval` policy label, `calls/<label>.jsonl.zst` (compact) or
+/// `calls/<label>.jsonl` (full), one line per finished item, appended across runs (resume).
+///
+/// A compact log is a sequence of zstd frames, one per run, each flushed after every item.
+/// A run killed mid-frame leaves an unterminated frame at the end; the next run first
+/// rewrites the log whole from its readable lines (temporary file, then rename), so frames
+/// never follow a torn one. `none` writes no log: the results already hold each item's
+/// usage and errors.
+pub struct ItemCallLog {
+    sink: std::sync::Mutex<Option<Sink>>,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for ItemCallLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ItemCallLog")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+/// The file of `label`'s eval call log in `calls_dir` for `mode` (`None` for `none`).
+pub fn item_log_path(calls_dir: &Path, label: &str, mode: LogCalls) -> Option<PathBuf> {
+    match mode {
+        LogCalls::Compact => Some(calls_dir.join(format!("{label}.jsonl.zst"))),
+        LogCalls::Full => Some(calls_dir.join(format!("{label}.jsonl"))),
+        LogCalls::None => None,
+    }
+}
+
+impl ItemCallLog {
+    /// Opens (creating) the log of `label` in `calls_dir` for appending in `mode`.
+    pub fn open(calls_dir: &Path, label: &str, mode: LogCalls) -> std::io::Result<Self> {
+        let Some(path) = item_log_path(calls_dir, label, mode) else {
+            return Ok(Self {
+                sink: std::sync::Mutex::new(None),
+                path: calls_dir.join(label),
+            });
+        };
+        std::fs::create_dir_all(calls_dir)?;
+        if mode == LogCalls::Compact && path.is_file() {
+            repair_compact(&path)?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let file = BufWriter::new(file);
+        let sink = match mode {
+            LogCalls::Compact => {
+                let mut enc = zstd::stream::write::Encoder::new(file, LEVEL)?;
+                enc.window_log(23)?;
+                Sink::Zstd(enc)
+            }
+            _ => Sink::Plain(file),
+        };
+        Ok(Self {
+            sink: std::sync::Mutex::new(Some(sink)),
+            path,
+        })
+    }
+
+    /// Appends one line (`value` as JSON) and makes it durable against a kill.
+    pub fn append<T: Serialize>(&self, value: &T) -> std::io::Result<()> {
+        let mut guard = self.sink.lock().unwrap_or_else(|p| p.into_inner());
+        let w: &mut dyn Write = match guard.as_mut() {
+            None => return Ok(()),
+            Some(Sink::Plain(w)) => w,
+            Some(Sink::Zstd(w)) => w,
+        };
+        serde_json::to_writer(&mut *w, value).map_err(std::io::Error::other)?;
+        w.write_all(b"\n")?;
+        w.flush()
+    }
+
+    /// Appends one line that is already JSON (`colony merge` joining shards' logs).
+    pub fn append_raw(&self, line: &str) -> std::io::Result<()> {
+        let mut guard = self.sink.lock().unwrap_or_else(|p| p.into_inner());
+        let w: &mut dyn Write = match guard.as_mut() {
+            None => return Ok(()),
+            Some(Sink::Plain(w)) => w,
+            Some(Sink::Zstd(w)) => w,
+        };
+        w.write_all(line.as_bytes())?;
+        w.write_all(b"\n")?;
+        w.flush()
+    }
+
+    /// Ends this run's part of the log (the compressed frame gets its end mark).
+    pub fn finish(self) -> std::io::Result<()> {
+        match self.sink.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            None => Ok(()),
+            Some(Sink::Plain(mut w)) => w.flush(),
+            Some(Sink::Zstd(enc)) => enc.finish()?.flush(),
+        }
+    }
+}
+
+/// Rewrites a compact log whose last frame a killed run left unterminated, keeping every
+/// complete line; a whole log is left as it is.
+fn repair_compact(path: &Path) -> std::io::Result<()> {
+    let mut lines = Vec::new();
+    let notes = read_log_file(path, |l| {
+        lines.push(l.to_string());
+        true
+    })?;
+    if !notes.torn {
+        return Ok(());
+    }
+    let tmp = path.with_extension("zst.repair");
+    {
+        let file = BufWriter::new(File::create(&tmp)?);
+        let mut enc = zstd::stream::write::Encoder::new(file, LEVEL)?;
+        enc.window_log(23)?;
+        for l in &lines {
+            enc.write_all(l.as_bytes())?;
+            enc.write_all(b"\n")?;
+        }
+        enc.finish()?.flush()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+/// Calls `each` with every complete line of one log file, compact (`.zst`) or plain; a
+/// compressed stream cut short or a torn last line ends it (`torn`).
+pub fn read_log_file(
+    path: &Path,
+    mut each: impl FnMut(&str) -> bool,
+) -> std::io::Result<ReadNotes> {
+    let file = File::open(path)?;
+    let inner: Box<dyn Read + Send> = if path.extension().is_some_and(|e| e == "zst") {
+        Box::new(zstd::stream::read::Decoder::new(file)?)
+    } else {
+        Box::new(file)
+    };
+    let reader = EndAtTear {
+        inner,
+        torn: Default::default(),
+    };
+    let torn = reader.torn();
+    let mut notes = read_lines(Box::new(BufReader::new(reader)), &mut each)?;
+    notes.torn |= torn.load(std::sync::atomic::Ordering::Relaxed);
+    Ok(notes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -423,5 +577,54 @@ mod tests {
             .unwrap_or_else(|e| unreachable!("{e}"));
         let (got, notes) = lines(d);
         assert_eq!((got.len(), notes.torn), (1, true));
+    }
+
+    #[test]
+    fn item_logs_append_a_frame_per_run_and_repair_a_killed_one() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+        let d = dir.path();
+        let read = |p: &Path| {
+            let mut out = Vec::new();
+            let notes = read_log_file(p, |l| {
+                out.push(l.to_string());
+                true
+            })
+            .unwrap_or_else(|e| unreachable!("{e}"));
+            (out, notes)
+        };
+        let path = d.join("single.jsonl.zst");
+        let log = ItemCallLog::open(d, "single", LogCalls::Compact)
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        log.append(&serde_json::json!({"id": "1"}))
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        log.finish().unwrap_or_else(|e| unreachable!("{e}"));
+        // A second run: its frame follows the first.
+        let log = ItemCallLog::open(d, "single", LogCalls::Compact)
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        log.append(&serde_json::json!({"id": "2"}))
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        // Killed: the frame is never ended.
+        std::mem::forget(log);
+        let (lines, notes) = read(&path);
+        assert_eq!(lines.len(), 2);
+        assert!(notes.torn, "an unterminated frame reads as torn");
+        // The next run repairs the log before it appends.
+        let log = ItemCallLog::open(d, "single", LogCalls::Compact)
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        log.append(&serde_json::json!({"id": "3"}))
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        log.finish().unwrap_or_else(|e| unreachable!("{e}"));
+        let (lines, notes) = read(&path);
+        assert_eq!(
+            lines,
+            vec![r#"{"id":"1"}"#, r#"{"id":"2"}"#, r#"{"id":"3"}"#]
+        );
+        assert!(!notes.torn);
+        // `none` writes nothing; `full` appends plain lines.
+        let none =
+            ItemCallLog::open(d, "x", LogCalls::None).unwrap_or_else(|e| unreachable!("{e}"));
+        none.append(&1).unwrap_or_else(|e| unreachable!("{e}"));
+        none.finish().unwrap_or_else(|e| unreachable!("{e}"));
+        assert!(!d.join("x.jsonl").exists() && !d.join("x.jsonl.zst").exists());
     }
 }

@@ -111,7 +111,8 @@ fn scan(run: &Path) -> Result<Found, LogCatError> {
                 children.push(path);
             } else if kind.is_file()
                 && dir.file_name().is_some_and(|n| n == "calls")
-                && path.extension().is_some_and(|e| e == "jsonl")
+                && (path.to_string_lossy().ends_with(".jsonl")
+                    || path.to_string_lossy().ends_with(".jsonl.zst"))
             {
                 evals.push(path);
             }
@@ -197,10 +198,8 @@ pub fn cat(run: &Path, filter: &LogFilter, out: &mut dyn Write) -> Result<CatRep
     if want_items {
         let mut found = false;
         for path in &evals {
-            let text = std::fs::File::open(path).map_err(io_err(path))?;
             let mut failed = None;
-            let mut torn = false;
-            for_each_eval_line(text, &mut torn, |line| {
+            let notes = super::call_log::read_log_file(path, |line| {
                 if let Some(id) = &filter.item {
                     let v: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
                     if v.get("id").and_then(|x| x.as_str()) != Some(id.as_str()) {
@@ -226,7 +225,7 @@ pub fn cat(run: &Path, filter: &LogFilter, out: &mut dyn Write) -> Result<CatRep
             if let Some(e) = failed {
                 return Err(LogCatError::Output(e));
             }
-            if torn {
+            if notes.torn {
                 report.torn.push(path.clone());
             }
         }
@@ -240,37 +239,6 @@ pub fn cat(run: &Path, filter: &LogFilter, out: &mut dyn Write) -> Result<CatRep
     }
     out.flush().map_err(LogCatError::Output)?;
     Ok(report)
-}
-
-/// Every complete line of an eval call log; a torn last line sets `torn`.
-fn for_each_eval_line(
-    file: std::fs::File,
-    torn: &mut bool,
-    mut each: impl FnMut(&str) -> bool,
-) -> std::io::Result<()> {
-    use std::io::BufRead;
-    let mut r = std::io::BufReader::new(file);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        let n = std::io::Read::take(&mut r, super::call_log::MAX_CALL_LINE_BYTES as u64 + 1)
-            .read_until(b'\n', &mut buf)?;
-        if n == 0 {
-            return Ok(());
-        }
-        if buf.last() != Some(&b'\n') {
-            *torn = true;
-            return Ok(());
-        }
-        buf.pop();
-        let Ok(line) = std::str::from_utf8(&buf) else {
-            *torn = true;
-            continue;
-        };
-        if !line.trim().is_empty() && !each(line) {
-            return Ok(());
-        }
-    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 //!   [`plot`] (charts), [`models`] (models of a run, record/replay), [`partial`] (the banner
 //!   of a stopped run), [`resources`] (benchmark measurements).
 
+pub mod budget;
 pub mod call_log;
 pub mod embodied;
 pub mod lock;

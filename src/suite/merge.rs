@@ -425,7 +425,10 @@ fn scan_dataset_unit(
                 .map_err(|e| io(&path)(e.to_string()))?
                 .filter_map(Result::ok)
                 .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+                .filter(|p| {
+                    let n = p.to_string_lossy();
+                    n.ends_with(".jsonl") || n.ends_with(".jsonl.zst")
+                })
                 .collect();
             for c in calls {
                 let file = c
@@ -517,7 +520,11 @@ fn write_assembly(out: &Path, asm: &Assembly) -> Result<(), MergeError> {
         f.write_all(bytes).map_err(|e| io(&path)(e.to_string()))?;
     }
     for (src, rel) in &asm.appends {
-        append_lines(src, &out.join(rel))?;
+        if src.to_string_lossy().ends_with(".jsonl.zst") {
+            append_compact(src, &out.join(rel))?;
+        } else {
+            append_lines(src, &out.join(rel))?;
+        }
     }
     for (src, rel) in &asm.trees {
         copy_tree(src, &out.join(rel))?;
@@ -554,6 +561,36 @@ fn append_lines(src: &Path, dest: &Path) -> Result<(), MergeError> {
         out.write_all(&line).map_err(|e| io(dest)(e.to_string()))?;
     }
     out.flush().map_err(|e| io(dest)(e.to_string()))
+}
+
+/// Appends the complete lines of the compact call log `src` to the compact log `dest` (a
+/// frame of its own; a log cut short by a killed shard gives its complete lines).
+fn append_compact(src: &Path, dest: &Path) -> Result<(), MergeError> {
+    use crate::eval::call_log::{read_log_file, ItemCallLog, LogCalls};
+    refuse_link(src)?;
+    let (Some(dir), Some(label)) = (
+        dest.parent(),
+        dest.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".jsonl.zst")),
+    ) else {
+        return Err(io(dest)("not a compact call log".into()));
+    };
+    let log =
+        ItemCallLog::open(dir, label, LogCalls::Compact).map_err(|e| io(dest)(e.to_string()))?;
+    let mut failed = None;
+    read_log_file(src, |line| match log.append_raw(line) {
+        Ok(()) => true,
+        Err(e) => {
+            failed = Some(e);
+            false
+        }
+    })
+    .map_err(|e| io(src)(e.to_string()))?;
+    if let Some(e) = failed {
+        return Err(io(dest)(e.to_string()));
+    }
+    log.finish().map_err(|e| io(dest)(e.to_string()))
 }
 
 fn copy_tree(src: &Path, dest: &Path) -> Result<(), MergeError> {

@@ -46,6 +46,9 @@ pub struct SuiteRunOptions<'a> {
     pub force: bool,
     /// Key of a remote embedder.
     pub api_key: Option<ApiKey>,
+    /// The run's token cap, shared by its units in order (`max_tokens_total`,
+    /// `--max-tokens-total`).
+    pub budget: Arc<crate::eval::budget::TokenBudget>,
 }
 
 /// Live progress of a suite run.
@@ -107,8 +110,9 @@ pub enum SuiteRunError {
         /// What went wrong.
         message: String,
     },
-    /// A failure no retry can fix stopped the run (finished work is kept).
-    #[error("{unit}: run stopped early: a failure no retry can fix: {why} (finished work is kept; rerun the same command to resume)")]
+    /// A failure no retry can fix, or the token budget, stopped the run (finished work is
+    /// kept).
+    #[error("{unit}: run stopped early: {why} (finished work is kept; rerun the same command to resume)")]
     Stopped {
         /// The unit's directory.
         unit: String,
@@ -253,6 +257,7 @@ pub async fn run_suite(
                 let config = compare_config(suite, e, &spec, &out, opts.calls, true)?;
                 let config = CompareConfig {
                     only: opts.shard.map(|s| unit.owned_episodes(s)),
+                    budget: opts.budget.clone(),
                     ..config
                 };
                 let outcome = run_compare(config, hooks.episodes.clone()).await;
@@ -322,6 +327,8 @@ async fn run_dataset_entry(
             only: opts.shard.map(|s| unit.owned_items((d, items), s)),
             force: opts.force,
             baseline: dataset_baseline(suite, d),
+            budget: opts.budget.clone(),
+            log_calls: suite.log_calls,
         },
         progress,
     )
@@ -373,6 +380,7 @@ pub fn compare_config(
         baseline: suite.baseline.clone().filter(|b| e.policies.contains(b)),
         stats_seed: suite.seed,
         log_calls: suite.log_calls,
+        budget: crate::eval::budget::TokenBudget::unlimited(),
     })
 }
 

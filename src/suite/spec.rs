@@ -109,6 +109,7 @@ struct SuiteFile {
     sim_accuracy: Option<Spanned<f64>>,
     baseline: Option<Spanned<String>>,
     log_calls: Option<LogCalls>,
+    max_tokens_total: Option<Spanned<u64>>,
     #[serde(default)]
     datasets: Vec<Spanned<DatasetTable>>,
     #[serde(default)]
@@ -233,6 +234,10 @@ pub struct Suite {
     /// changes no result, so a rerun may change it.
     #[serde(skip)]
     pub log_calls: LogCalls,
+    /// `max_tokens_total`: the run's token cap (as `--max-tokens-total`; a flag given to
+    /// `colony run` wins). Not part of the manifest: a rerun with a higher budget resumes.
+    #[serde(skip)]
+    pub max_tokens_total: Option<u64>,
     /// Reasoning datasets.
     pub datasets: Vec<DatasetUnit>,
     /// Environments.
@@ -400,6 +405,15 @@ impl Suite {
                     p.span().start,
                     "sim_accuracy",
                     "must be in [0, 1]".into(),
+                ));
+            }
+        }
+        if let Some(n) = &file.max_tokens_total {
+            if *n.get_ref() == 0 {
+                return Err(invalid(
+                    n.span().start,
+                    "max_tokens_total",
+                    "must be at least 1 (leave it out for no cap)".into(),
                 ));
             }
         }
@@ -615,6 +629,7 @@ impl Suite {
             sim_accuracy: file.sim_accuracy.map(Spanned::into_inner),
             baseline: file.baseline.map(Spanned::into_inner),
             log_calls: file.log_calls.unwrap_or_default(),
+            max_tokens_total: file.max_tokens_total.map(Spanned::into_inner),
             datasets,
             environments,
         })

@@ -218,7 +218,11 @@ pub fn write_unit(
             "warnings": warnings,
             "notes": ep_notes.to_json(),
         });
-        fit_detail(&mut detail, &["calls", "steps", "frames"], MAX_DETAIL_BYTES);
+        fit_detail(
+            &mut detail,
+            &["calls", "steps", "frames"],
+            page.detail_room(MAX_DETAIL_BYTES),
+        );
         let d = page.detail(&detail)?;
         rows.push(json!([
             r.config,

@@ -5,12 +5,14 @@
 //! and SVG plots.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use serde_json::{json, Value};
 
-use super::bounded::{self, fit_detail, for_each_line, Notes, MAX_DETAIL_BYTES, MAX_LINE_BYTES};
+use super::bounded::{
+    self, fit_detail, for_each_line, for_each_line_in, Notes, MAX_DETAIL_BYTES, MAX_LINE_BYTES,
+};
 use super::discover::{jsonl_files, Unit};
 use super::html::PageWriter;
 use super::ViewError;
@@ -107,10 +109,32 @@ impl<T> Latest<T> {
     }
 }
 
-/// `calls/<file name>` of a policy file: transcript entries per (dataset, id), last wins.
-fn read_calls(path: &Path, notes: &mut Notes) -> Result<Latest<Value>, ViewError> {
+/// `calls/<file name>` of a policy file, plain and then compact (`.zst`, written by later
+/// runs): transcript entries per (dataset, id), last wins.
+fn read_calls(paths: &[PathBuf], notes: &mut Notes) -> Result<Latest<Value>, ViewError> {
     let mut calls = Latest::default();
-    for_each_line(path, MAX_LINE_BYTES, notes, |_, mut v| {
+    for path in paths {
+        read_calls_file(path, notes, &mut calls)?;
+    }
+    Ok(calls)
+}
+
+fn read_calls_file(
+    path: &Path,
+    notes: &mut Notes,
+    calls: &mut Latest<Value>,
+) -> Result<(), ViewError> {
+    let file = std::fs::File::open(path).map_err(ViewError::io(path))?;
+    let compact = path.extension().is_some_and(|e| e == "zst");
+    let inner: Box<dyn std::io::Read + Send> = if compact {
+        Box::new(zstd::stream::read::Decoder::new(file).map_err(ViewError::io(path))?)
+    } else {
+        Box::new(file)
+    };
+    let reader = crate::eval::call_log::EndAtTear::new(inner);
+    let torn = reader.torn();
+    let reader = std::io::BufReader::with_capacity(1 << 16, reader);
+    for_each_line_in(reader, path, MAX_LINE_BYTES, notes, |_, mut v| {
         let key = |f: &str| v[f].as_str().map(str::to_string);
         let (Some(dataset), Some(id)) = (key("dataset"), key("id")) else {
             return Err("a calls line needs string fields \"dataset\" and \"id\"".into());
@@ -122,7 +146,13 @@ fn read_calls(path: &Path, notes: &mut Notes) -> Result<Latest<Value>, ViewError
         calls.put((dataset, id), entries);
         Ok(())
     })?;
-    Ok(calls)
+    if torn.load(std::sync::atomic::Ordering::Relaxed) {
+        notes.push(format!(
+            "{}: the compressed log ends early (an interrupted or running run); its complete items are shown",
+            path.display()
+        ));
+    }
+    Ok(())
 }
 
 /// Writes the details of every item of `unit` and returns its index entry.
@@ -142,12 +172,17 @@ pub fn write_unit(unit: &Unit, page: &mut PageWriter) -> Result<Value, ViewError
             .file_name()
             .map(|n| n.to_os_string())
             .unwrap_or_default();
-        let calls_path = unit.dir.join("calls").join(&name);
-        let mut calls = if calls_path.is_file() {
-            with_calls.push(Value::String(calls_path.display().to_string()));
-            Some(read_calls(&calls_path, &mut notes)?)
-        } else {
+        let plain = unit.dir.join("calls").join(&name);
+        let compact = plain.with_extension("jsonl.zst");
+        let paths: Vec<PathBuf> = [plain, compact]
+            .into_iter()
+            .filter(|p| p.is_file())
+            .collect();
+        let mut calls = if paths.is_empty() {
             None
+        } else {
+            with_calls.extend(paths.iter().map(|p| Value::String(p.display().to_string())));
+            Some(read_calls(&paths, &mut notes)?)
         };
         for key in &items.order {
             if rows.len() >= MAX_ROWS {
@@ -173,7 +208,11 @@ pub fn write_unit(unit: &Unit, page: &mut PageWriter) -> Result<Value, ViewError
                 "has_calls": calls.is_some(),
                 "notes": [],
             });
-            fit_detail(&mut detail, &["entries"], MAX_DETAIL_BYTES);
+            fit_detail(
+                &mut detail,
+                &["entries"],
+                page.detail_room(MAX_DETAIL_BYTES),
+            );
             let d = page.detail(&detail)?;
             rows.push(json!([
                 r.policy,

@@ -60,7 +60,18 @@ pub struct PageWriter {
     tmp: PathBuf,
     w: BufWriter<File>,
     next: usize,
+    detail_bytes: usize,
+    detail_budget: usize,
 }
+
+/// Most bytes of detail blocks one page holds (issue 30, item 23): a 600-item run with 1 MB
+/// call logs each made a 614 MB page no browser rendered. Once details reach it, each further
+/// detail is cut to [`MIN_DETAIL_ROOM`] (its result and notes; its calls, steps and frames
+/// left out, with a note) so every row still opens. `colony logs cat` prints what was cut.
+pub const MAX_PAGE_DETAIL_BYTES: usize = 192 << 20;
+
+/// The room a detail always gets, however much of the page budget is spent.
+pub const MIN_DETAIL_ROOM: usize = 16 << 10;
 
 impl PageWriter {
     /// Starts the page `out` (a temporary file until [`PageWriter::finish`]).
@@ -75,6 +86,8 @@ impl PageWriter {
             tmp,
             w: BufWriter::with_capacity(1 << 20, file),
             next: 0,
+            detail_bytes: 0,
+            detail_budget: MAX_PAGE_DETAIL_BYTES,
         };
         let head = format!(
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -100,8 +113,25 @@ impl PageWriter {
             "<script type=\"application/json\" id=\"d{n}\">{}</script>\n",
             script_json(value)
         );
+        self.detail_bytes = self.detail_bytes.saturating_add(text.len());
         self.write(text.as_bytes())?;
         Ok(n)
+    }
+
+    /// The same page with a detail budget of `bytes` instead of [`MAX_PAGE_DETAIL_BYTES`]
+    /// (tests exercise the cut without writing hundreds of megabytes).
+    pub fn with_detail_budget(mut self, bytes: usize) -> Self {
+        self.detail_budget = bytes;
+        self
+    }
+
+    /// The largest the next detail may be: `per_detail`, or less once the page's detail
+    /// budget ([`MAX_PAGE_DETAIL_BYTES`]) is nearly spent (never below [`MIN_DETAIL_ROOM`]).
+    pub fn detail_room(&self, per_detail: usize) -> usize {
+        self.detail_budget
+            .saturating_sub(self.detail_bytes)
+            .min(per_detail)
+            .max(MIN_DETAIL_ROOM)
     }
 
     /// Writes the index and the viewer script, then renames the page into place; returns
@@ -191,5 +221,30 @@ mod tests {
         );
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v);
+    }
+
+    #[test]
+    fn a_page_holds_at_most_its_detail_budget_and_every_row_keeps_a_detail() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("page.html");
+        let budget = 1 << 20;
+        let mut page = PageWriter::create(&out, "t")
+            .unwrap()
+            .with_detail_budget(budget);
+        let mut cut = 0;
+        for i in 0..40 {
+            // About 300 KB of calls per item, as a long call log gives.
+            let mut d = serde_json::json!({
+                "kind": "item", "result": {"id": i}, "notes": [],
+                "entries": vec!["x".repeat(1000); 300],
+            });
+            if super::super::bounded::fit_detail(&mut d, &["entries"], page.detail_room(8 << 20)) {
+                cut += 1;
+            }
+            assert_eq!(page.detail(&d).unwrap(), i);
+        }
+        assert!(cut > 30, "{cut}");
+        let size = page.finish(&serde_json::json!({})).unwrap() as usize;
+        assert!(size < budget + 40 * MIN_DETAIL_ROOM + (1 << 20), "{size}");
     }
 }

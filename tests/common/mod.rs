@@ -109,9 +109,20 @@ pub fn wait_until(limit: Duration, poll: Duration, what: &str, mut done: impl Fn
 
 /// The JSON lines of a file (which must exist).
 ///
-/// An episode's `…/calls.jsonl` is read through colony's call-log reader when the episode
-/// wrote the compact form (`calls.jsonl.zst`, the default): the same lines either way.
+/// A call log (`…/calls.jsonl`, `calls/<policy>.jsonl`) is read through colony's reader when
+/// the run wrote the compact form (`….jsonl.zst`, the default): the same lines either way.
 pub fn jsonl(path: &Path) -> Vec<Value> {
+    let compact = path.with_extension("jsonl.zst");
+    if !path.exists() && compact.is_file() {
+        let mut out = Vec::new();
+        let notes = colony::eval::call_log::read_log_file(&compact, |l| {
+            out.push(serde_json::from_str(l).unwrap());
+            true
+        })
+        .unwrap();
+        assert!(!notes.torn, "{}: torn compact log", compact.display());
+        return out;
+    }
     if path.ends_with("calls.jsonl") && !path.exists() {
         if let Some(dir) = path
             .parent()

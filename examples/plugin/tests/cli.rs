@@ -344,7 +344,13 @@ fn eval_runs_the_plugin_reasoning_policy() {
             assert_eq!(&&item["answer"], shared, "{item}");
         }
     }
-    let calls = std::fs::read_to_string(tmp.path().join("calls/demo_vote.jsonl")).unwrap();
+    let mut calls = String::new();
+    colony::eval::call_log::read_log_file(&tmp.path().join("calls/demo_vote.jsonl.zst"), |l| {
+        calls.push_str(l);
+        calls.push('\n');
+        true
+    })
+    .unwrap();
     let (mut judged, mut voted) = (0, 0);
     for line in calls.lines() {
         let record: Value = serde_json::from_str(line).unwrap();

@@ -155,8 +155,9 @@ async fn one_episode(
     progress: Arc<Progress>,
     stop: Arc<std::sync::Mutex<Option<String>>>,
 ) -> Result<(), CompareError> {
-    if stop.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
-        // A fatal failure stopped the run: episodes not yet started are left for next time.
+    if stop.lock().unwrap_or_else(|p| p.into_inner()).is_some() || !config.budget.may_start() {
+        // A fatal failure stopped the run, or its token budget is spent: episodes not yet
+        // started are left for next time.
         return Ok(());
     }
     let (entry, mut env) = build(&config.env, &config.set)?;
@@ -194,10 +195,16 @@ async fn one_episode(
     if outcome.fatal {
         let mut s = stop.lock().unwrap_or_else(|p| p.into_inner());
         if s.is_none() {
-            *s = outcome.error.clone();
+            *s = outcome
+                .error
+                .as_ref()
+                .map(|e| format!("a failure no retry can fix: {e}"));
         }
     }
     let r = result_of(&config.label, &policy, seed, outcome, metrics);
+    config
+        .budget
+        .spend(r.prompt_tokens.saturating_add(r.completion_tokens));
     results.append(&r)?;
     progress.episodes_done.fetch_add(1, Ordering::Relaxed);
     if r.error.is_some() {
@@ -303,6 +310,12 @@ pub async fn run_compare(
         },
     )?;
     let (results, earlier) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;
+    // Every recorded episode was paid for (issue 26 part 3: budgets count the whole run).
+    for r in &earlier {
+        config
+            .budget
+            .spend(r.prompt_tokens.saturating_add(r.completion_tokens));
+    }
     let done: BTreeSet<(String, String, u64)> = earlier
         .iter()
         .filter(|r| r.error.is_none())
@@ -357,7 +370,11 @@ pub async fn run_compare(
     if let Some(e) = first_error {
         return Err(e);
     }
-    let stopped = stop.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let stopped = stop
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+        .or_else(|| config.budget.stopped());
     let outcome = write_compare_reports(&config, stopped.as_deref()).await?;
     match stopped {
         Some(why) => Err(CompareError::Stopped(why)),

@@ -59,6 +59,9 @@ pub struct CompareConfig {
     pub stats_seed: u64,
     /// How much of each model call the episodes keep (`--log-calls`; compact by default).
     pub log_calls: LogCalls,
+    /// The run's token cap (`--max-tokens-total`): no episode starts once it is spent (a
+    /// suite's is shared by its units).
+    pub budget: std::sync::Arc<crate::eval::budget::TokenBudget>,
 }
 
 /// An episode's identity in a comparison: `(configuration label, policy, seed)`.
@@ -142,7 +145,9 @@ pub enum CompareError {
     Plot(#[from] crate::eval::plot::PlotError),
     /// A failure no retry can fix stopped the run (finished episodes are kept; the report
     /// covers them).
-    #[error("run stopped early: a failure no retry can fix: {0} (finished episodes are kept; errored ones run again next time)")]
+    #[error(
+        "run stopped early: {0} (finished episodes are kept; errored ones run again next time)"
+    )]
     Stopped(String),
     /// More episodes than [`MAX_EPISODES`].
     #[error("{count} episodes (configurations × policies × seeds) is more than the limit of {MAX_EPISODES} per comparison; split it into several runs")]

@@ -3,8 +3,10 @@
 //! two commands share one path and one output format.
 //!
 //! Output directory (the file names are a contract): `<policy>.jsonl` per policy (one
-//! [`ItemResult`] per finished item), `calls/<policy>.jsonl` (every model call and message of
-//! each finished item, for the viewer), `settings.json`, and the report files of
+//! [`ItemResult`] per finished item), `calls/<policy>.jsonl.zst` (every model call and message of
+//! each finished item, for the viewer and `colony logs cat --item`; compressed by default,
+//! `calls/<policy>.jsonl` with `--log-calls full`, none with `none`,
+//! [`crate::eval::call_log::ItemCallLog`]), `settings.json`, and the report files of
 //! [`super::report`]. The summary is always rebuilt from the JSONL files, so a directory that
 //! `colony merge` assembled from shards reports exactly what one unsharded run would.
 
@@ -21,7 +23,7 @@ use super::report::{
 };
 use super::runner::{run_policy, EvalConfig, LabelledPolicy};
 use super::summary::{PolicySummary, RunSettings, Summary};
-use crate::eval::results::{AppendLog, ItemResult, ResultsError};
+use crate::eval::results::{ItemResult, ResultsError};
 use crate::policy::reasoning::Roster;
 use crate::policy::PolicySpec;
 use crate::runtime::TranscriptEntry;
@@ -49,6 +51,10 @@ pub struct DatasetRun {
     pub force: bool,
     /// Compare every other policy with this one in the report (`--baseline`).
     pub baseline: Option<BaselineSpec>,
+    /// How much of each item's calls `calls/` keeps (`--log-calls`; compact by default).
+    pub log_calls: crate::eval::call_log::LogCalls,
+    /// The run's token cap (`--max-tokens-total`; a suite's is shared by its units).
+    pub budget: std::sync::Arc<crate::eval::budget::TokenBudget>,
 }
 
 /// Progress callbacks of [`run_dataset`] (a progress bar, or nothing).
@@ -146,18 +152,13 @@ pub struct SpecChange {
     pub now: String,
 }
 
-/// One line of `calls/<policy>.jsonl`: the transcript of one finished item.
+/// One line of the calls log of a policy: the transcript of one finished item.
 #[derive(Debug, Serialize)]
 struct ItemCalls<'a> {
     dataset: &'a str,
     id: &'a str,
     policy: &'a str,
     entries: &'a [TranscriptEntry],
-}
-
-/// The calls log of `policy` in `out`.
-pub fn calls_path(out: &Path, policy: &str) -> PathBuf {
-    out.join("calls").join(format!("{policy}.jsonl"))
 }
 
 /// Runs every policy over the items (resuming what `out` holds), then rewrites the report
@@ -191,6 +192,7 @@ pub async fn run_dataset(
         concurrency: run.items_in_flight.max(1),
         run_seed: run.run_seed,
         dataset: run.dataset.clone(),
+        budget: run.budget.clone(),
     };
     for policy in &run.policies {
         let name = policy.spec.label.clone();
@@ -212,7 +214,12 @@ pub async fn run_dataset(
             ));
         }
         let path = run.out.join(format!("{name}.jsonl"));
-        let calls = AppendLog::open(&calls_path(&run.out, &name))?;
+        let calls =
+            crate::eval::call_log::ItemCallLog::open(&run.out.join("calls"), &name, run.log_calls)
+                .map_err(|cause| ResultsError::Io {
+                    path: run.out.join("calls").display().to_string(),
+                    cause,
+                })?;
         let calls_error = std::sync::Mutex::new(None);
         let on_done = |r: &ItemResult| {
             if let Some(t) = &r.transcript {
@@ -243,9 +250,14 @@ pub async fn run_dataset(
         )
         .await?;
         progress.policy_finished(&name);
+        let calls_io = |cause| ResultsError::Io {
+            path: run.out.join("calls").display().to_string(),
+            cause,
+        };
         if let Some(e) = calls_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            return Err(e.into());
+            return Err(calls_io(e).into());
         }
+        calls.finish().map_err(calls_io)?;
         let totals = PolicySummary::of(&run_one.results);
         if totals.n > 0 && totals.errors == totals.n {
             all_errored.push(name.clone());

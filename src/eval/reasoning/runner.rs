@@ -31,6 +31,8 @@ pub struct EvalConfig {
     /// Dataset name, recorded on every result; resuming matches (dataset, item id), so
     /// several datasets can share one output directory.
     pub dataset: String,
+    /// The run's token cap (`--max-tokens-total`): no item starts once it is spent.
+    pub budget: std::sync::Arc<crate::eval::budget::TokenBudget>,
 }
 
 /// Solves one item; see the module docs for when it is an error.
@@ -182,6 +184,12 @@ pub async fn run_policy(
     // Results of other datasets in the same file are kept but are not this run's.
     all.retain(|r| r.dataset == config.dataset || r.dataset.is_empty());
     let done = ResultsFile::ids(&latest(all.clone()));
+    // Every recorded attempt was paid for (issue 26 part 3: budgets count the whole run).
+    for r in &all {
+        config
+            .budget
+            .spend(r.prompt_tokens.saturating_add(r.completion_tokens));
+    }
     let pending: Vec<&Item> = items
         .iter()
         .filter(|i| !done.contains(&i.id) && only.is_none_or(|o| o.contains(&i.id)))
@@ -190,19 +198,30 @@ pub async fn run_policy(
         .map(|item| {
             let policy = policy.clone();
             async move {
-                solve_item(
+                // Checked when the item would start, so items in flight always finish.
+                if !config.budget.may_start() {
+                    return None;
+                }
+                let r = solve_item(
                     policy.as_ref(),
                     item,
                     roster,
                     config.run_seed,
                     &config.dataset,
                 )
-                .await
+                .await;
+                config
+                    .budget
+                    .spend(r.prompt_tokens.saturating_add(r.completion_tokens));
+                Some(r)
             }
         })
         .buffer_unordered(config.concurrency.max(1));
     let mut stopped = None;
-    while let Some(mut result) = finished.next().await {
+    while let Some(solved) = finished.next().await {
+        let Some(mut result) = solved else {
+            continue;
+        };
         // Filed under the label, not the policy's base name: variants are their own rows.
         result.policy.clone_from(&labelled.spec.label);
         file.append(&result)?;
@@ -212,7 +231,10 @@ pub async fn run_policy(
         result.transcript = None;
         if result.fatal && stopped.is_none() {
             // Items already in flight finish and are kept; no new item starts.
-            stopped = result.error.clone();
+            stopped = result
+                .error
+                .as_ref()
+                .map(|e| format!("a failure no retry can fix: {e}"));
         }
         all.push(result);
         if stopped.is_some() {
@@ -220,6 +242,9 @@ pub async fn run_policy(
         }
     }
     drop(finished);
+    if stopped.is_none() {
+        stopped = config.budget.stopped();
+    }
     // Keep only this run's items, latest result first, in item order, for the summary.
     let wanted: std::collections::BTreeMap<&str, usize> = items
         .iter()
