@@ -45,6 +45,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+pub use conn::MAX_CONNECTIONS;
 pub use faults::{Fault, FaultConfig, FaultConfigError, FaultPlan, LatencyParseError, LatencySpec};
 pub use stats::MockStats;
 
