@@ -66,6 +66,25 @@ enum Sink {
     Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
 }
 
+impl Sink {
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Self::Plain(w) => w,
+            Self::Zstd(w) => w,
+        }
+    }
+}
+
+/// The compressor of compact logs: [`LEVEL`], with a window of 8 MiB (several prompts of
+/// the largest frameworks).
+fn encoder(
+    file: BufWriter<File>,
+) -> std::io::Result<zstd::stream::write::Encoder<'static, BufWriter<File>>> {
+    let mut enc = zstd::stream::write::Encoder::new(file, LEVEL)?;
+    enc.window_log(23)?;
+    Ok(enc)
+}
+
 /// Writes one episode's call log (see the module docs).
 pub struct CallLogWriter {
     mode: LogCalls,
@@ -101,11 +120,7 @@ impl CallLogWriter {
         })?;
         let file = BufWriter::new(file);
         let sink = match mode {
-            LogCalls::Compact => {
-                let mut enc = zstd::stream::write::Encoder::new(file, LEVEL)?;
-                enc.window_log(23)?;
-                Sink::Zstd(enc)
-            }
+            LogCalls::Compact => Sink::Zstd(encoder(file)?),
             LogCalls::Full | LogCalls::None => Sink::Plain(file),
         };
         Ok(Self { mode, sink, path })
@@ -118,10 +133,7 @@ impl CallLogWriter {
             return Ok(());
         }
         let mode = self.mode;
-        let w: &mut dyn Write = match &mut self.sink {
-            Sink::Plain(w) => w,
-            Sink::Zstd(w) => w,
-        };
+        let w = self.sink.writer();
         for c in calls {
             if mode == LogCalls::None {
                 serde_json::to_writer(&mut *w, &Lean::of(c)).map_err(std::io::Error::other)?;
@@ -375,11 +387,7 @@ impl ItemCallLog {
             .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         let file = BufWriter::new(file);
         let sink = match mode {
-            LogCalls::Compact => {
-                let mut enc = zstd::stream::write::Encoder::new(file, LEVEL)?;
-                enc.window_log(23)?;
-                Sink::Zstd(enc)
-            }
+            LogCalls::Compact => Sink::Zstd(encoder(file)?),
             _ => Sink::Plain(file),
         };
         Ok(Self {
@@ -390,24 +398,15 @@ impl ItemCallLog {
 
     /// Appends one line (`value` as JSON) and makes it durable against a kill.
     pub fn append<T: Serialize>(&self, value: &T) -> std::io::Result<()> {
-        let mut guard = self.sink.lock().unwrap_or_else(|p| p.into_inner());
-        let w: &mut dyn Write = match guard.as_mut() {
-            None => return Ok(()),
-            Some(Sink::Plain(w)) => w,
-            Some(Sink::Zstd(w)) => w,
-        };
-        serde_json::to_writer(&mut *w, value).map_err(std::io::Error::other)?;
-        w.write_all(b"\n")?;
-        w.flush()
+        let line = serde_json::to_string(value).map_err(std::io::Error::other)?;
+        self.append_raw(&line)
     }
 
     /// Appends one line that is already JSON (`colony merge` joining shards' logs).
     pub fn append_raw(&self, line: &str) -> std::io::Result<()> {
         let mut guard = self.sink.lock().unwrap_or_else(|p| p.into_inner());
-        let w: &mut dyn Write = match guard.as_mut() {
-            None => return Ok(()),
-            Some(Sink::Plain(w)) => w,
-            Some(Sink::Zstd(w)) => w,
+        let Some(w) = guard.as_mut().map(Sink::writer) else {
+            return Ok(());
         };
         w.write_all(line.as_bytes())?;
         w.write_all(b"\n")?;
@@ -437,9 +436,7 @@ fn repair_compact(path: &Path) -> std::io::Result<()> {
     }
     let tmp = path.with_extension("zst.repair");
     {
-        let file = BufWriter::new(File::create(&tmp)?);
-        let mut enc = zstd::stream::write::Encoder::new(file, LEVEL)?;
-        enc.window_log(23)?;
+        let mut enc = encoder(BufWriter::new(File::create(&tmp)?))?;
         for l in &lines {
             enc.write_all(l.as_bytes())?;
             enc.write_all(b"\n")?;

@@ -142,6 +142,48 @@ fn matches(id: &str, sel: &str) -> bool {
     id == sel || id.ends_with(&format!("/{sel}"))
 }
 
+/// The output of one log: lines written, and the first write that failed (which ends it).
+struct Lines<'a> {
+    out: &'a mut dyn Write,
+    count: u64,
+    failed: Option<std::io::Error>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(out: &'a mut dyn Write) -> Self {
+        Self {
+            out,
+            count: 0,
+            failed: None,
+        }
+    }
+
+    /// Writes `line`; false (stop reading) once a write failed.
+    fn put(&mut self, line: &str) -> bool {
+        let r = self
+            .out
+            .write_all(line.as_bytes())
+            .and_then(|()| self.out.write_all(b"\n"));
+        match r {
+            Ok(()) => {
+                self.count += 1;
+                true
+            }
+            Err(e) => {
+                self.failed = Some(e);
+                false
+            }
+        }
+    }
+
+    fn done(self) -> Result<u64, LogCatError> {
+        match self.failed {
+            Some(e) => Err(LogCatError::Output(e)),
+            None => Ok(self.count),
+        }
+    }
+}
+
 /// Prints the call logs of `run` that `filter` selects to `out` (see the module docs).
 pub fn cat(run: &Path, filter: &LogFilter, out: &mut dyn Write) -> Result<CatReport, LogCatError> {
     let (episodes, evals) = scan(run)?;
@@ -167,26 +209,9 @@ pub fn cat(run: &Path, filter: &LogFilter, out: &mut dyn Write) -> Result<CatRep
             )));
         }
         for (_, dir) in chosen {
-            let mut failed = None;
-            let notes = read_call_log(dir, |line| {
-                let r = out
-                    .write_all(line.as_bytes())
-                    .and_then(|()| out.write_all(b"\n"));
-                match r {
-                    Ok(()) => {
-                        report.lines += 1;
-                        true
-                    }
-                    Err(e) => {
-                        failed = Some(e);
-                        false
-                    }
-                }
-            })
-            .map_err(io_err(dir))?;
-            if let Some(e) = failed {
-                return Err(LogCatError::Output(e));
-            }
+            let mut sink = Lines::new(out);
+            let notes = read_call_log(dir, |line| sink.put(line)).map_err(io_err(dir))?;
+            report.lines += sink.done()?;
             report.episodes += 1;
             if notes.torn {
                 report
@@ -198,7 +223,7 @@ pub fn cat(run: &Path, filter: &LogFilter, out: &mut dyn Write) -> Result<CatRep
     if want_items {
         let mut found = false;
         for path in &evals {
-            let mut failed = None;
+            let mut sink = Lines::new(out);
             let notes = super::call_log::read_log_file(path, |line| {
                 if let Some(id) = &filter.item {
                     let v: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
@@ -207,24 +232,10 @@ pub fn cat(run: &Path, filter: &LogFilter, out: &mut dyn Write) -> Result<CatRep
                     }
                 }
                 found = true;
-                match out
-                    .write_all(line.as_bytes())
-                    .and_then(|()| out.write_all(b"\n"))
-                {
-                    Ok(()) => {
-                        report.lines += 1;
-                        true
-                    }
-                    Err(e) => {
-                        failed = Some(e);
-                        false
-                    }
-                }
+                sink.put(line)
             })
             .map_err(io_err(path))?;
-            if let Some(e) = failed {
-                return Err(LogCatError::Output(e));
-            }
+            report.lines += sink.done()?;
             if notes.torn {
                 report.torn.push(path.clone());
             }
