@@ -252,30 +252,30 @@ pub fn open_call_log(dir: &Path) -> std::io::Result<Option<(PathBuf, CallLogRead
     let Some(path) = call_log_file(dir) else {
         return Ok(None);
     };
-    let file = File::open(&path)?;
-    let inner: Box<dyn Read + Send> = if path.ends_with(CALLS_ZST) {
+    let reader = open_log_file(&path)?;
+    Ok(Some((path, reader)))
+}
+
+/// Opens one log file as decoded JSON-lines bytes: a `.zst` file through the decompressor,
+/// any other as it is; the reader ends where the readable part ends ([`EndAtTear`]).
+pub fn open_log_file(path: &Path) -> std::io::Result<CallLogReader> {
+    let file = File::open(path)?;
+    let inner: Box<dyn Read + Send> = if path.extension().is_some_and(|e| e == "zst") {
         Box::new(zstd::stream::read::Decoder::new(file)?)
     } else {
         Box::new(file)
     };
-    let reader = EndAtTear {
-        inner,
-        torn: Default::default(),
-    };
-    Ok(Some((path, BufReader::with_capacity(1 << 16, reader))))
+    Ok(BufReader::with_capacity(1 << 16, EndAtTear::new(inner)))
 }
 
 /// Calls `each` with every complete line (without its newline) of the call log of episode
 /// directory `dir`, in order, compact or plain; no log is no lines. Stops early when `each`
 /// returns `false`.
-pub fn read_call_log(dir: &Path, mut each: impl FnMut(&str) -> bool) -> std::io::Result<ReadNotes> {
-    let Some((_, reader)) = open_call_log(dir)? else {
-        return Ok(ReadNotes::default());
-    };
-    let torn = reader.get_ref().torn();
-    let mut notes = read_lines(Box::new(reader), &mut each)?;
-    notes.torn |= torn.load(std::sync::atomic::Ordering::Relaxed);
-    Ok(notes)
+pub fn read_call_log(dir: &Path, each: impl FnMut(&str) -> bool) -> std::io::Result<ReadNotes> {
+    match call_log_file(dir) {
+        Some(path) => read_log_file(&path, each),
+        None => Ok(ReadNotes::default()),
+    }
 }
 
 fn read_lines(
@@ -452,18 +452,9 @@ pub fn read_log_file(
     path: &Path,
     mut each: impl FnMut(&str) -> bool,
 ) -> std::io::Result<ReadNotes> {
-    let file = File::open(path)?;
-    let inner: Box<dyn Read + Send> = if path.extension().is_some_and(|e| e == "zst") {
-        Box::new(zstd::stream::read::Decoder::new(file)?)
-    } else {
-        Box::new(file)
-    };
-    let reader = EndAtTear {
-        inner,
-        torn: Default::default(),
-    };
-    let torn = reader.torn();
-    let mut notes = read_lines(Box::new(BufReader::new(reader)), &mut each)?;
+    let reader = open_log_file(path)?;
+    let torn = reader.get_ref().torn();
+    let mut notes = read_lines(Box::new(reader), &mut each)?;
     notes.torn |= torn.load(std::sync::atomic::Ordering::Relaxed);
     Ok(notes)
 }
@@ -561,7 +552,7 @@ mod tests {
         std::mem::forget(w);
         let (got, notes) = lines(d);
         assert_eq!(got.len(), 3);
-        assert!(notes.torn || notes == ReadNotes::default());
+        assert!(notes.torn, "an unterminated stream reads as torn");
         // A byte cut off the end loses at most the step being written.
         let path = d.join(CALLS_ZST);
         let bytes = std::fs::read(&path).unwrap_or_default();

@@ -124,16 +124,8 @@ fn read_calls_file(
     notes: &mut Notes,
     calls: &mut Latest<Value>,
 ) -> Result<(), ViewError> {
-    let file = std::fs::File::open(path).map_err(ViewError::io(path))?;
-    let compact = path.extension().is_some_and(|e| e == "zst");
-    let inner: Box<dyn std::io::Read + Send> = if compact {
-        Box::new(zstd::stream::read::Decoder::new(file).map_err(ViewError::io(path))?)
-    } else {
-        Box::new(file)
-    };
-    let reader = crate::eval::call_log::EndAtTear::new(inner);
-    let torn = reader.torn();
-    let reader = std::io::BufReader::with_capacity(1 << 16, reader);
+    let reader = crate::eval::call_log::open_log_file(path).map_err(ViewError::io(path))?;
+    let torn = reader.get_ref().torn();
     for_each_line_in(reader, path, MAX_LINE_BYTES, notes, |_, mut v| {
         let key = |f: &str| v[f].as_str().map(str::to_string);
         let (Some(dataset), Some(id)) = (key("dataset"), key("id")) else {

@@ -137,13 +137,20 @@ impl EpisodeSink for CompareSink {
 /// The directory of one episode's files: `episodes/<policy>/<seed>`, under
 /// `episodes/<configuration>/` in a grid.
 pub fn episode_dir(out: &Path, label: &str, policy: &str, seed: u64) -> PathBuf {
-    use crate::policy::file_component;
-    let base = if label.is_empty() {
+    configuration_dir(out, label)
+        .join(crate::policy::file_component(policy))
+        .join(seed.to_string())
+}
+
+/// The directory of one configuration's episodes: `OUT/episodes/` without a grid, else
+/// `OUT/episodes/<configuration>/`.
+pub fn configuration_dir(out: &Path, label: &str) -> PathBuf {
+    if label.is_empty() {
         out.join("episodes")
     } else {
-        out.join("episodes").join(file_component(label))
-    };
-    base.join(file_component(policy)).join(seed.to_string())
+        out.join("episodes")
+            .join(crate::policy::file_component(label))
+    }
 }
 
 /// Runs one episode and appends its result.
