@@ -97,21 +97,6 @@ enum Cmd {
     Logs(logs::LogsArgs),
 }
 
-fn init_logging(verbose: u8) {
-    let default = match verbose {
-        0 => "warn",
-        1 => "info",
-        2 => "debug",
-        _ => "trace",
-    };
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
-}
-
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.models_config.as_deref();
     match cli.command {
@@ -154,7 +139,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
-    init_logging(cli.verbose);
+    try_init_logging(cli.verbose);
     quiet_on_closed_stdout();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -177,6 +162,80 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Err(payload) if is_closed_stdout(payload.as_ref()) => ExitCode::from(CLOSED_STDOUT_EXIT),
         Err(payload) => std::panic::resume_unwind(payload),
     }
+}
+
+/// Why an in-process command ([`run_args_until`]) did not finish: the one-line message the
+/// command line prints after `error: `, or clap's usage text for bad arguments and `--help`.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct CommandError {
+    /// The message, as the command line would print it.
+    pub message: String,
+}
+
+/// How an in-process command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandEnd {
+    /// It ran to the end.
+    Finished,
+    /// `stop` fired first: the command was dropped at its next await point. Every finished
+    /// result is already on disk (append-only files), so rerunning the command resumes.
+    Stopped,
+}
+
+/// Runs one colony command from `args` (without the program name) in-process over the
+/// installed registry ([`Registry::current`]), stopping early when `stop` completes: the
+/// same code path as the command line, for embedders such as the Python package (issue 29
+/// §3, where `stop` watches for Ctrl-C). Logging starts on the first call (`RUST_LOG`
+/// applies); `-v` flags of later calls do not change it.
+pub fn run_args_until<I, T, F>(args: I, stop: F) -> Result<CommandEnd, CommandError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+    F: std::future::Future<Output = ()>,
+{
+    let registry = Registry::current();
+    let argv =
+        std::iter::once(std::ffi::OsString::from("colony")).chain(args.into_iter().map(Into::into));
+    let cli = with_registry_help(Cli::command(), registry)
+        .try_get_matches_from(argv)
+        .and_then(|m| Cli::from_arg_matches(&m))
+        .map_err(|e| CommandError {
+            message: e.render().to_string().trim_end().to_string(),
+        })?;
+    try_init_logging(cli.verbose);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CommandError {
+            message: format!("cannot start the async runtime: {e}"),
+        })?;
+    let end = runtime.block_on(async {
+        tokio::select! {
+            r = run(cli) => r.map(|()| CommandEnd::Finished),
+            () = stop => Ok(CommandEnd::Stopped),
+        }
+    });
+    // Tasks the command spawned are cancelled with the runtime, not left running.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    end.map_err(|e| CommandError {
+        message: format!("{e:#}"),
+    })
+}
+
+/// Logging on stderr at the `-v` level (`RUST_LOG` overrides), started once per process: a
+/// second in-process command keeps the first one's subscriber.
+fn try_init_logging(verbose: u8) {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let default = ["warn", "info", "debug", "trace"][usize::from(verbose.min(3))];
+        let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
+            .try_init();
+    });
 }
 
 /// The exit code when the reader of stdout went away: 141, what a shell reports for a tool

@@ -106,6 +106,8 @@ pub fn check<E: Environment>(make: impl Fn() -> E, opts: Options) -> Result<(), 
             .map_err(|e| fail(format!("no-op of {a} does not parse back: {e}")))?;
     }
 
+    check_numeric(&make, opts).map_err(fail)?;
+
     // Same seed ⇒ same trajectory.
     let (mut e1, mut e2) = (make(), make());
     e1.reset(opts.seed);
@@ -141,6 +143,57 @@ pub fn check<E: Environment>(make: impl Fn() -> E, opts: Options) -> Result<(), 
                 "restored state diverged {i} step(s) after restoring at step {}",
                 opts.restore_at
             )));
+        }
+    }
+    Ok(())
+}
+
+/// The numeric spaces, when the environment has them (issue 29): every agent has them or none
+/// does, observations fill their shape within the bounds, and the corner codes and random
+/// codes of every space decode and step.
+fn check_numeric<E: Environment>(make: &impl Fn() -> E, opts: Options) -> Result<(), String> {
+    let mut env = make();
+    env.reset(opts.seed);
+    let agents = env.agents();
+    let spaces: Vec<_> = agents.iter().map(|a| env.numeric_spaces(a)).collect();
+    if spaces.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    let mut rng = opts.seed;
+    for step in 0..opts.steps {
+        let mut actions = std::collections::BTreeMap::new();
+        for (a, space) in agents.iter().zip(&spaces) {
+            let space = space
+                .as_ref()
+                .ok_or_else(|| format!("agent {a} has no numeric spaces but others do"))?;
+            let mut obs = vec![0.0f32; space.observation_len()];
+            env.observe_numeric(a, &mut obs)
+                .map_err(|e| format!("step {step}: observe_numeric({a}): {e}"))?;
+            if let Some(v) = obs.iter().find(|v| !(space.low..=space.high).contains(*v)) {
+                return Err(format!(
+                    "step {step}: agent {a}'s observation value {v} is outside [{}, {}]",
+                    space.low, space.high
+                ));
+            }
+            let low: Vec<i64> = vec![0; space.actions.len()];
+            let high: Vec<i64> = space.actions.iter().map(|&n| i64::from(n) - 1).collect();
+            let random: Vec<i64> = space
+                .actions
+                .iter()
+                .map(|&n| (splitmix(&mut rng) % u64::from(n.max(1))) as i64)
+                .collect();
+            for code in [&low, &high] {
+                env.action_from_code(a, code)
+                    .map_err(|e| format!("code {code:?} of agent {a} inside its space: {e}"))?;
+            }
+            let action = env
+                .action_from_code(a, &random)
+                .map_err(|e| format!("code {random:?} of agent {a} inside its space: {e}"))?;
+            actions.insert(a.clone(), action);
+        }
+        let r = env.step(&actions);
+        if r.terminated || r.truncated {
+            break;
         }
     }
     Ok(())

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use crate::describe::{AgentProfile, SubGoal, TeamBriefing};
 use crate::{
-    AgentId, EnvError, Environment, ExecutionPrompter, ReplyOutcome, StepJson, StepOutcome,
+    AgentId, EnvError, Environment, ExecutionPrompter, NumericSpaces, ReplyOutcome, StepJson,
+    StepOutcome,
 };
 
 /// The object-safe, text-and-JSON view of an [`Environment`], for the CLI and LLM policies.
@@ -102,6 +103,14 @@ pub trait DynEnvironment: Send {
         &mut self,
         replies: &BTreeMap<AgentId, String>,
     ) -> Result<(StepOutcome, BTreeMap<AgentId, ReplyOutcome>), EnvError>;
+    /// [`Environment::numeric_spaces`].
+    fn numeric_spaces(&self, agent: &str) -> Option<NumericSpaces>;
+    /// [`Environment::observe_numeric`].
+    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError>;
+    /// One step from numeric codes laid end to end in [`DynEnvironment::agents`] order, each
+    /// agent's as many components as its action space has; a code outside the space is an
+    /// error naming the agent, and nothing is stepped.
+    fn step_codes(&mut self, codes: &[i64]) -> Result<StepOutcome, EnvError>;
 }
 
 /// Wraps an [`Environment`] as a [`DynEnvironment`].
@@ -245,6 +254,47 @@ impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<
             action: self.0.format_action(agent, &p.action),
             feedback: p.feedback,
             fallback: p.fallback,
+        })
+    }
+    fn numeric_spaces(&self, agent: &str) -> Option<NumericSpaces> {
+        self.0.numeric_spaces(agent)
+    }
+    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
+        self.0.observe_numeric(agent, out)
+    }
+    fn step_codes(&mut self, codes: &[i64]) -> Result<StepOutcome, EnvError> {
+        let mut actions = BTreeMap::new();
+        let mut rest = codes;
+        for agent in self.0.agents() {
+            let spaces = self
+                .0
+                .numeric_spaces(&agent)
+                .ok_or_else(|| crate::numeric::no_numeric_spaces(self.0.id()))?;
+            let width = spaces.actions.len();
+            if rest.len() < width {
+                return Err(crate::numeric::code_error(
+                    &agent,
+                    format!("the codes end before this agent's ({} given)", codes.len()),
+                ));
+            }
+            let (code, tail) = rest.split_at(width);
+            spaces.check_code(&agent, code)?;
+            let action = self.0.action_from_code(&agent, code)?;
+            actions.insert(agent, action);
+            rest = tail;
+        }
+        if !rest.is_empty() {
+            return Err(EnvError::Param {
+                key: "codes".into(),
+                message: format!("{} codes left over after every agent's", rest.len()),
+            });
+        }
+        let r = self.0.step(&actions);
+        Ok(StepOutcome {
+            rewards: r.rewards,
+            terminated: r.terminated,
+            truncated: r.truncated,
+            events: r.events,
         })
     }
     fn step_replies(

@@ -17,6 +17,7 @@ pub mod describe;
 mod dyn_env;
 pub mod hostile;
 pub mod llm_play;
+pub mod numeric;
 mod params;
 pub mod policy;
 pub mod pyrandom;
@@ -34,6 +35,7 @@ pub use describe::{
 };
 pub use dyn_env::{boxed, DynEnvironment, TextEnv};
 pub use llm_play::{ExecutionPrompter, ParsedReply, ReplyOutcome};
+pub use numeric::NumericSpaces;
 pub use params::{EnvParams, ParamSpec};
 pub use policy::{typed_policy, DynPolicy, NoopPolicy, Policy, RandomPolicy};
 pub use registry::{EnvEntry, SimulatedAgent};
@@ -335,6 +337,27 @@ pub trait Environment {
     fn normalized_score(&self, score: f64, baseline: f64) -> Option<f64> {
         let _ = (score, baseline);
         None
+    }
+
+    /// Agent `agent`'s numeric action and observation spaces, for RL front ends (issue 29 §2).
+    /// Default: `None` (text only).
+    fn numeric_spaces(&self, agent: &str) -> Option<NumericSpaces> {
+        let _ = agent;
+        None
+    }
+
+    /// The action a numeric code stands for; every code inside
+    /// [`Environment::numeric_spaces`] must decode. Default: an error (no numeric spaces).
+    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<Self::Action, EnvError> {
+        let _ = (agent, code);
+        Err(numeric::no_numeric_spaces(self.id()))
+    }
+
+    /// Writes agent `agent`'s numeric observation into `out` (of the spaces' length).
+    /// Default: an error (no numeric spaces).
+    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
+        let _ = (agent, out);
+        Err(numeric::no_numeric_spaces(self.id()))
     }
 
     /// One step in which every agent takes [`Environment::random_action`] with draws from

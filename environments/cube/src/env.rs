@@ -450,6 +450,42 @@ impl Environment for CubeEnv {
             Err(_) => true,
         }
     }
+    /// Numeric spaces (issue 29): the five primitives of design §9.1 by code, and the
+    /// `K × K × 5` grid of §8.2 with its bound.
+    fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
+        let k = self
+            .agent_index(agent)
+            .ok()
+            .map(|_| self.world.k.max(0) as usize)?;
+        Some(colony_env_api::NumericSpaces {
+            actions: vec![Prim::ALL.len() as u32],
+            shape: vec![k, k, crate::observation::CHANNELS],
+            low: 0.0,
+            high: self.grid_bound(),
+        })
+    }
+    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<CubeAction, EnvError> {
+        self.agent_index(agent)?;
+        match code {
+            [c @ 0..=4] => Ok(CubeAction::Prim(Prim::from_code(*c))),
+            _ => Err(colony_env_api::numeric::code_error(
+                agent,
+                format!("{code:?} is not one code in 0..5"),
+            )),
+        }
+    }
+    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
+        self.agent_index(agent)?;
+        let k = self.world.k.max(0) as usize;
+        if out.len() != k * k * crate::observation::CHANNELS {
+            return Err(colony_env_api::numeric::code_error(
+                agent,
+                format!("an observation buffer of {} values", out.len()),
+            ));
+        }
+        crate::observation::grid_into(&self.world, out);
+        Ok(())
+    }
     fn parse_action(&self, agent: &str, text: &str) -> Result<CubeAction, EnvError> {
         let t = text.trim();
         if t.is_empty() || t.eq_ignore_ascii_case("continue") {

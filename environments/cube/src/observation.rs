@@ -206,6 +206,15 @@ pub const CHANNELS: usize = 5;
 pub fn grid_observation(world: &World) -> Vec<f32> {
     let k = world.k as usize;
     let mut v = vec![0.0f32; k * k * CHANNELS];
+    grid_into(world, &mut v);
+    v
+}
+
+/// Writes [`grid_observation`] into `v` (of length `K·K·5`), for callers that reuse a buffer
+/// (the numeric spaces of issue 29).
+pub fn grid_into(world: &World, v: &mut [f32]) {
+    let k = world.k as usize;
+    v.fill(0.0);
     let at = |r: i32, c: i32, ch: usize| (r as usize * k + c as usize) * CHANNELS + ch;
     for r in 0..world.k {
         v[at(r, world.k - 1, 2)] = 1.0;
@@ -220,7 +229,6 @@ pub fn grid_observation(world: &World) -> Vec<f32> {
             v[at(r, c, 4)] = b.id as f32 + 1.0;
         }
     }
-    v
 }
 
 /// [`grid_observation`] as an `ndarray` of shape `(K, K, 5)`.

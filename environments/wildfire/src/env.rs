@@ -151,6 +151,18 @@ impl Environment for WildfireEnv {
         Some(crate::metrics::level_ns(&self.state.level, score, baseline))
     }
 
+    fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
+        crate::numeric::spaces(&self.state, self.index(agent).ok()?)
+    }
+
+    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<WildfireAction, EnvError> {
+        crate::numeric::action(&self.state, self.index(agent)?, agent, code)
+    }
+
+    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
+        crate::numeric::observe(&self.state, self.index(agent)?, agent, out)
+    }
+
     fn agents(&self) -> Vec<AgentId> {
         (1..=self.state.agents.len())
             .map(|i| i.to_string())

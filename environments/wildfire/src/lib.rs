@@ -30,6 +30,7 @@ pub mod grid_report;
 pub mod llm_play;
 pub mod metrics;
 pub mod noise;
+pub mod numeric;
 pub mod observe;
 pub mod policies;
 pub mod primitive;

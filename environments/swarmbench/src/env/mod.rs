@@ -8,6 +8,7 @@
 //! data types live in [`crate::state`], so saving a state does not depend on this module.
 
 pub mod describe;
+mod numeric;
 mod observe;
 mod rules;
 mod snapshot;
@@ -480,6 +481,18 @@ impl Environment for SwarmEnv {
 
     fn format_action(&self, _agent: &str, action: &Reply) -> String {
         crate::messages::format_action(action)
+    }
+
+    fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
+        self.numeric(agent)
+    }
+
+    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<Reply, EnvError> {
+        self.reply_from_code(agent, code)
+    }
+
+    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
+        self.observe_view_numeric(agent, out)
     }
 
     fn observe_text(&self, agent: &str) -> Result<String, EnvError> {

@@ -1,0 +1,169 @@
+"""colony's runs from Python: ``eval``, ``compare`` and ``run_suite`` call the command line's
+code in this process (``colony._colony.run_cli``), so files, resume and record/replay are
+exactly those of ``colony eval``, ``colony compare`` and ``colony run``.
+
+Keyword options map to the command's flags: ``max_tokens_total=5000`` is
+``--max-tokens-total 5000``, ``True`` is a bare flag, ``False`` and ``None`` are left out, and
+a list repeats the flag. Ctrl-C stops a run at once (finished results are on disk) and raises
+``KeyboardInterrupt``; calling again with the same arguments resumes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence, Union
+
+from colony import _colony
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _flags(options: Mapping[str, Any]) -> list[str]:
+    """The command-line flags of keyword options (see the module docs)."""
+    args: list[str] = []
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is None or value is False:
+            continue
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                args += [flag, str(v)]
+        else:
+            args += [flag, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
+    return args
+
+
+def _settings(settings: Mapping[str, Any] | None) -> list[str]:
+    """``{"n": 4}`` as ``["--set", "n=4"]``."""
+    args: list[str] = []
+    for key, value in (settings or {}).items():
+        if isinstance(value, bool):
+            value = str(value).lower()
+        args += ["--set", f"{key}={value}"]
+    return args
+
+
+def _summary(out: PathLike) -> dict[str, Any]:
+    path = Path(out) / "summary.json"
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def run(*args: str) -> None:
+    """Runs ``colony ARGS…`` in this process (any subcommand), printing what the command
+    line prints. Raises ``ColonyError`` with its one-line message on failure."""
+    _colony.run_cli([str(a) for a in args])
+
+
+def eval(
+    dataset: str,
+    *,
+    out: PathLike,
+    data: PathLike | None = None,
+    policies: Sequence[str] = ("single",),
+    model: str | None = None,
+    base_url: str | None = None,
+    quiet: bool = True,
+    **options: Any,
+) -> dict[str, Any]:
+    """Runs reasoning policies over a dataset, as ``colony eval`` does, and returns
+    ``summary.json``.
+
+    ``policies`` are specs as ``--policy`` takes them (``"self_consistency:k=5"``; each is
+    its own row). Without ``model`` and ``base_url`` the offline simulated model answers.
+    Other keyword options are ``colony eval`` flags (``limit=20``, ``seed=1``,
+    ``record="rec"``, ``replay="rec"``, ``concurrency=8``, ``max_tokens_total=10000``).
+    """
+    args = ["eval", "--dataset", dataset, "--out", os.fspath(out)]
+    args += ["--policy", ";".join(policies)]
+    args += _flags(
+        {"data": data, "model": model, "base_url": base_url, "quiet": quiet, **options}
+    )
+    _colony.run_cli(args)
+    return _summary(out)
+
+
+def compare(
+    env: str,
+    *,
+    out: PathLike,
+    policies: Sequence[str],
+    seeds: str | Iterable[int] = "0..3",
+    settings: Mapping[str, Any] | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    quiet: bool = True,
+    **options: Any,
+) -> dict[str, Any]:
+    """Compares coordination policies on one embodied task, same seeds, as ``colony compare``
+    does, and returns ``summary.json``.
+
+    ``seeds`` is a range (``"0..20"``) or integers; ``settings`` are the environment's
+    ``--set`` keys (``{"n": 4}``). Other keyword options are ``colony compare`` flags
+    (``grid=["level=13,14"]``, ``max_steps=30``, ``baseline="scripted:noop"``).
+    """
+    if not isinstance(seeds, str):
+        seeds = ",".join(str(int(s)) for s in seeds)
+    args = ["compare", "--env", env, "--out", os.fspath(out), "--seeds", seeds]
+    args += ["--policies", ";".join(policies)]
+    args += _settings(settings)
+    args += _flags({"model": model, "base_url": base_url, "quiet": quiet, **options})
+    _colony.run_cli(args)
+    return _summary(out)
+
+
+def run_suite(
+    path: PathLike, *, out: PathLike | None = None, quiet: bool = True, **options: Any
+) -> dict[str, Any]:
+    """Runs (or resumes) a suite file, as ``colony run`` does, and returns its
+    ``summary.json``. Other keyword options are ``colony run`` flags (``model="sim"``,
+    ``dry_run=True``, ``shard="0/4"``). With ``dry_run=True`` nothing runs and ``{}`` is
+    returned."""
+    args = ["run", os.fspath(path)]
+    args += _flags({"out": out, "quiet": quiet, **options})
+    _colony.run_cli(args)
+    if options.get("dry_run"):
+        return {}
+    if out is None:
+        raise ValueError("run_suite needs out= to read the summary back")
+    return _summary(out)
+
+
+def load_results(run_dir: PathLike, *, as_dataframe: bool = False) -> Any:
+    """The records of a run directory: one dict per item of a ``colony eval`` run (from
+    ``<label>.jsonl``, with a ``policy`` key added) or per episode of a ``colony compare``
+    run (from ``episodes.jsonl``). With ``as_dataframe=True`` returns a pandas DataFrame
+    (pandas is needed then, and only then)."""
+    root = Path(run_dir)
+    records: list[dict[str, Any]] = []
+    episodes = root / "episodes.jsonl"
+    if episodes.is_file():
+        records = _read_jsonl(episodes)
+    else:
+        for path in sorted(root.glob("*.jsonl")):
+            for row in _read_jsonl(path):
+                row.setdefault("policy", path.stem)
+                records.append(row)
+    if as_dataframe:
+        import pandas  # noqa: PLC0415 - optional dependency
+
+        return pandas.DataFrame.from_records(records)
+    return records
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    # A line torn by a killed run: the command line skips it too on resume.
+                    continue
+    return rows
