@@ -185,8 +185,8 @@ pub enum CommandEnd {
 
 /// Runs one colony command from `args` (without the program name) in-process over the
 /// installed registry ([`Registry::current`]), stopping early when `stop` completes: the
-/// same code path as the command line, for embedders such as the Python package (issue 29
-/// §3, where `stop` watches for Ctrl-C). Logging starts on the first call (`RUST_LOG`
+/// same code path as the command line, for embedders such as the Python package (issue 29,
+/// part 3, where `stop` watches for Ctrl-C). Logging starts on the first call (`RUST_LOG`
 /// applies); `-v` flags of later calls do not change it.
 pub fn run_args_until<I, T, F>(args: I, stop: F) -> Result<CommandEnd, CommandError>
 where
@@ -210,12 +210,16 @@ where
         .map_err(|e| CommandError {
             message: format!("cannot start the async runtime: {e}"),
         })?;
+    crate::eval::results::stop_appends(false);
     let end = runtime.block_on(async {
         tokio::select! {
             r = run(cli) => r.map(|()| CommandEnd::Finished),
             () = stop => Ok(CommandEnd::Stopped),
         }
     });
+    if end.as_ref().is_ok_and(|e| *e == CommandEnd::Stopped) {
+        crate::eval::results::stop_appends(true);
+    }
     // Tasks the command spawned are cancelled with the runtime, not left running.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
     end.map_err(|e| CommandError {

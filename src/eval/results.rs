@@ -94,6 +94,18 @@ pub struct JsonlFile<T> {
     kind: PhantomData<fn(&T)>,
 }
 
+/// Set while an in-process command is being stopped ([`stop_appends`]).
+static APPENDS_STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Stops (or, with `false`, resumes) every append of this process. Decision: an embedder
+/// stopping a command (Ctrl-C in Python, issue 29, part 3) cancels its tasks; tasks cancelled
+/// one after another would otherwise record their neighbours' disappearance as errored
+/// episodes ("the agent has stopped"). What finished before the stop is on disk; work in
+/// flight is dropped and redone by the resume.
+pub fn stop_appends(stopped: bool) {
+    APPENDS_STOPPED.store(stopped, std::sync::atomic::Ordering::SeqCst);
+}
+
 /// An append-only file of JSON lines of any serializable values, never read back by the
 /// writer (call logs, which can be large): opening only cuts a torn last line.
 #[derive(Debug)]
@@ -148,6 +160,9 @@ impl AppendLog {
 
     /// Appends one value as a whole line and flushes it.
     pub fn append<S: Serialize + ?Sized>(&self, r: &S) -> Result<(), ResultsError> {
+        if APPENDS_STOPPED.load(std::sync::atomic::Ordering::SeqCst) {
+            return Ok(());
+        }
         let mut line = serde_json::to_string(r).map_err(|e| ResultsError::Corrupt {
             path: self.path.display().to_string(),
             line: 0,

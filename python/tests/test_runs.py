@@ -1,0 +1,129 @@
+"""colony.eval, compare and run_suite: the command line's runs from Python (same files,
+resume, record/replay, errors, Ctrl-C)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import colony
+
+
+def test_eval_runs_each_variant_as_its_own_row_and_resumes(tmp_path, gsm8k_sample):
+    out = tmp_path / "eval"
+    policies = ["single", "self_consistency:k=3"]
+    summary = colony.eval("gsm8k", data=gsm8k_sample, out=out, policies=policies, limit=5)
+    assert set(summary["policies"]) == set(policies)
+    assert summary["policies"]["single"]["n"] == 5
+    assert summary["policies"]["self_consistency:k=3"]["calls"] == 15
+    records = colony.load_results(out)
+    assert len(records) == 10 and {r["policy"] for r in records} == set(policies)
+    again = colony.eval("gsm8k", data=gsm8k_sample, out=out, policies=policies, limit=5)
+    assert again["policies"] == summary["policies"]
+    assert len(colony.load_results(out)) == 10  # finished items are not run again
+
+
+def test_eval_records_and_replays(tmp_path, gsm8k_sample):
+    rec = tmp_path / "rec"
+    first = colony.eval("gsm8k", data=gsm8k_sample, out=tmp_path / "a", limit=3, record=rec)
+    replayed = colony.eval("gsm8k", data=gsm8k_sample, out=tmp_path / "b", limit=3, replay=rec)
+    assert replayed["policies"]["single"]["correct"] == first["policies"]["single"]["correct"]
+    with pytest.raises(colony.ColonyError):
+        colony.eval("gsm8k", data=gsm8k_sample, out=tmp_path / "c", limit=4, replay=rec)
+
+
+def test_compare_matches_the_command_line_files(tmp_path, capfd):
+    out = tmp_path / "cmp"
+    summary = colony.compare(
+        "cube",
+        out=out,
+        policies=["scripted:heuristic", "independent"],
+        seeds=[0, 1, 2],
+        settings={"n": 2},
+        max_steps=8,
+    )
+    assert summary == json.loads((out / "summary.json").read_text())
+    episodes = colony.load_results(out)
+    assert len(episodes) == 6
+    capfd.readouterr()
+    colony.run(
+        "compare", "--env", "cube", "--set", "n=2", "--policies",
+        "scripted:heuristic,independent", "--seeds", "0,1,2", "--max-steps", "8",
+        "--out", str(tmp_path / "cli"), "--quiet",
+    )
+    cli = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    assert cli["policies"] == summary["policies"]
+
+
+def test_run_suite_dry_run_and_run(tmp_path, root):
+    suite = root / "evals" / "smoke.toml"
+    assert colony.run_suite(suite, dry_run=True) == {}
+    summary = colony.run_suite(suite, out=tmp_path / "smoke")
+    assert summary
+    assert (tmp_path / "smoke" / "summary.json").is_file()
+
+
+def test_errors_are_colony_errors_with_the_cli_message(tmp_path, gsm8k_sample):
+    with pytest.raises(colony.ColonyError, match='unknown policy "nope"'):
+        colony.compare("cube", out=tmp_path / "x", policies=["nope"], seeds="0..1")
+    with pytest.raises(colony.ColonyError, match="no-such-file"):
+        colony.eval("gsm8k", data=tmp_path / "no-such-file.jsonl", out=tmp_path / "y")
+    with pytest.raises(colony.ColonyError) as bad_flag:
+        colony.eval("gsm8k", data=gsm8k_sample, out=tmp_path / "z", colour="red")
+    assert "--colour" in str(bad_flag.value)
+
+
+def test_dataframe_needs_pandas_only_when_asked(tmp_path, gsm8k_sample):
+    colony.eval("gsm8k", data=gsm8k_sample, out=tmp_path / "e", limit=2)
+    assert len(colony.load_results(tmp_path / "e")) == 2
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError):
+            colony.load_results(tmp_path / "e", as_dataframe=True)
+    else:
+        assert len(colony.load_results(tmp_path / "e", as_dataframe=True)) == 2
+
+
+CTRL_C_RUN = """
+import colony, sys
+try:
+    colony.compare("swarmbench", out=sys.argv[1], policies=["independent"], seeds="0..40",
+                   max_steps=30, concurrency=1, episodes_in_flight=1)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(130)
+print("finished", flush=True)
+"""
+
+
+def test_ctrl_c_stops_a_run_cleanly_and_it_resumes(tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_RUN, str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    episodes = out / "episodes.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if episodes.is_file() and episodes.read_text().count("\n") >= 1:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in stdout, stderr
+    done = episodes.read_text().count("\n")
+    assert 1 <= done < 40
+    summary = colony.compare(
+        "swarmbench", out=out, policies=["independent"], seeds="0..40", max_steps=30
+    )
+    rows = colony.load_results(out)
+    assert len(rows) == 40 and len({r["seed"] for r in rows}) == 40
+    assert summary["policies"]["independent"]["episodes"] == 40
