@@ -91,7 +91,7 @@ def compare(
     env: str,
     *,
     out: PathLike,
-    policies: Sequence[str],
+    policies: Sequence[Any],
     seeds: str | Iterable[int] = "0..3",
     settings: Mapping[str, Any] | None = None,
     model: str | None = None,
@@ -102,18 +102,37 @@ def compare(
     """Compares coordination policies on one embodied task, same seeds, as ``colony compare``
     does, and returns ``summary.json``.
 
+    ``policies`` are specs (``"independent"``, ``"scripted:heuristic"``) or your own objects
+    with ``decide(views, ask) -> {agent: reply}``: ``views`` is a list of dicts (``id``,
+    ``observation``, ``instructions``, ``feedback``, ``neighbours``, ``step``, ``seed``,
+    ``env``) for the agents deciding now, and ``ask(agent, prompt, purpose="act")`` calls that
+    agent's model through colony (logged, counted, recorded and replayed; a failed call raises
+    ``ColonyError`` and fails the step). Replies are the environment's action text. An object
+    runs as the row ``python:<name>``, ``name`` being its ``name`` attribute or its class
+    name.
+
     ``seeds`` is a range (``"0..20"``) or integers; ``settings`` are the environment's
     ``--set`` keys (``{"n": 4}``). Other keyword options are ``colony compare`` flags
     (``grid=["level=13,14"]``, ``max_steps=30``, ``baseline="scripted:noop"``).
     """
     if not isinstance(seeds, str):
         seeds = ",".join(str(int(s)) for s in seeds)
+    policies = [_policy_spec(p) for p in policies]
     args = ["compare", "--env", env, "--out", os.fspath(out), "--seeds", seeds]
     args += ["--policies", ";".join(policies)]
     args += _settings(settings)
     args += _flags({"model": model, "base_url": base_url, "quiet": quiet, **options})
     _colony.run_cli(args)
     return _summary(out)
+
+
+def _policy_spec(policy: Any) -> str:
+    """A policy spec, registering a Python policy object as ``python:<name>``."""
+    if isinstance(policy, str):
+        return policy
+    name = getattr(policy, "name", None) or type(policy).__name__
+    _colony.register_policy(str(name), policy)
+    return f"python:{name}"
 
 
 def run_suite(

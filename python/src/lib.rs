@@ -2,7 +2,8 @@
 //! environments with their numeric spaces ([`env::Env`]), B copies stepped in one call on Rust
 //! threads ([`vector::VecEnv`]), and the command line run in-process ([`run::run_cli`]). The
 //! Python modules in `python/colony/` wrap these into PettingZoo environments and the
-//! `colony.eval`/`compare`/`run_suite` functions.
+//! `colony.eval`/`compare`/`run_suite` functions, and runs embodied policies written in Python
+//! ([`policy`]).
 //!
 //! Decision: arrays cross the boundary as little-endian `bytes` (f32 observations, f64
 //! rewards, i64 action codes) that the Python side views with `numpy.frombuffer`, so the
@@ -12,6 +13,7 @@ use pyo3::prelude::*;
 
 mod bytes;
 mod env;
+mod policy;
 mod run;
 mod vector;
 
@@ -35,6 +37,17 @@ fn _colony(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vector::VecEnv>()?;
     m.add_function(wrap_pyfunction!(run::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(env::environments, m)?)?;
+    m.add_class::<policy::Ask>()?;
+    m.add_function(wrap_pyfunction!(policy::register_policy, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // colony's built-ins plus `python:<name>`, the policies written in Python. Installed once
+    // per process; a second import of the module finds it in place.
+    let _ = colony::registry::Registry::builtin()
+        .embodied_policy(
+            "python",
+            "an object of yours with decide(views, ask), passed to colony.compare (Python only)",
+            policy::build,
+        )
+        .install();
     Ok(())
 }

@@ -1,0 +1,253 @@
+//! Embodied policies written in Python (issue 29, part 3): an object with
+//! `decide(views, ask) -> {agent: reply}` runs in `colony.compare` like a built-in, as the
+//! policy `python:<name>`. Its model calls go through `ask`, which is colony's own caller: every
+//! call is logged in the episode's call log, counted in the tables, recorded and replayed,
+//! and seeded per (episode, step, agent, purpose) like the built-ins' calls.
+//!
+//! Decision: the Python `decide` runs on a blocking thread (holding the GIL only while Python
+//! runs); each `ask` sends its request to the episode's task, which makes the call with the
+//! policy's [`Caller`] and sends the reply back. A failed call raises `ColonyError` in Python
+//! and fails the step even if the Python code catches it, so a failure is never scored as a
+//! decision.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use colony::policy::embodied::{
+    AgentView, CallLog, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, PolicyContext,
+    StepView,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::colony_error;
+
+/// Python policy objects by name, registered by `colony.compare` before a run.
+static POLICIES: Mutex<BTreeMap<String, Py<PyAny>>> = Mutex::new(BTreeMap::new());
+
+/// Registers `policy` (an object with `decide(views, ask)`) as `python:<name>`.
+#[pyfunction]
+pub fn register_policy(py: Python<'_>, name: &str, policy: Py<PyAny>) -> PyResult<()> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+    {
+        return Err(colony_error(format!(
+            "policy name {name:?}: use letters, digits, '_', '-' and '.'"
+        )));
+    }
+    if !policy.bind(py).hasattr("decide")? {
+        return Err(colony_error(format!(
+            "policy {name}: the object has no decide(views, ask) method"
+        )));
+    }
+    POLICIES
+        .lock()
+        .map_err(|_| colony_error("the policy table was poisoned"))?
+        .insert(name.to_string(), policy);
+    Ok(())
+}
+
+/// The registry constructor of `python:<name>`.
+pub fn build(name: &str, ctx: &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
+    let name = name.trim();
+    let object = Python::attach(|py| {
+        POLICIES
+            .lock()
+            .ok()
+            .and_then(|t| t.get(name).map(|o| o.clone_ref(py)))
+    })
+    .ok_or_else(|| EmbodiedError::Config {
+        policy: format!("python:{name}"),
+        message: "no Python policy of this name is registered (pass the object itself to \
+                  colony.compare)"
+            .into(),
+    })?;
+    Ok(Box::new(PythonPolicy {
+        label: format!("python:{name}"),
+        object,
+        slot: CallerSlot::new(ctx.caller.clone()),
+    }))
+}
+
+/// A Python object driving an episode.
+struct PythonPolicy {
+    label: String,
+    object: Py<PyAny>,
+    slot: CallerSlot,
+}
+
+/// One `ask` from Python: the agent, purpose and prompt, and where the reply goes.
+struct AskRequest {
+    agent: String,
+    purpose: String,
+    prompt: String,
+    reply: oneshot::Sender<Result<String, String>>,
+}
+
+/// The `ask` handle a Python policy receives: `ask(agent, prompt, purpose="act") -> str`.
+#[pyclass(module = "colony._colony")]
+pub struct Ask {
+    requests: mpsc::UnboundedSender<AskRequest>,
+}
+
+#[pymethods]
+impl Ask {
+    /// Asks agent `agent`'s model: its system prompt is the benchmark's instructions, the
+    /// user message is `prompt`. Returns the reply text; raises `ColonyError` if the call
+    /// failed (the step then fails too).
+    #[pyo3(signature = (agent, prompt, purpose = "act"))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        agent: &str,
+        prompt: &str,
+        purpose: &str,
+    ) -> PyResult<String> {
+        let (tx, rx) = oneshot::channel();
+        let request = AskRequest {
+            agent: agent.to_string(),
+            purpose: purpose.to_string(),
+            prompt: prompt.to_string(),
+            reply: tx,
+        };
+        self.requests
+            .send(request)
+            .map_err(|_| colony_error("ask: the step is over (keep ask inside decide)"))?;
+        py.detach(|| rx.blocking_recv())
+            .map_err(|_| colony_error("ask: the episode stopped"))?
+            .map_err(colony_error)
+    }
+}
+
+/// The views of the deciding agents as Python dicts.
+fn views_to_python<'py>(py: Python<'py>, view: &StepView) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for a in &view.deciding {
+        let d = PyDict::new(py);
+        d.set_item("id", &a.id)?;
+        d.set_item("observation", &a.observation)?;
+        d.set_item("instructions", &a.instructions)?;
+        d.set_item("feedback", a.feedback.as_deref())?;
+        d.set_item("neighbours", &a.neighbours)?;
+        d.set_item("step", view.step)?;
+        d.set_item("seed", view.seed)?;
+        d.set_item("env", &view.env_id)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+#[async_trait]
+impl EmbodiedPolicy for PythonPolicy {
+    fn name(&self) -> &str {
+        &self.label
+    }
+
+    fn wants_neighbours(&self) -> bool {
+        true
+    }
+
+    fn slot(&mut self) -> Option<&mut CallerSlot> {
+        Some(&mut self.slot)
+    }
+
+    async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
+        let step = view.step;
+        let label = self.label.clone();
+        let object = Python::attach(|py| self.object.clone_ref(py));
+        let caller = self.slot.caller(view.seed, &view.agents, &view.deciding)?;
+        let (requests, mut incoming) = mpsc::unbounded_channel();
+        let views = Python::attach(|py| views_to_python(py, &view).map(|v| v.unbind()))
+            .map_err(|e| python_error(&label, e))?;
+        let mut python = tokio::task::spawn_blocking(move || {
+            Python::attach(|py| -> PyResult<BTreeMap<String, String>> {
+                let ask = Py::new(py, Ask { requests })?;
+                object
+                    .bind(py)
+                    .call_method1("decide", (views, ask))?
+                    .extract()
+            })
+        });
+        let mut calls: Vec<CallLog> = Vec::new();
+        let mut failure: Option<EmbodiedError> = None;
+        let by_id: BTreeMap<&str, &AgentView> =
+            view.deciding.iter().map(|a| (a.id.as_str(), a)).collect();
+        let replies = loop {
+            tokio::select! {
+                Some(r) = incoming.recv() => {
+                    let Some(agent) = by_id.get(r.agent.as_str()) else {
+                        let _ = r.reply.send(Err(format!(
+                            "ask: agent {:?} is not deciding this step", r.agent
+                        )));
+                        continue;
+                    };
+                    match caller.ask(step, agent, &r.purpose, r.prompt).await {
+                        Ok(log) => {
+                            let _ = r.reply.send(Ok(log.reply.clone().unwrap_or_default()));
+                            calls.push(log);
+                        }
+                        Err(e) => {
+                            let _ = r.reply.send(Err(e.to_string()));
+                            failure.get_or_insert(e);
+                        }
+                    }
+                }
+                done = &mut python => break done,
+            }
+        };
+        if let Some(EmbodiedError::Call {
+            step,
+            source,
+            calls: mut failed,
+        }) = failure
+        {
+            calls.append(&mut failed);
+            return Err(EmbodiedError::Call {
+                step,
+                source,
+                calls,
+            });
+        }
+        let replies = replies
+            .map_err(|e| config_error(&label, format!("decide did not finish: {e}")))?
+            .map_err(|e| python_error(&label, e))?;
+        if let Some(a) = replies.keys().find(|a| !view.agents.contains(a)) {
+            return Err(config_error(
+                &label,
+                format!("decide replied for unknown agent {a:?}"),
+            ));
+        }
+        // The last call of each agent that replied is the one its action came from.
+        for agent in replies.keys() {
+            if let Some(c) = calls.iter_mut().rev().find(|c| &c.agent == agent) {
+                c.decides = true;
+            }
+        }
+        Ok(Decision { replies, calls })
+    }
+}
+
+/// A configuration error of policy `label`.
+fn config_error(label: &str, message: String) -> EmbodiedError {
+    EmbodiedError::Config {
+        policy: label.to_string(),
+        message,
+    }
+}
+
+/// A Python exception from `decide`, as one line with its type.
+fn python_error(label: &str, e: PyErr) -> EmbodiedError {
+    let message = Python::attach(|py| {
+        let kind = e
+            .get_type(py)
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "Exception".into());
+        format!("decide raised {kind}: {}", e.value(py))
+    });
+    config_error(label, message.replace('\n', " "))
+}
