@@ -137,10 +137,10 @@ impl Env {
             self.with(|i| {
                 let mut out = vec![0.0f32; i.observation_len()];
                 i.observe_all(&mut out).map_err(colony_error)?;
-                Ok(crate::bytes::from_f32(&out))
+                Ok(out)
             })
         })?;
-        Ok(PyBytes::new(py, &raw))
+        Ok(PyBytes::new(py, &crate::bytes::from_f32(&raw)))
     }
 
     /// One step from int64 action codes (bytes, end to end in agent order); returns
@@ -155,15 +155,11 @@ impl Env {
             self.with(|i| {
                 let o = i.env.step_codes(&codes).map_err(colony_error)?;
                 let events = serde_json::to_string(&o.events).map_err(colony_error)?;
-                Ok((
-                    crate::bytes::from_f64(&i.rewards(&o)),
-                    o.terminated,
-                    o.truncated,
-                    events,
-                ))
+                Ok((i.rewards(&o), o.terminated, o.truncated, events))
             })
         })?;
-        Ok((PyBytes::new(py, &rewards), term, trunc, events))
+        let rewards = PyBytes::new(py, &crate::bytes::from_f64(&rewards));
+        Ok((rewards, term, trunc, events))
     }
 
     /// One step from action texts (`{"Agent_0": "ACTION: UP\nMSG: hi"}`, the text interface

@@ -110,7 +110,7 @@ impl VecEnv {
             });
             self.observe(&mut copies)
         })?;
-        Ok(PyBytes::new(py, &raw))
+        Ok(PyBytes::new(py, &crate::bytes::from_f32(&raw)))
     }
 
     /// One step of every copy from int64 codes (bytes, `copies × width`); returns
@@ -153,11 +153,11 @@ impl VecEnv {
                 trunc.push(u8::from(tr));
             }
             let obs = self.observe(&mut copies)?;
-            Ok((obs, crate::bytes::from_f64(&rewards), term, trunc))
+            Ok((obs, rewards, term, trunc))
         })?;
         Ok((
-            PyBytes::new(py, &obs),
-            PyBytes::new(py, &rewards),
+            PyBytes::new(py, &crate::bytes::from_f32(&obs)),
+            PyBytes::new(py, &crate::bytes::from_f64(&rewards)),
             PyBytes::new(py, &term),
             PyBytes::new(py, &trunc),
         ))
@@ -176,8 +176,8 @@ impl VecEnv {
             .map_err(|_| colony_error("the vector environment was poisoned by an earlier panic"))
     }
 
-    /// Every copy's observation, end to end, as f32 bytes.
-    fn observe(&self, copies: &mut [Copy]) -> PyResult<Vec<u8>> {
+    /// Every copy's observation, end to end.
+    fn observe(&self, copies: &mut [Copy]) -> PyResult<Vec<f32>> {
         let mut out = vec![0.0f32; copies.len() * self.obs_len];
         // `par_iter_mut`: an environment is `Send` but not `Sync`.
         copies
@@ -185,7 +185,7 @@ impl VecEnv {
             .zip(out.par_chunks_mut(self.obs_len.max(1)))
             .try_for_each(|(c, o)| c.inner.observe_all(o))
             .map_err(colony_error)?;
-        Ok(crate::bytes::from_f32(&out))
+        Ok(out)
     }
 }
 
