@@ -65,3 +65,12 @@ class Ask:
 
 def register_policy(name: str, policy: object) -> None:
     """Registers an object with ``decide(views, ask)`` as the policy ``python:<name>``."""
+
+class AskAgent:
+    """The handle a Python reasoning policy's ``solve`` receives."""
+
+    def __call__(self, prompt: str, agent: int = 0) -> str:
+        """The reply of team agent ``agent`` to ``prompt``; raises ``ColonyError`` on failure."""
+
+def register_solver(name: str, solver: object) -> None:
+    """Registers an object with ``solve(question, ask)`` as the policy ``python:name=<name>``."""

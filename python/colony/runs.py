@@ -64,7 +64,7 @@ def eval(
     *,
     out: PathLike,
     data: PathLike | None = None,
-    policies: Sequence[str] = ("single",),
+    policies: Sequence[Any] = ("single",),
     model: str | None = None,
     base_url: str | None = None,
     quiet: bool = True,
@@ -74,12 +74,17 @@ def eval(
     ``summary.json``.
 
     ``policies`` are specs as ``--policy`` takes them (``"self_consistency:k=5"``; each is
-    its own row). Without ``model`` and ``base_url`` the offline simulated model answers.
+    its own row) or your own objects with ``solve(question, ask) -> final text``:
+    ``ask(prompt, agent=0)`` asks agent ``agent`` of a team of ``agents`` (the object's
+    attribute, default 1) through colony (in the transcript, counted, seeded, recorded and
+    replayed; a failed call raises ``ColonyError`` and fails the item). The answer is
+    extracted from the final text as for the built-ins; the row is ``python:<name>``. Without ``model`` and ``base_url`` the offline simulated model answers.
     Other keyword options are ``colony eval`` flags (``limit=20``, ``seed=1``,
     ``record="rec"``, ``replay="rec"``, ``concurrency=8``, ``max_tokens_total=10000``).
     """
     args = ["eval", "--dataset", dataset, "--out", os.fspath(out)]
-    args += ["--policy", ";".join(policies)]
+    # Always `;`-separated (a trailing `;` included): a spec's own commas stay its options.
+    args += ["--policy", ";".join(_solver_spec(p) for p in policies) + ";"]
     args += _flags(
         {"data": data, "model": model, "base_url": base_url, "quiet": quiet, **options}
     )
@@ -119,11 +124,20 @@ def compare(
         seeds = ",".join(str(int(s)) for s in seeds)
     policies = [_policy_spec(p) for p in policies]
     args = ["compare", "--env", env, "--out", os.fspath(out), "--seeds", seeds]
-    args += ["--policies", ";".join(policies)]
+    args += ["--policies", ";".join(policies) + ";"]
     args += _settings(settings)
     args += _flags({"model": model, "base_url": base_url, "quiet": quiet, **options})
     _colony.run_cli(args)
     return _summary(out)
+
+
+def _solver_spec(policy: Any) -> str:
+    """A reasoning policy spec, registering a Python object as ``python:<name>``."""
+    if isinstance(policy, str):
+        return policy
+    name = str(getattr(policy, "name", None) or type(policy).__name__)
+    _colony.register_solver(name, policy)
+    return f"python:name={name},label=python:{name}"
 
 
 def _policy_spec(policy: Any) -> str:

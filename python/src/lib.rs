@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 mod bytes;
 mod env;
 mod policy;
+mod reasoning;
 mod run;
 mod vector;
 
@@ -39,6 +40,8 @@ fn _colony(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(env::environments, m)?)?;
     m.add_class::<policy::Ask>()?;
     m.add_function(wrap_pyfunction!(policy::register_policy, m)?)?;
+    m.add_class::<reasoning::AskAgent>()?;
+    m.add_function(wrap_pyfunction!(reasoning::register_solver, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // colony's built-ins plus `python:<name>`, the policies written in Python. Installed once
     // per process; a second import of the module finds it in place.
@@ -47,6 +50,11 @@ fn _colony(m: &Bound<'_, PyModule>) -> PyResult<()> {
             "python",
             "an object of yours with decide(views, ask), passed to colony.compare (Python only)",
             policy::build,
+        )
+        .reasoning_policy(
+            "python",
+            "an object of yours with solve(question, ask), passed to colony.eval (Python only)",
+            reasoning::build,
         )
         .install();
     Ok(())

@@ -30,15 +30,7 @@ static POLICIES: Mutex<BTreeMap<String, Py<PyAny>>> = Mutex::new(BTreeMap::new()
 /// Registers `policy` (an object with `decide(views, ask)`) as `python:<name>`.
 #[pyfunction]
 pub fn register_policy(py: Python<'_>, name: &str, policy: Py<PyAny>) -> PyResult<()> {
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
-    {
-        return Err(colony_error(format!(
-            "policy name {name:?}: use letters, digits, '_', '-' and '.'"
-        )));
-    }
+    check_name(name)?;
     if !policy.bind(py).hasattr("decide")? {
         return Err(colony_error(format!(
             "policy {name}: the object has no decide(views, ask) method"
@@ -49,6 +41,34 @@ pub fn register_policy(py: Python<'_>, name: &str, policy: Py<PyAny>) -> PyResul
         .map_err(|_| colony_error("the policy table was poisoned"))?
         .insert(name.to_string(), policy);
     Ok(())
+}
+
+/// Checks a Python policy's name: letters, digits, `_`, `-` and `.` (it becomes part of a
+/// spec, a results-file name and a table row).
+pub fn check_name(name: &str) -> PyResult<()> {
+    if name.is_empty()
+        || name.len() > 64
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+    {
+        return Err(colony_error(format!(
+            "policy name {name:?}: use 1 to 64 letters, digits, '_', '-' and '.'"
+        )));
+    }
+    Ok(())
+}
+
+/// A Python exception as one line: `"<what> raised <Type>: <message>"`.
+pub fn exception_line(what: &str, e: PyErr) -> String {
+    Python::attach(|py| {
+        let kind = e
+            .get_type(py)
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "Exception".into());
+        format!("{what} raised {kind}: {}", e.value(py)).replace('\n', " ")
+    })
 }
 
 /// The registry constructor of `python:<name>`.
@@ -241,13 +261,5 @@ fn config_error(label: &str, message: String) -> EmbodiedError {
 
 /// A Python exception from `decide`, as one line with its type.
 fn python_error(label: &str, e: PyErr) -> EmbodiedError {
-    let message = Python::attach(|py| {
-        let kind = e
-            .get_type(py)
-            .name()
-            .map(|n| n.to_string())
-            .unwrap_or_else(|_| "Exception".into());
-        format!("decide raised {kind}: {}", e.value(py))
-    });
-    config_error(label, message.replace('\n', " "))
+    config_error(label, exception_line("decide", e))
 }

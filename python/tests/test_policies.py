@@ -102,3 +102,53 @@ def test_bad_policy_objects_are_refused_by_name(tmp_path):
                 return {}
 
         colony.compare("cube", out=tmp_path / "y", policies=[Named()], seeds="0..1")
+
+
+class PySingle:
+    """The built-in `single` policy in Python: one agent answers the question."""
+
+    name = "py_single"
+
+    def solve(self, question, ask):
+        return ask(question)
+
+
+class AnswerThenCheck:
+    agents = 2
+
+    def solve(self, question, ask):
+        first = ask(question, agent=0)
+        return ask(f"{question}\n\nAnother agent answered:\n{first}\nGive your final answer.", agent=1)
+
+
+def test_a_python_reasoning_policy_runs_in_eval_like_a_builtin(tmp_path, gsm8k_sample):
+    summary = colony.eval("gsm8k", data=gsm8k_sample, out=tmp_path / "run", limit=6,
+                          policies=["single", PySingle(), AnswerThenCheck()])
+    rows = summary["policies"]
+    assert set(rows) == {"single", "python:py_single", "python:AnswerThenCheck"}
+    assert rows["python:py_single"]["n"] == 6 and rows["python:py_single"]["calls"] == 6
+    assert rows["python:AnswerThenCheck"]["calls"] == 12
+    assert rows["python:py_single"]["errors"] == 0
+    records = [r for r in colony.load_results(tmp_path / "run") if r["policy"] == "python:AnswerThenCheck"]
+    assert len(records) == 6 and all(r.get("answer") is not None for r in records)
+    # Same seeds and calls: a rerun into another directory gives the same answers.
+    again = colony.eval("gsm8k", data=gsm8k_sample, out=tmp_path / "again", limit=6,
+                        policies=[PySingle()])
+    assert again["policies"]["python:py_single"] == rows["python:py_single"] | {
+        k: again["policies"]["python:py_single"][k] for k in ("wall_s",) if k in rows["python:py_single"]
+    }
+
+
+def test_a_failing_solve_is_an_errored_item_not_a_wrong_answer(tmp_path, gsm8k_sample):
+    class Raises:
+        def solve(self, question, ask):
+            raise ValueError("cannot")
+
+    with pytest.raises(colony.ColonyError, match="every item of python:Raises"):
+        colony.eval("gsm8k", data=gsm8k_sample, out=tmp_path / "run", limit=3,
+                    policies=[Raises()])
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    row = summary["policies"]["python:Raises"]
+    assert row["errors"] == 3 and row["correct"] == 0
+    records = colony.load_results(tmp_path / "run")
+    assert all("cannot" in (r.get("error") or "") for r in records)
