@@ -152,3 +152,18 @@ def test_a_failing_solve_is_an_errored_item_not_a_wrong_answer(tmp_path, gsm8k_s
     assert row["errors"] == 3 and row["correct"] == 0
     records = colony.load_results(tmp_path / "run")
     assert all("cannot" in (r.get("error") or "") for r in records)
+
+
+def test_python_policies_show_in_the_viewer_and_logs(tmp_path, capfd):
+    out = tmp_path / "run"
+    colony.compare("cube", out=out, seeds="0..2", max_steps=4, settings={"n": 2},
+                   policies=[PyIndependent(), "scripted:noop"])
+    colony.run("view", str(out))
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "python:py_independent" in page
+    capfd.readouterr()
+    episode = next(e for e in colony.load_results(out) if e["policy"] == "python:py_independent")
+    colony.run("logs", "cat", str(out))
+    printed = capfd.readouterr().out
+    calls = [json.loads(line) for line in printed.splitlines() if line.startswith("{")]
+    assert any(c.get("purpose") == "act" for c in calls) and episode["calls"] > 0
