@@ -871,3 +871,65 @@ fn call_logs_compact_by_default_full_and_none_on_request() {
     ]);
     assert!(!ok && err.contains("--log-calls"), "{err}");
 }
+
+/// SwarmBench's group-dynamics metrics (paper App. F) reach every episode's `metrics`, the
+/// summary and a table of their own in `results.md`; CUBE's two stay in the main table.
+#[test]
+fn swarmbench_group_dynamics_reach_episodes_summary_and_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, _, err) = compare(
+        "swarmbench",
+        &["--set", "agents=4", "--set", "max_round=6"],
+        &[],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    let keys = [
+        "directional_entropy",
+        "stillness",
+        "dominant_action",
+        "polarization",
+        "moving_distance",
+        "exploration",
+        "local_structure",
+        "push_events",
+        "mean_message_length",
+        "question_proportion",
+    ];
+    for r in jsonl(&dir.path().join("episodes.jsonl")) {
+        let m = r["metrics"].as_object().unwrap();
+        for k in keys {
+            assert!(m[k].as_f64().unwrap().is_finite(), "{k}: {r}");
+        }
+        // Four agents on their start cells count as explored at least.
+        assert!(m["exploration"].as_f64().unwrap() >= 4.0, "{r}");
+        assert!(
+            !m.contains_key("information_homogeneity"),
+            "needs an embedder: {r}"
+        );
+    }
+    let s = summary(dir.path());
+    let noop = &s["policies"]["scripted:noop"]["metrics"];
+    // Everybody stays in each of the 6 rounds; the final state has no actions (the paper's
+    // analysis averages over all logged states, round 0 to 6).
+    let still = noop["stillness"]["mean"].as_f64().unwrap();
+    assert!((still - 6.0 / 7.0).abs() < 1e-12, "{noop}");
+    assert_eq!(
+        noop["moving_distance"]["mean"].as_f64(),
+        Some(0.0),
+        "{noop}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("results.md")).unwrap();
+    assert!(
+        md.contains("### Paper metrics") && md.contains("| directional_entropy |"),
+        "{md}"
+    );
+    let cube = tempfile::tempdir().unwrap();
+    let (ok, _, err) = compare("cube", &["--set", "n=2"], &[], cube.path());
+    assert!(ok, "{err}");
+    let md = std::fs::read_to_string(cube.path().join("results.md")).unwrap();
+    assert!(
+        !md.contains("### Paper metrics") && md.contains("delivered_weight"),
+        "{md}"
+    );
+}

@@ -11,6 +11,9 @@
 
 use pyo3::prelude::*;
 
+pub use colony;
+pub use pyo3;
+
 mod bytes;
 mod env;
 mod policy;
@@ -30,9 +33,12 @@ pub(crate) fn colony_error(e: impl std::fmt::Display) -> PyErr {
     ColonyError::new_err(e.to_string())
 }
 
-/// The module: classes, functions and the exception type.
-#[pymodule]
-fn _colony(m: &Bound<'_, PyModule>) -> PyResult<()> {
+/// Fills `m` with colony's classes and functions over `registry`, plus the policies written
+/// in Python (`python:<name>`), and installs that registry for this process. colony's own
+/// module passes [`colony::registry::Registry::builtin`]; a plugin crate builds its own
+/// extension module named `colony._colony` and passes its registry, the way its binary calls
+/// `colony::cli::main_with` (issue 29: every environment of the registry, a user's too).
+pub fn module_with(m: &Bound<'_, PyModule>, registry: colony::registry::Registry) -> PyResult<()> {
     m.add("ColonyError", m.py().get_type::<ColonyError>())?;
     m.add_class::<env::Env>()?;
     m.add_class::<vector::VecEnv>()?;
@@ -43,9 +49,7 @@ fn _colony(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<reasoning::AskAgent>()?;
     m.add_function(wrap_pyfunction!(reasoning::register_solver, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    // colony's built-ins plus `python:<name>`, the policies written in Python. Installed once
-    // per process; a second import of the module finds it in place.
-    let _ = colony::registry::Registry::builtin()
+    let registry = registry
         .embodied_policy(
             "python",
             "an object of yours with decide(views, ask), passed to colony.compare (Python only)",
@@ -55,7 +59,17 @@ fn _colony(m: &Bound<'_, PyModule>) -> PyResult<()> {
             "python",
             "an object of yours with solve(question, ask), passed to colony.eval (Python only)",
             reasoning::build,
-        )
-        .install();
-    Ok(())
+        );
+    match registry.install() {
+        // A second import of the module in one process finds the registry in place.
+        Ok(_) | Err(colony::registry::RegistryError::AlreadyInstalled) => Ok(()),
+        Err(e) => Err(colony_error(e)),
+    }
+}
+
+/// colony's own module: the built-in registry.
+#[cfg(feature = "module")]
+#[pymodule]
+fn _colony(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    module_with(m, colony::registry::Registry::builtin())
 }

@@ -182,76 +182,238 @@ pub fn round_metrics(
     let mut seen: BTreeSet<(i32, i32)> = BTreeSet::new();
     let pos =
         |s: &GameStateLog| -> Vec<(i32, i32)> { s.agents.iter().map(|a| (a.x, a.y)).collect() };
+    // Each agent's action of the round before a state, in the state's agent order.
+    let actions_before = |r: usize| -> Vec<Option<&str>> {
+        let prev_round = states[r - 1].round;
+        let acts: BTreeMap<&str, &str> = decisions
+            .iter()
+            .filter(|d| d.round == prev_round)
+            .map(|d| (d.agent_id.as_str(), d.action.as_str()))
+            .collect();
+        states[r]
+            .agents
+            .iter()
+            .map(|a| acts.get(a.id.as_str()).copied())
+            .collect()
+    };
     states
         .iter()
         .enumerate()
         .map(|(r, state)| {
-            let mut m = RoundMetrics {
-                round: state.round,
-                ..RoundMetrics::default()
-            };
             let mine: Vec<&DecisionLog> = decisions
                 .iter()
                 .filter(|d| d.round == state.round)
                 .collect();
             let actions: Vec<&str> = mine.iter().map(|d| d.action.as_str()).collect();
-            action_metrics(&mut m, &actions);
             let msgs: Vec<&str> = mine
                 .iter()
                 .map(|d| d.message.as_str())
                 .filter(|s| !s.is_empty())
                 .collect();
-            message_metrics(&mut m, &msgs, embedder);
-            let cur = pos(state);
-            seen.extend(cur.iter().copied());
-            m.exploration = seen.len();
-            if r > 0 {
-                let prev = pos(&states[r - 1]);
-                let manhattan =
-                    |a: (i32, i32), b: (i32, i32)| (a.0 - b.0).abs() + (a.1 - b.1).abs();
-                if !cur.is_empty() {
-                    m.moving_distance = prev
-                        .iter()
-                        .zip(&cur)
-                        .map(|(a, b)| f64::from(manhattan(*a, *b)))
-                        .sum::<f64>()
-                        / cur.len() as f64;
-                }
-                let n = cur.len().min(prev.len());
-                for a in 0..n {
-                    for b in a + 1..n {
-                        if manhattan(prev[a], prev[b]) == 1 && manhattan(cur[a], cur[b]) == 1 {
-                            m.local_structure += 1;
-                        }
-                    }
-                }
-                let prev_round = states[r - 1].round;
-                let acts: BTreeMap<&str, &str> = decisions
-                    .iter()
-                    .filter(|d| d.round == prev_round)
-                    .map(|d| (d.agent_id.as_str(), d.action.as_str()))
-                    .collect();
-                for a in 0..n {
-                    let v = acts
-                        .get(states[r].agents[a].id.as_str())
-                        .and_then(|x| action_vector(x))
-                        .filter(|v| *v != (0, 0));
-                    let Some(v) = v else { continue };
-                    for b in 0..n {
-                        if a != b
-                            && manhattan(prev[a], prev[b]) == 1
-                            && (prev[a].0 + v.0, prev[a].1 + v.1) == prev[b]
-                            && cur[a] == prev[b]
-                            && cur[b] == (prev[b].0 + v.0, prev[b].1 + v.1)
-                        {
-                            m.push_events += 1;
-                        }
-                    }
-                }
-            }
-            m
+            let prev = (r > 0).then(|| (pos(&states[r - 1]), actions_before(r)));
+            let before = prev.as_ref().map(|(p, a)| Before {
+                positions: p,
+                actions: a,
+            });
+            let input = StateInput {
+                round: state.round,
+                positions: &pos(state),
+                actions: &actions,
+                messages: &msgs,
+                before,
+            };
+            state_metrics(&input, &mut seen, embedder)
         })
         .collect()
+}
+
+/// The previous logged state, as one state's metrics need it.
+#[derive(Debug, Clone, Copy)]
+pub struct Before<'a> {
+    /// Agent positions `(x, y)`, in agent order.
+    pub positions: &'a [(i32, i32)],
+    /// Each agent's action in the round between the two states, in agent order.
+    pub actions: &'a [Option<&'a str>],
+}
+
+/// What the metrics of one logged state are computed from.
+#[derive(Debug, Clone, Copy)]
+pub struct StateInput<'a> {
+    /// The state's round.
+    pub round: u32,
+    /// Agent positions `(x, y)`, in agent order (escaped agents keep their off-map cells).
+    pub positions: &'a [(i32, i32)],
+    /// The actions decided at this state (every agent's), by name.
+    pub actions: &'a [&'a str],
+    /// The non-empty messages sent with them.
+    pub messages: &'a [&'a str],
+    /// The previous state, except at round 0.
+    pub before: Option<Before<'a>>,
+}
+
+/// The metrics of one logged state; `seen` carries the positions visited so far (design
+/// §12.4). One code path for the analysis of logs ([`round_metrics`]) and the running
+/// figures of an episode ([`GroupDynamics`]). Adjacency is looked up through a map of cells,
+/// so a state costs O(agents), not O(agents²).
+pub fn state_metrics(
+    input: &StateInput<'_>,
+    seen: &mut BTreeSet<(i32, i32)>,
+    embedder: Option<&dyn Embedder>,
+) -> RoundMetrics {
+    let mut m = RoundMetrics {
+        round: input.round,
+        ..RoundMetrics::default()
+    };
+    action_metrics(&mut m, input.actions);
+    message_metrics(&mut m, input.messages, embedder);
+    let cur = input.positions;
+    seen.extend(cur.iter().copied());
+    m.exploration = seen.len();
+    let Some(before) = input.before else {
+        return m;
+    };
+    let prev = before.positions;
+    let manhattan = |a: (i32, i32), b: (i32, i32)| (a.0 - b.0).abs() + (a.1 - b.1).abs();
+    if !cur.is_empty() {
+        m.moving_distance = prev
+            .iter()
+            .zip(cur)
+            .map(|(a, b)| f64::from(manhattan(*a, *b)))
+            .sum::<f64>()
+            / cur.len() as f64;
+    }
+    let n = cur.len().min(prev.len());
+    let cells = |ps: &[(i32, i32)]| {
+        let mut at: std::collections::HashMap<(i32, i32), Vec<usize>> =
+            std::collections::HashMap::new();
+        for (k, &p) in ps[..n].iter().enumerate() {
+            at.entry(p).or_default().push(k);
+        }
+        at
+    };
+    let (cur_at, prev_at) = (cells(cur), cells(prev));
+    const STEPS: [(i32, i32); 4] = [(0, -1), (0, 1), (-1, 0), (1, 0)];
+    for a in 0..n {
+        for d in STEPS {
+            let next = (cur[a].0 + d.0, cur[a].1 + d.1);
+            for &b in cur_at.get(&next).map_or(&[][..], Vec::as_slice) {
+                if b > a && manhattan(prev[a], prev[b]) == 1 {
+                    m.local_structure += 1;
+                }
+            }
+        }
+    }
+    for a in 0..n {
+        let v = before
+            .actions
+            .get(a)
+            .copied()
+            .flatten()
+            .and_then(action_vector)
+            .filter(|v| *v != (0, 0));
+        let Some(v) = v else { continue };
+        let target = (prev[a].0 + v.0, prev[a].1 + v.1);
+        for &b in prev_at.get(&target).map_or(&[][..], Vec::as_slice) {
+            if b != a && cur[a] == prev[b] && cur[b] == (prev[b].0 + v.0, prev[b].1 + v.1) {
+                m.push_events += 1;
+            }
+        }
+    }
+    m
+}
+
+/// A finished state: agent positions `(x, y)` and the actions taken from it.
+type Finished = (Vec<(i32, i32)>, Vec<String>);
+
+/// The group-dynamics metrics of an episode as it is played (paper App. F): each state's
+/// metrics are summed when the state's actions are known, so memory stays O(agents + cells
+/// visited) however long the episode. Message homogeneity and the mean embedding norm need
+/// an embedder and are left to the analysis of logs.
+#[derive(Debug, Clone, Default)]
+pub struct GroupDynamics {
+    /// Positions and actions of the last finished state.
+    before: Option<Finished>,
+    seen: BTreeSet<(i32, i32)>,
+    sums: BTreeMap<&'static str, f64>,
+    states: u64,
+}
+
+impl GroupDynamics {
+    /// Forgets everything (a new episode).
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+
+    /// Adds the state at `round` with agent `positions`, where every agent then took
+    /// `actions[i]` (a move name) and sent `messages[i]` ("" for none).
+    pub fn record(
+        &mut self,
+        round: u32,
+        positions: Vec<(i32, i32)>,
+        actions: Vec<String>,
+        messages: &[&str],
+    ) {
+        let m = metrics_at(
+            &self.before,
+            &mut self.seen,
+            round,
+            &positions,
+            &actions,
+            messages,
+        );
+        for (k, v) in run_means(std::slice::from_ref(&m)) {
+            *self.sums.entry(k).or_default() += v;
+        }
+        self.states += 1;
+        self.before = Some((positions, actions));
+    }
+
+    /// The means over every recorded state and the current one at `round` with
+    /// `positions` (which has no actions yet), as `paper_metrics` reports them.
+    pub fn means(&self, round: u32, positions: &[(i32, i32)]) -> BTreeMap<String, f64> {
+        let mut seen = self.seen.clone();
+        let last = metrics_at(&self.before, &mut seen, round, positions, &[], &[]);
+        let n = (self.states + 1) as f64;
+        run_means(std::slice::from_ref(&last))
+            .into_iter()
+            .filter(|(k, _)| !matches!(*k, "information_homogeneity" | "mean_embedding_norm"))
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    (self.sums.get(k).copied().unwrap_or(0.0) + v) / n,
+                )
+            })
+            .collect()
+    }
+}
+
+/// One state's metrics for [`GroupDynamics`], after the state `before` (if any).
+fn metrics_at(
+    before: &Option<Finished>,
+    seen: &mut BTreeSet<(i32, i32)>,
+    round: u32,
+    positions: &[(i32, i32)],
+    actions: &[String],
+    messages: &[&str],
+) -> RoundMetrics {
+    let names: Vec<&str> = actions.iter().map(String::as_str).collect();
+    let msgs: Vec<&str> = messages.iter().copied().filter(|s| !s.is_empty()).collect();
+    let prev_actions: Vec<Option<&str>> = before
+        .as_ref()
+        .map(|(_, a)| a.iter().map(|s| Some(s.as_str())).collect())
+        .unwrap_or_default();
+    let before = before.as_ref().map(|(p, _)| Before {
+        positions: p,
+        actions: &prev_actions,
+    });
+    let input = StateInput {
+        round,
+        positions,
+        actions: &names,
+        messages: &msgs,
+        before,
+    };
+    state_metrics(&input, seen, None)
 }
 
 /// The per-run aggregate: the plain mean of each metric over all logged states (Q41).

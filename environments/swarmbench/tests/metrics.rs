@@ -137,3 +137,64 @@ fn delays_and_corruption_change_delivery() {
     assert_eq!(got[0].chars().count(), "hello there".len());
     assert_ne!(got[0], "hello there");
 }
+
+/// The running metrics an episode reports (`paper_metrics`, what `colony compare` records)
+/// equal the analysis of the same episode's logs, on every task.
+#[test]
+fn paper_metrics_equal_the_analysis_of_the_logs() {
+    let moves = ["UP", "DOWN", "LEFT", "RIGHT", "STAY"];
+    for task in [
+        Task::Pursuit,
+        Task::Synchronization,
+        Task::Foraging,
+        Task::Flocking,
+        Task::Transport,
+    ] {
+        let mut env = SwarmEnv::new(Config {
+            task,
+            ..Config::default()
+        })
+        .unwrap();
+        env.reset(7);
+        let texts: Vec<Vec<(usize, String)>> = (0..25)
+            .map(|r| {
+                (0..10)
+                    .map(|i| {
+                        let m = moves[(r * 7 + i * 3 + r * i) % 5];
+                        let msg = match (r + i) % 4 {
+                            0 => format!("\nMSG: go {m} at {r}?"),
+                            1 => "\nMSG: hold".to_string(),
+                            _ => String::new(),
+                        };
+                        (i, format!("ACTION: {m}{msg}"))
+                    })
+                    .collect()
+            })
+            .collect();
+        let script: Vec<Vec<(usize, &str)>> = texts
+            .iter()
+            .map(|r| r.iter().map(|(i, t)| (*i, t.as_str())).collect())
+            .collect();
+        let (states, decisions) = play(&mut env, &script);
+        let want = run_means(&round_metrics(&states, &decisions, None));
+        let got = env.paper_metrics();
+        assert_eq!(got.len(), want.len() - 2, "{task:?}: {got:?}");
+        for (k, v) in &got {
+            assert!(
+                (v - want[k.as_str()]).abs() < 1e-9,
+                "{task:?} {k}: {v} vs {}",
+                want[k.as_str()]
+            );
+        }
+        assert!(
+            got["exploration"] > 0.0 && got["moving_distance"] > 0.0,
+            "{task:?}"
+        );
+        env.reset(8);
+        assert_eq!(
+            env.paper_metrics()["moving_distance"],
+            0.0,
+            "reset starts over"
+        );
+    }
+}

@@ -337,8 +337,13 @@ impl CompareSummary {
         names
     }
 
-    fn rows(&self) -> Vec<Vec<String>> {
-        let metrics = self.metric_names();
+    /// The table rows; with `metrics`, one column per paper metric.
+    fn rows(&self, with_metrics: bool) -> Vec<Vec<String>> {
+        let metrics = if with_metrics {
+            self.metric_names()
+        } else {
+            Vec::new()
+        };
         let wildfire = self.do_nothing.is_some();
         let baseline = self.baseline().is_some();
         self.order
@@ -385,7 +390,8 @@ impl CompareSummary {
             .collect()
     }
 
-    fn header(&self) -> Vec<String> {
+    /// The table header; with `metrics`, one column per paper metric.
+    fn header(&self, with_metrics: bool) -> Vec<String> {
         let mut h: Vec<String> = [
             "policy",
             "episodes",
@@ -403,7 +409,9 @@ impl CompareSummary {
         if self.do_nothing.is_some() {
             h.push("NS vs Do-Nothing".into());
         }
-        h.extend(self.metric_names());
+        if with_metrics {
+            h.extend(self.metric_names());
+        }
         h.extend(
             [
                 "steps",
@@ -421,7 +429,10 @@ impl CompareSummary {
     /// The Markdown table, titled (SIMULATION when simulated), with a line saying what the
     /// ± and the intervals mean and how many seeds stand behind them.
     pub fn markdown(&self) -> String {
-        let h = self.header();
+        // Decision: a few paper metrics (CUBE's two) sit in the main table; more (SwarmBench's
+        // twelve group-dynamics metrics, paper App. F) get a table of their own below it.
+        let inline = self.metric_names().len() <= MAX_INLINE_METRICS;
+        let h = self.header(inline);
         let mut out = self
             .stopped
             .as_deref()
@@ -430,7 +441,7 @@ impl CompareSummary {
         out.push_str(&format!("## {}\n\n", self.title()));
         out.push_str(&format!("| {} |\n", h.join(" | ")));
         out.push_str(&format!("|{}\n", "---|".repeat(h.len())));
-        for row in self.rows() {
+        for row in self.rows(inline) {
             out.push_str(&format!("| {} |\n", row.join(" | ")));
         }
         out.push_str(&format!(
@@ -443,6 +454,39 @@ impl CompareSummary {
                  bootstrap interval, two-sided paired sign-flip p-value (exact up to 16 seeds)."
             ))
         ));
+        if !inline {
+            out.push_str(&self.metrics_markdown());
+        }
+        out
+    }
+
+    /// The paper metrics as their own table: policies by metrics, mean ± population std over
+    /// the episodes that finished.
+    fn metrics_markdown(&self) -> String {
+        let names = self.metric_names();
+        let mut out = format!(
+            "\n### Paper metrics\n\n| policy | {} |\n|{}\n",
+            names.join(" | "),
+            "---|".repeat(names.len() + 1)
+        );
+        for name in &self.order {
+            let Some(p) = self.policies.get(name) else {
+                continue;
+            };
+            let cells: Vec<String> = names
+                .iter()
+                .map(|m| {
+                    p.metrics
+                        .get(m)
+                        .map_or("–".into(), |x| format!("{:.2} ± {:.2}", x.mean, x.std))
+                })
+                .collect();
+            out.push_str(&format!("| {name} | {} |\n", cells.join(" | ")));
+        }
+        out.push_str(
+            "\nMean ± population std over the episodes that finished without an error; each \
+             episode's value is its own mean over its states.\n",
+        );
         out
     }
 
@@ -457,12 +501,12 @@ impl CompareSummary {
         };
         let label = if self.simulated { "SIMULATION" } else { "" };
         let mut out = String::new();
-        let mut h = self.header();
+        let mut h = self.header(true);
         h.insert(0, "label".into());
         h.insert(1, "env".into());
         out.push_str(&h.iter().map(|s| quote(s)).collect::<Vec<_>>().join(","));
         out.push('\n');
-        for mut row in self.rows() {
+        for mut row in self.rows(true) {
             row.insert(0, label.into());
             row.insert(1, self.env.clone());
             out.push_str(&row.iter().map(|s| quote(s)).collect::<Vec<_>>().join(","));
@@ -471,6 +515,9 @@ impl CompareSummary {
         out
     }
 }
+
+/// The most paper metrics shown as columns of the main Markdown table.
+const MAX_INLINE_METRICS: usize = 3;
 
 /// Writes `summary.json`, `results.md`, `results.csv`, `score.svg` and
 /// `score_vs_tokens.svg` into `dir`.

@@ -8,6 +8,7 @@
 //! data types live in [`crate::state`], so saving a state does not depend on this module.
 
 pub mod describe;
+mod dynamics;
 mod numeric;
 mod observe;
 mod rules;
@@ -74,6 +75,9 @@ pub struct SwarmEnv {
     phys_actions: Vec<Option<Dir>>,
     /// Last Flocking optimum's translation: a speed hint only (not part of the state).
     flock_hint: Option<Cell>,
+    /// Running group-dynamics metrics of this episode (paper App. F). Decision: not part of
+    /// the saved state; an environment restored from a state file counts from there.
+    pub(crate) dynamics: crate::metrics::GroupDynamics,
 }
 
 impl SwarmEnv {
@@ -146,6 +150,7 @@ impl SwarmEnv {
     /// one configuration gives the same layout).
     pub fn reset_seed(&mut self, seed: i64) {
         self.seed = seed;
+        self.dynamics.clear();
         let rng_seed = if self.cfg.task == Task::Flocking {
             42
         } else {
@@ -386,6 +391,7 @@ impl SwarmEnv {
             physics: Physics::default(),
             phys_actions: Vec::new(),
             flock_hint: None,
+            dynamics: crate::metrics::GroupDynamics::default(),
         }
     }
 }
@@ -435,6 +441,7 @@ impl Environment for SwarmEnv {
     }
 
     fn step(&mut self, actions: &BTreeMap<AgentId, Reply>) -> StepResult<SwarmObs> {
+        self.record_dynamics(actions);
         let (delta, events) = self.play_round(actions);
         let terminated = self.task_complete();
         let truncated = !terminated && self.round >= self.cfg.max_round;
@@ -481,6 +488,12 @@ impl Environment for SwarmEnv {
 
     fn format_action(&self, _agent: &str, action: &Reply) -> String {
         crate::messages::format_action(action)
+    }
+
+    /// The paper's group-dynamics metrics (App. F) averaged over this episode's states, as
+    /// `compare` records them per episode.
+    fn paper_metrics(&self) -> BTreeMap<String, f64> {
+        self.dynamics.means(self.round, &self.dynamics_positions())
     }
 
     fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
