@@ -92,7 +92,7 @@ def test_dataframe_needs_pandas_only_when_asked(tmp_path, gsm8k_sample):
 CTRL_C_RUN = """
 import colony, sys
 try:
-    colony.compare("swarmbench", out=sys.argv[1], policies=["independent"], seeds="0..40",
+    colony.compare("swarmbench", out=sys.argv[1], policies=["independent"], seeds="0..300",
                    max_steps=30, concurrency=1, episodes_in_flight=1)
 except KeyboardInterrupt:
     print("interrupted", flush=True)
@@ -120,10 +120,10 @@ def test_ctrl_c_stops_a_run_cleanly_and_it_resumes(tmp_path):
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "interrupted" in stdout, stderr
     done = episodes.read_text().count("\n")
-    assert 1 <= done < 40
+    assert 1 <= done < 300
     summary = colony.compare(
-        "swarmbench", out=out, policies=["independent"], seeds="0..40", max_steps=30
+        "swarmbench", out=out, policies=["independent"], seeds="0..300", max_steps=30
     )
     rows = colony.load_results(out)
-    assert len(rows) == 40 and len({r["seed"] for r in rows}) == 40
-    assert summary["policies"]["independent"]["episodes"] == 40
+    assert len(rows) == 300 and len({r["seed"] for r in rows}) == 300
+    assert summary["policies"]["independent"]["episodes"] == 300
