@@ -9,6 +9,7 @@ pub mod config;
 pub mod entry;
 pub mod env;
 pub mod flocking;
+pub mod group_dynamics;
 pub mod lap;
 pub mod layout;
 pub mod llm_play;

@@ -77,7 +77,7 @@ pub struct SwarmEnv {
     flock_hint: Option<Cell>,
     /// Running group-dynamics metrics of this episode (paper App. F). Decision: not part of
     /// the saved state; an environment restored from a state file counts from there.
-    pub(crate) dynamics: crate::metrics::GroupDynamics,
+    pub(crate) dynamics: crate::group_dynamics::GroupDynamics,
 }
 
 impl SwarmEnv {
@@ -391,7 +391,7 @@ impl SwarmEnv {
             physics: Physics::default(),
             phys_actions: Vec::new(),
             flock_hint: None,
-            dynamics: crate::metrics::GroupDynamics::default(),
+            dynamics: crate::group_dynamics::GroupDynamics::default(),
         }
     }
 }
