@@ -72,43 +72,51 @@ fn cosine(a: &[f64], b: &[f64]) -> f64 {
     }
 }
 
+/// The five moves in the order of [`action_vector`]'s unit vectors: UP, DOWN, LEFT, RIGHT,
+/// STAY; `None` for anything else (SWITCH).
+fn move_index(a: &str) -> Option<usize> {
+    ["UP", "DOWN", "LEFT", "RIGHT", "STAY"]
+        .iter()
+        .position(|m| *m == a)
+}
+
+/// Counts in fixed arrays: this runs on every environment step ([`GroupDynamics`]).
 fn action_metrics(m: &mut RoundMetrics, actions: &[&str]) {
     if actions.is_empty() {
         return;
     }
-    let mut dir_counts: Vec<(&str, usize)> = Vec::new();
+    let mut counts = [0usize; 5];
+    // The directions in order of first occurrence: the reference sums the entropy terms so.
+    let (mut order, mut seen_dirs) = ([0usize; 4], 0usize);
     for &a in actions {
-        if matches!(a, "UP" | "DOWN" | "LEFT" | "RIGHT") {
-            match dir_counts.iter_mut().find(|(k, _)| *k == a) {
-                Some(e) => e.1 += 1,
-                None => dir_counts.push((a, 1)),
+        if let Some(k) = move_index(a) {
+            if k < 4 && counts[k] == 0 {
+                order[seen_dirs] = k;
+                seen_dirs += 1;
             }
+            counts[k] += 1;
         }
     }
-    let total: usize = dir_counts.iter().map(|e| e.1).sum();
+    let total: usize = counts[..4].iter().sum();
     if total > 0 {
-        let h: f64 = dir_counts
+        let h: f64 = order[..seen_dirs]
             .iter()
-            .map(|&(_, c)| {
-                let p = c as f64 / total as f64;
+            .map(|&k| {
+                let p = counts[k] as f64 / total as f64;
                 -p * p.log2()
             })
             .sum();
         m.directional_entropy = h.max(0.0);
     }
-    m.stillness = actions.iter().filter(|&&a| a == "STAY").count() as f64 / actions.len() as f64;
-    let five: Vec<(i32, i32)> = actions.iter().filter_map(|a| action_vector(a)).collect();
-    if !five.is_empty() {
-        let mut counts: BTreeMap<(i32, i32), usize> = BTreeMap::new();
-        for v in &five {
-            *counts.entry(*v).or_default() += 1;
-        }
-        let top = counts.values().copied().max().unwrap_or(0);
-        m.dominant_action = top as f64 / five.len() as f64;
-        let n = five.len() as f64;
-        let (sx, sy) = five.iter().fold((0.0, 0.0), |(a, b), v| {
-            (a + f64::from(v.0), b + f64::from(v.1))
-        });
+    m.stillness = counts[4] as f64 / actions.len() as f64;
+    let five: usize = counts.iter().sum();
+    if five > 0 {
+        let top = counts.iter().copied().max().unwrap_or(0);
+        m.dominant_action = top as f64 / five as f64;
+        let n = five as f64;
+        // Sums of unit components are exact integers, so their order does not matter.
+        let sx = counts[3] as f64 - counts[2] as f64;
+        let sy = counts[1] as f64 - counts[0] as f64;
         m.polarization = ((sx / n).powi(2) + (sy / n).powi(2)).sqrt();
     }
 }
@@ -177,8 +185,9 @@ fn message_metrics(m: &mut RoundMetrics, msgs: &[&str], embedder: Option<&dyn Em
 pub struct Before<'a> {
     /// Agent positions `(x, y)`, in agent order.
     pub positions: &'a [(i32, i32)],
-    /// Each agent's action in the round between the two states, in agent order.
-    pub actions: &'a [Option<&'a str>],
+    /// Each agent's action in the round between the two states, in agent order ("" when the
+    /// agent logged none).
+    pub actions: &'a [&'a str],
 }
 
 /// What the metrics of one logged state are computed from.
@@ -198,8 +207,8 @@ pub struct StateInput<'a> {
 
 /// The metrics of one logged state; `seen` carries the positions visited so far (design
 /// §12.4). One code path for the analysis of logs ([`crate::metrics::round_metrics`]) and the running
-/// figures of an episode ([`GroupDynamics`]). Adjacency is looked up through a map of cells,
-/// so a state costs O(agents), not O(agents²).
+/// figures of an episode ([`GroupDynamics`]). Adjacency is looked up in the agents sorted by
+/// cell, so a state costs O(agents log agents), not O(agents²).
 pub fn state_metrics(
     input: &StateInput<'_>,
     seen: &mut BTreeSet<(i32, i32)>,
@@ -228,20 +237,22 @@ pub fn state_metrics(
             / cur.len() as f64;
     }
     let n = cur.len().min(prev.len());
-    let cells = |ps: &[(i32, i32)]| {
-        let mut at: std::collections::HashMap<(i32, i32), Vec<usize>> =
-            std::collections::HashMap::new();
-        for (k, &p) in ps[..n].iter().enumerate() {
-            at.entry(p).or_default().push(k);
-        }
+    // Agents by cell, sorted, for O(log n) neighbour lookups without a map per state.
+    let by_cell = |ps: &[(i32, i32)]| {
+        let mut at: Vec<((i32, i32), usize)> = ps[..n].iter().copied().zip(0..).collect();
+        at.sort_unstable();
         at
     };
-    let (cur_at, prev_at) = (cells(cur), cells(prev));
+    let at = |cells: &[((i32, i32), usize)], c: (i32, i32)| -> std::ops::Range<usize> {
+        let lo = cells.partition_point(|e| e.0 < c);
+        lo..lo + cells[lo..].partition_point(|e| e.0 == c)
+    };
+    let (cur_at, prev_at) = (by_cell(cur), by_cell(prev));
     const STEPS: [(i32, i32); 4] = [(0, -1), (0, 1), (-1, 0), (1, 0)];
     for a in 0..n {
         for d in STEPS {
             let next = (cur[a].0 + d.0, cur[a].1 + d.1);
-            for &b in cur_at.get(&next).map_or(&[][..], Vec::as_slice) {
+            for &(_, b) in &cur_at[at(&cur_at, next)] {
                 if b > a && manhattan(prev[a], prev[b]) == 1 {
                     m.local_structure += 1;
                 }
@@ -252,13 +263,11 @@ pub fn state_metrics(
         let v = before
             .actions
             .get(a)
-            .copied()
-            .flatten()
-            .and_then(action_vector)
+            .and_then(|x| action_vector(x))
             .filter(|v| *v != (0, 0));
         let Some(v) = v else { continue };
         let target = (prev[a].0 + v.0, prev[a].1 + v.1);
-        for &b in prev_at.get(&target).map_or(&[][..], Vec::as_slice) {
+        for &(_, b) in &prev_at[at(&prev_at, target)] {
             if b != a && cur[a] == prev[b] && cur[b] == (prev[b].0 + v.0, prev[b].1 + v.1) {
                 m.push_events += 1;
             }
@@ -267,8 +276,8 @@ pub fn state_metrics(
     m
 }
 
-/// A finished state: agent positions `(x, y)` and the actions taken from it.
-type Finished = (Vec<(i32, i32)>, Vec<String>);
+/// A finished state: agent positions `(x, y)` and the move each agent took from it.
+type Finished = (Vec<(i32, i32)>, Vec<&'static str>);
 
 /// The group-dynamics metrics of an episode as it is played (paper App. F): each state's
 /// metrics are summed when the state's actions are known, so memory stays O(agents + cells
@@ -279,7 +288,8 @@ pub struct GroupDynamics {
     /// Positions and actions of the last finished state.
     before: Option<Finished>,
     seen: BTreeSet<(i32, i32)>,
-    sums: BTreeMap<&'static str, f64>,
+    /// Sums over the finished states, in [`metric_values`] order.
+    sums: [f64; METRICS],
     states: u64,
 }
 
@@ -290,24 +300,21 @@ impl GroupDynamics {
     }
 
     /// Adds the state at `round` with agent `positions`, where every agent then took
-    /// `actions[i]` (a move name) and sent `messages[i]` ("" for none).
+    /// `actions[i]` (a move name); `messages` are the non-empty messages sent.
     pub fn record(
         &mut self,
         round: u32,
         positions: Vec<(i32, i32)>,
-        actions: Vec<String>,
+        actions: Vec<&'static str>,
         messages: &[&str],
     ) {
-        let m = metrics_at(
-            &self.before,
+        let m = state_metrics(
+            &input(&self.before, round, &positions, &actions, messages),
             &mut self.seen,
-            round,
-            &positions,
-            &actions,
-            messages,
+            None,
         );
-        for (k, v) in run_means(std::slice::from_ref(&m)) {
-            *self.sums.entry(k).or_default() += v;
+        for (sum, (_, v)) in self.sums.iter_mut().zip(metric_values(&m)) {
+            *sum += v;
         }
         self.states += 1;
         self.before = Some((positions, actions));
@@ -317,71 +324,76 @@ impl GroupDynamics {
     /// `positions` (which has no actions yet), as `paper_metrics` reports them.
     pub fn means(&self, round: u32, positions: &[(i32, i32)]) -> BTreeMap<String, f64> {
         let mut seen = self.seen.clone();
-        let last = metrics_at(&self.before, &mut seen, round, positions, &[], &[]);
+        let last = state_metrics(
+            &input(&self.before, round, positions, &[], &[]),
+            &mut seen,
+            None,
+        );
         let n = (self.states + 1) as f64;
-        run_means(std::slice::from_ref(&last))
+        metric_values(&last)
             .into_iter()
-            .filter(|(k, _)| !matches!(*k, "information_homogeneity" | "mean_embedding_norm"))
-            .map(|(k, v)| {
-                (
-                    k.to_string(),
-                    (self.sums.get(k).copied().unwrap_or(0.0) + v) / n,
-                )
-            })
+            .zip(self.sums)
+            .filter(|((k, _), _)| !matches!(*k, "information_homogeneity" | "mean_embedding_norm"))
+            .map(|((k, v), sum)| (k.to_string(), (sum + v) / n))
             .collect()
     }
 }
 
-/// One state's metrics for [`GroupDynamics`], after the state `before` (if any).
-fn metrics_at(
-    before: &Option<Finished>,
-    seen: &mut BTreeSet<(i32, i32)>,
+/// The input of the state at `round`, after the finished state `before`.
+fn input<'a>(
+    before: &'a Option<Finished>,
     round: u32,
-    positions: &[(i32, i32)],
-    actions: &[String],
-    messages: &[&str],
-) -> RoundMetrics {
-    let names: Vec<&str> = actions.iter().map(String::as_str).collect();
-    let msgs: Vec<&str> = messages.iter().copied().filter(|s| !s.is_empty()).collect();
-    let prev_actions: Vec<Option<&str>> = before
-        .as_ref()
-        .map(|(_, a)| a.iter().map(|s| Some(s.as_str())).collect())
-        .unwrap_or_default();
-    let before = before.as_ref().map(|(p, _)| Before {
-        positions: p,
-        actions: &prev_actions,
-    });
-    let input = StateInput {
+    positions: &'a [(i32, i32)],
+    actions: &'a [&'a str],
+    messages: &'a [&'a str],
+) -> StateInput<'a> {
+    StateInput {
         round,
         positions,
-        actions: &names,
-        messages: &msgs,
-        before,
-    };
-    state_metrics(&input, seen, None)
+        actions,
+        messages,
+        before: before.as_ref().map(|(p, a)| Before {
+            positions: p,
+            actions: a,
+        }),
+    }
+}
+
+/// Number of metrics of [`metric_values`].
+const METRICS: usize = 14;
+
+/// Every metric of one state as a number, by name, in a fixed order.
+fn metric_values(m: &RoundMetrics) -> [(&'static str, f64); METRICS] {
+    [
+        ("directional_entropy", m.directional_entropy),
+        ("stillness", m.stillness),
+        ("dominant_action", m.dominant_action),
+        ("polarization", m.polarization),
+        ("mean_message_length", m.mean_message_length),
+        ("std_message_length", m.std_message_length),
+        ("question_proportion", m.question_proportion),
+        ("digit_proportion", m.digit_proportion),
+        ("information_homogeneity", m.information_homogeneity),
+        ("mean_embedding_norm", m.mean_embedding_norm),
+        ("moving_distance", m.moving_distance),
+        ("exploration", m.exploration as f64),
+        ("local_structure", m.local_structure as f64),
+        ("push_events", m.push_events as f64),
+    ]
 }
 
 /// The per-run aggregate: the plain mean of each metric over all logged states (Q41).
 pub fn run_means(rounds: &[RoundMetrics]) -> BTreeMap<&'static str, f64> {
     let n = rounds.len().max(1) as f64;
-    let mean = |f: &dyn Fn(&RoundMetrics) -> f64| rounds.iter().map(f).sum::<f64>() / n;
-    BTreeMap::from([
-        ("directional_entropy", mean(&|m| m.directional_entropy)),
-        ("stillness", mean(&|m| m.stillness)),
-        ("dominant_action", mean(&|m| m.dominant_action)),
-        ("polarization", mean(&|m| m.polarization)),
-        ("mean_message_length", mean(&|m| m.mean_message_length)),
-        ("std_message_length", mean(&|m| m.std_message_length)),
-        ("question_proportion", mean(&|m| m.question_proportion)),
-        ("digit_proportion", mean(&|m| m.digit_proportion)),
-        (
-            "information_homogeneity",
-            mean(&|m| m.information_homogeneity),
-        ),
-        ("mean_embedding_norm", mean(&|m| m.mean_embedding_norm)),
-        ("moving_distance", mean(&|m| m.moving_distance)),
-        ("exploration", mean(&|m| m.exploration as f64)),
-        ("local_structure", mean(&|m| m.local_structure as f64)),
-        ("push_events", mean(&|m| m.push_events as f64)),
-    ])
+    let mut sums = [0.0; METRICS];
+    for m in rounds {
+        for (sum, (_, v)) in sums.iter_mut().zip(metric_values(m)) {
+            *sum += v;
+        }
+    }
+    metric_values(&RoundMetrics::default())
+        .into_iter()
+        .zip(sums)
+        .map(|((k, _), sum)| (k, sum / n))
+        .collect()
 }

@@ -19,7 +19,7 @@ pub fn round_metrics(
     let pos =
         |s: &GameStateLog| -> Vec<(i32, i32)> { s.agents.iter().map(|a| (a.x, a.y)).collect() };
     // Each agent's action of the round before a state, in the state's agent order.
-    let actions_before = |r: usize| -> Vec<Option<&str>> {
+    let actions_before = |r: usize| -> Vec<&str> {
         let prev_round = states[r - 1].round;
         let acts: BTreeMap<&str, &str> = decisions
             .iter()
@@ -29,7 +29,7 @@ pub fn round_metrics(
         states[r]
             .agents
             .iter()
-            .map(|a| acts.get(a.id.as_str()).copied())
+            .map(|a| acts.get(a.id.as_str()).copied().unwrap_or(""))
             .collect()
     };
     states

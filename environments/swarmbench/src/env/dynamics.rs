@@ -22,17 +22,12 @@ impl SwarmEnv {
     /// the reference's logs record them (escaped or silent agents: `STAY`, no message).
     pub(crate) fn record_dynamics(&mut self, actions: &BTreeMap<String, Reply>) {
         let mut moves = Vec::with_capacity(self.names.len());
-        let mut messages = Vec::with_capacity(self.names.len());
+        let mut messages = Vec::new();
         for (i, name) in self.names.iter().enumerate() {
-            match actions.get(name).filter(|_| !self.escaped[i]) {
-                Some(r) => {
-                    moves.push(r.action.unwrap_or(Move::Stay).name().to_string());
-                    messages.push(r.message.as_str());
-                }
-                None => {
-                    moves.push(Move::Stay.name().to_string());
-                    messages.push("");
-                }
+            let reply = actions.get(name).filter(|_| !self.escaped[i]);
+            moves.push(reply.and_then(|r| r.action).unwrap_or(Move::Stay).name());
+            if let Some(r) = reply.filter(|r| !r.message.is_empty()) {
+                messages.push(r.message.as_str());
             }
         }
         let positions = self.dynamics_positions();
