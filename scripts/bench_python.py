@@ -43,11 +43,12 @@ def timed(step, seconds: float) -> float:
 
 def colony_parallel(name: str, seconds: float, **settings) -> float:
     from colony.envs import parallel_env
+    from colony.envs.parallel import choices
 
     env = parallel_env(name, **settings)
     env.reset(seed=0)
     rng = np.random.default_rng(0)
-    nvec = {a: np.atleast_1d(getattr(env.action_space(a), "nvec", None) if hasattr(env.action_space(a), "nvec") else env.action_space(a).n) for a in env.possible_agents}
+    nvec = {a: choices(env.action_space(a)) for a in env.possible_agents}
 
     def step():
         if not env.agents:

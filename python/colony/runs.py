@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, Union
 
 from colony import _colony
+from colony.envs.parallel import setting_strings
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -39,12 +40,7 @@ def _flags(options: Mapping[str, Any]) -> list[str]:
 
 def _settings(settings: Mapping[str, Any] | None) -> list[str]:
     """``{"n": 4}`` as ``["--set", "n=4"]``."""
-    args: list[str] = []
-    for key, value in (settings or {}).items():
-        if isinstance(value, bool):
-            value = str(value).lower()
-        args += ["--set", f"{key}={value}"]
-    return args
+    return [arg for s in setting_strings(settings) for arg in ("--set", s)]
 
 
 def _summary(out: PathLike) -> dict[str, Any]:

@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 pub use colony;
 pub use pyo3;
 
+mod bridge;
 mod bytes;
 mod env;
 mod policy;

@@ -11,7 +11,6 @@
 //! decision.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 
 use async_trait::async_trait;
 use colony::policy::embodied::{
@@ -20,72 +19,29 @@ use colony::policy::embodied::{
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
-use crate::colony_error;
+use crate::bridge::{ask_and_wait, exception_line, AskRequest, ObjectTable};
 
 /// Python policy objects by name, registered by `colony.compare` before a run.
-static POLICIES: Mutex<BTreeMap<String, Py<PyAny>>> = Mutex::new(BTreeMap::new());
+static POLICIES: ObjectTable = ObjectTable::new();
 
 /// Registers `policy` (an object with `decide(views, ask)`) as `python:<name>`.
 #[pyfunction]
 pub fn register_policy(py: Python<'_>, name: &str, policy: Py<PyAny>) -> PyResult<()> {
-    check_name(name)?;
-    if !policy.bind(py).hasattr("decide")? {
-        return Err(colony_error(format!(
-            "policy {name}: the object has no decide(views, ask) method"
-        )));
-    }
-    POLICIES
-        .lock()
-        .map_err(|_| colony_error("the policy table was poisoned"))?
-        .insert(name.to_string(), policy);
-    Ok(())
-}
-
-/// Checks a Python policy's name: letters, digits, `_`, `-` and `.` (it becomes part of a
-/// spec, a results-file name and a table row).
-pub fn check_name(name: &str) -> PyResult<()> {
-    if name.is_empty()
-        || name.len() > 64
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
-    {
-        return Err(colony_error(format!(
-            "policy name {name:?}: use 1 to 64 letters, digits, '_', '-' and '.'"
-        )));
-    }
-    Ok(())
-}
-
-/// A Python exception as one line: `"<what> raised <Type>: <message>"`.
-pub fn exception_line(what: &str, e: PyErr) -> String {
-    Python::attach(|py| {
-        let kind = e
-            .get_type(py)
-            .name()
-            .map(|n| n.to_string())
-            .unwrap_or_else(|_| "Exception".into());
-        format!("{what} raised {kind}: {}", e.value(py)).replace('\n', " ")
-    })
+    POLICIES.register(py, name, policy, "decide", "decide(views, ask)")
 }
 
 /// The registry constructor of `python:<name>`.
 pub fn build(name: &str, ctx: &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
     let name = name.trim();
-    let object = Python::attach(|py| {
-        POLICIES
-            .lock()
-            .ok()
-            .and_then(|t| t.get(name).map(|o| o.clone_ref(py)))
-    })
-    .ok_or_else(|| EmbodiedError::Config {
-        policy: format!("python:{name}"),
-        message: "no Python policy of this name is registered (pass the object itself to \
+    let object =
+        Python::attach(|py| POLICIES.get(py, name)).ok_or_else(|| EmbodiedError::Config {
+            policy: format!("python:{name}"),
+            message: "no Python policy of this name is registered (pass the object itself to \
                   colony.compare)"
-            .into(),
-    })?;
+                .into(),
+        })?;
     Ok(Box::new(PythonPolicy {
         label: format!("python:{name}"),
         object,
@@ -100,18 +56,10 @@ struct PythonPolicy {
     slot: CallerSlot,
 }
 
-/// One `ask` from Python: the agent, purpose and prompt, and where the reply goes.
-struct AskRequest {
-    agent: String,
-    purpose: String,
-    prompt: String,
-    reply: oneshot::Sender<Result<String, String>>,
-}
-
 /// The `ask` handle a Python policy receives: `ask(agent, prompt, purpose="act") -> str`.
 #[pyclass(module = "colony._colony")]
 pub struct Ask {
-    requests: mpsc::UnboundedSender<AskRequest>,
+    requests: mpsc::UnboundedSender<AskRequest<String>>,
 }
 
 #[pymethods]
@@ -127,19 +75,14 @@ impl Ask {
         prompt: &str,
         purpose: &str,
     ) -> PyResult<String> {
-        let (tx, rx) = oneshot::channel();
-        let request = AskRequest {
-            agent: agent.to_string(),
-            purpose: purpose.to_string(),
-            prompt: prompt.to_string(),
-            reply: tx,
-        };
-        self.requests
-            .send(request)
-            .map_err(|_| colony_error("ask: the step is over (keep ask inside decide)"))?;
-        py.detach(|| rx.blocking_recv())
-            .map_err(|_| colony_error("ask: the episode stopped"))?
-            .map_err(colony_error)
+        ask_and_wait(
+            py,
+            &self.requests,
+            agent.to_string(),
+            purpose,
+            prompt,
+            "decide",
+        )
     }
 }
 

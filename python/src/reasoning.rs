@@ -9,9 +9,6 @@
 //! and each `ask` is served by the item's task; a failed call fails the item even when the
 //! Python code catches the error, so it is counted as an error, never graded.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
-
 use async_trait::async_trait;
 use colony::policy::reasoning::{
     llm_seed, PolicyError, PolicyOptions, PolicyOutput, Query, ReasoningContext, ReasoningPolicy,
@@ -19,30 +16,20 @@ use colony::policy::reasoning::{
 };
 use colony::runtime::AskOptions;
 use pyo3::prelude::*;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
-use crate::colony_error;
+use crate::bridge::{ask_and_wait, exception_line, AskRequest, ObjectTable};
 
 /// The largest team a Python reasoning policy may ask for.
 const MAX_AGENTS: usize = 64;
 
 /// Python reasoning policy objects by name, registered by `colony.eval` before a run.
-static SOLVERS: Mutex<BTreeMap<String, Py<PyAny>>> = Mutex::new(BTreeMap::new());
+static SOLVERS: ObjectTable = ObjectTable::new();
 
 /// Registers `solver` (an object with `solve(question, ask)`) as `python:name=<name>`.
 #[pyfunction]
 pub fn register_solver(py: Python<'_>, name: &str, solver: Py<PyAny>) -> PyResult<()> {
-    crate::policy::check_name(name)?;
-    if !solver.bind(py).hasattr("solve")? {
-        return Err(colony_error(format!(
-            "policy {name}: the object has no solve(question, ask) method"
-        )));
-    }
-    SOLVERS
-        .lock()
-        .map_err(|_| colony_error("the policy table was poisoned"))?
-        .insert(name.to_string(), solver);
-    Ok(())
+    SOLVERS.register(py, name, solver, "solve", "solve(question, ask)")
 }
 
 /// The registry constructor of `python:name=<name>`.
@@ -54,10 +41,7 @@ pub fn build(
         .text("name")
         .ok_or_else(|| PolicyError::Config("python: needs name=<registered object>".into()))?;
     let (object, agents) = Python::attach(|py| {
-        let object = SOLVERS
-            .lock()
-            .ok()
-            .and_then(|t| t.get(&name).map(|o| o.clone_ref(py)))?;
+        let object = SOLVERS.get(py, &name)?;
         let agents = object
             .bind(py)
             .getattr("agents")
@@ -90,17 +74,10 @@ struct PythonSolver {
     agents: usize,
 }
 
-/// One `ask` from Python.
-struct AskRequest {
-    agent: usize,
-    prompt: String,
-    reply: oneshot::Sender<Result<String, String>>,
-}
-
 /// The `ask` handle of a Python reasoning policy: `ask(prompt, agent=0) -> str`.
 #[pyclass(module = "colony._colony")]
 pub struct AskAgent {
-    requests: mpsc::UnboundedSender<AskRequest>,
+    requests: mpsc::UnboundedSender<AskRequest<usize>>,
 }
 
 #[pymethods]
@@ -109,18 +86,7 @@ impl AskAgent {
     /// raises `ColonyError` (the item then fails too).
     #[pyo3(signature = (prompt, agent = 0))]
     fn __call__(&self, py: Python<'_>, prompt: &str, agent: usize) -> PyResult<String> {
-        let (tx, rx) = oneshot::channel();
-        let request = AskRequest {
-            agent,
-            prompt: prompt.to_string(),
-            reply: tx,
-        };
-        self.requests
-            .send(request)
-            .map_err(|_| colony_error("ask: the item is over (keep ask inside solve)"))?;
-        py.detach(|| rx.blocking_recv())
-            .map_err(|_| colony_error("ask: the run stopped"))?
-            .map_err(colony_error)
+        ask_and_wait(py, &self.requests, agent, "act", prompt, "solve")
     }
 }
 
@@ -182,7 +148,7 @@ impl ReasoningPolicy for PythonSolver {
             (None, Ok(Err(e))) => Err(PolicyError::Config(format!(
                 "{}: {}",
                 self.label,
-                crate::policy::exception_line("solve", e)
+                exception_line("solve", e)
             ))),
             (None, Ok(Ok(text))) => Ok(PolicyOutput {
                 answer: query.extract(&text),

@@ -63,8 +63,10 @@ def test_run_suite_dry_run_and_run(tmp_path, root):
     suite = root / "evals" / "smoke.toml"
     assert colony.run_suite(suite, dry_run=True) == {}
     summary = colony.run_suite(suite, out=tmp_path / "smoke")
-    assert summary
-    assert (tmp_path / "smoke" / "summary.json").is_file()
+    assert summary["suite"] == "smoke"
+    assert [u["kind"] for u in summary["units"]] == ["datasets", "environment"]
+    for unit in summary["units"]:
+        assert (tmp_path / "smoke" / unit["dir"] / "summary.json").is_file(), unit
 
 
 def test_errors_are_colony_errors_with_the_cli_message(tmp_path, gsm8k_sample):

@@ -25,6 +25,12 @@ def setting_strings(settings: Mapping[str, Any] | None) -> list[str]:
     return out
 
 
+def choices(space: spaces.Space) -> Any:
+    """The choices per action component: a ``Discrete``'s ``n`` or a ``MultiDiscrete``'s
+    ``nvec``."""
+    return space.nvec if isinstance(space, spaces.MultiDiscrete) else space.n
+
+
 def numeric_spaces(core: Any, agent: str) -> tuple[spaces.Space, spaces.Space] | None:
     """The Gymnasium (action, observation) spaces of ``agent``, or None if text only."""
     got = core.spaces(agent)

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from colony import _colony
-from colony.envs.parallel import ColonyParallelEnv, setting_strings
+from colony.envs.parallel import ColonyParallelEnv, choices, setting_strings
 
 
 class VectorEnv:
@@ -40,7 +40,7 @@ class VectorEnv:
         self._components = self._width // max(n_agents, 1)
         # Per-agent choices per component (Wildfire's agent kinds have different spaces).
         self._nvec = np.array(
-            [np.atleast_1d(_choices(probe.action_space(a))) for a in self.agents]
+            [np.atleast_1d(choices(probe.action_space(a))) for a in self.agents]
         )
 
     def reset(self, seed: int | Sequence[int] = 0) -> np.ndarray:
@@ -79,7 +79,3 @@ class VectorEnv:
     def _obs(self, raw: bytes) -> np.ndarray:
         return np.frombuffer(raw, dtype="<f4").reshape(self._obs_shape).copy()
 
-
-def _choices(space: Any) -> Any:
-    """A ``Discrete``'s ``n`` or a ``MultiDiscrete``'s ``nvec``."""
-    return getattr(space, "nvec", None) if hasattr(space, "nvec") else space.n
