@@ -278,7 +278,7 @@ impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<
                 ));
             }
             let (code, tail) = rest.split_at(width);
-            spaces.check_code(&agent, code)?;
+            // `action_from_code` checks the code against the space itself.
             let action = self.0.action_from_code(&agent, code)?;
             actions.insert(agent, action);
             rest = tail;

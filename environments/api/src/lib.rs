@@ -347,7 +347,8 @@ pub trait Environment {
     }
 
     /// The action a numeric code stands for; every code inside
-    /// [`Environment::numeric_spaces`] must decode. Default: an error (no numeric spaces).
+    /// [`Environment::numeric_spaces`] must decode, and any other code is an error naming the
+    /// agent ([`NumericSpaces::check_code`] does it). Default: an error (no numeric spaces).
     fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<Self::Action, EnvError> {
         let _ = (agent, code);
         Err(numeric::no_numeric_spaces(self.id()))
