@@ -933,3 +933,57 @@ fn swarmbench_group_dynamics_reach_episodes_summary_and_tables() {
         "{md}"
     );
 }
+
+/// Every episode keeps its calls' latencies (in 1% buckets), and the summary and
+/// `latency.md` report p50/p95/p99, wall time and calls per second per policy. The server adds
+/// 30 ms to every call, so no percentile can be below that, give or take the bucket's half
+/// width (a causal bound, not a speed measurement).
+#[test]
+fn compare_reports_call_latency_percentiles_and_calls_per_second() {
+    let m = Mock::start(&["--latency-ms", "30"], &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, _, err) = compare(
+        "cube",
+        &["--set", "n=2"],
+        &["--base-url", &m.url, "--model", "sim"],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    for r in jsonl(&dir.path().join("episodes.jsonl")) {
+        let counted: u64 = match r["policy"].as_str() {
+            Some("independent") => r["call_latency_hist"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|n| n.as_u64().unwrap())
+                .sum(),
+            _ => {
+                assert!(r.get("call_latency_hist").is_none(), "{r}");
+                0
+            }
+        };
+        assert_eq!(counted, r["calls"].as_u64().unwrap(), "{r}");
+    }
+    let s = summary(dir.path());
+    let p = &s["policies"]["independent"];
+    let q: Vec<f64> = p["call_latency_ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!(
+        q.len() == 3 && q[0] >= 30.0 / 1.005 && q[0] <= q[1] && q[1] <= q[2],
+        "{q:?}"
+    );
+    let rate = p["calls_per_s"].as_f64().unwrap();
+    let wall = p["wall_s"].as_f64().unwrap();
+    let calls = p["calls"].as_f64().unwrap();
+    assert!((rate * wall - calls).abs() < 1e-6 * calls, "{p}");
+    assert!(s["policies"]["scripted:noop"]
+        .get("call_latency_ms")
+        .is_none());
+    let md = std::fs::read_to_string(dir.path().join("latency.md")).unwrap();
+    assert!(md.contains("| independent | "), "{md}");
+    assert!(!md.contains("scripted:noop"), "{md}");
+}

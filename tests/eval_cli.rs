@@ -456,7 +456,10 @@ fn call_latency_percentiles_are_reported_per_policy() {
         "{p:?}"
     );
     let md = std::fs::read_to_string(dir.path().join("latency.md")).unwrap();
-    assert!(md.contains("| Method | Calls | p50 | p95 | p99 |"), "{md}");
+    assert!(
+        md.contains("| Method | Calls | p50 | p95 | p99 | wall s | calls/s |"),
+        "{md}"
+    );
     let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
     assert!(csv
         .lines()

@@ -15,6 +15,7 @@
 pub mod budget;
 pub mod call_log;
 pub mod embodied;
+pub mod latency_histogram;
 pub mod lock;
 pub mod log_cat;
 pub mod models;

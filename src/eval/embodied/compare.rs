@@ -241,6 +241,7 @@ fn result_of(
         error: o.error,
         wall_s: o.wall_s,
         failed_calls: o.failed_calls,
+        call_latency_hist: o.call_latency,
         metrics,
         config: label.to_string(),
     }

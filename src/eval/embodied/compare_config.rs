@@ -13,6 +13,7 @@ use thiserror::Error;
 use super::grid::{GridAxis, GridError};
 use crate::env::EnvLookupError;
 use crate::eval::call_log::LogCalls;
+use crate::eval::latency_histogram::LatencyHistogram;
 use crate::eval::results::ResultsError;
 use crate::policy::embodied::{CallerConfig, EmbodiedError};
 
@@ -100,6 +101,10 @@ pub struct EpisodeResult {
     /// The environment's paper metrics for this episode (e.g. CUBE's delivered weight).
     #[serde(default)]
     pub metrics: BTreeMap<String, f64>,
+    /// Latencies of the calls that returned a reply, in 1% buckets (issue 26, part 3);
+    /// absent without calls.
+    #[serde(default, skip_serializing_if = "LatencyHistogram::is_empty")]
+    pub call_latency_hist: LatencyHistogram,
     /// The grid configuration (`level=3`); absent without a grid.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub config: String,

@@ -15,6 +15,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::compare_config::{CompareConfig, CompareError, EpisodeResult};
+use super::compare_latency::{latency_markdown, policy_latency, PolicyLatency};
 use super::env_run::mean_std;
 use super::episode::{run_episode, EpisodeConfig, NullSink};
 use crate::env::build;
@@ -80,6 +81,9 @@ pub struct PolicyStats {
     /// The paired comparison with `--baseline` over the seeds both scored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vs_baseline: Option<SeedsVsBaseline>,
+    /// Call latency percentiles, wall time and calls per second (issue 26, part 3).
+    #[serde(flatten)]
+    pub latency: PolicyLatency,
 }
 
 /// A policy against the `--baseline` policy over the seeds both scored (issue 26, part 1).
@@ -275,6 +279,7 @@ impl CompareSummary {
                 fallbacks: rows.iter().map(|r| r.fallbacks).sum(),
                 metrics,
                 normalized_score,
+                latency: policy_latency(&rows),
             };
             policies.insert(policy.clone(), stats);
         }
@@ -519,8 +524,8 @@ impl CompareSummary {
 /// The most paper metrics shown as columns of the main Markdown table.
 const MAX_INLINE_METRICS: usize = 3;
 
-/// Writes `summary.json`, `results.md`, `results.csv`, `score.svg` and
-/// `score_vs_tokens.svg` into `dir`.
+/// Writes `summary.json`, `results.md`, `results.csv`, `latency.md` (when calls were timed),
+/// `score.svg` and `score_vs_tokens.svg` into `dir`.
 pub fn write_report(
     dir: &Path,
     summary: &CompareSummary,
@@ -534,6 +539,15 @@ pub fn write_report(
     write("summary.json", json.as_bytes())?;
     write("results.md", summary.markdown().as_bytes())?;
     write("results.csv", summary.csv().as_bytes())?;
+    let latency = latency_markdown(summary.order.iter().filter_map(|p| {
+        summary
+            .policies
+            .get(p)
+            .map(|s| (p.as_str(), s.calls, &s.latency))
+    }));
+    if let Some(table) = latency {
+        write("latency.md", table.as_bytes())?;
+    }
     let bars: Vec<MeanBar> = summary
         .order
         .iter()

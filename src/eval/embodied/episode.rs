@@ -98,6 +98,8 @@ pub struct EpisodeOutcome {
     pub calls: u64,
     /// Model calls that failed.
     pub failed_calls: u64,
+    /// Latencies of the calls that returned a reply.
+    pub call_latency: crate::eval::latency_histogram::LatencyHistogram,
     /// Prompt tokens.
     pub prompt_tokens: u64,
     /// Completion tokens.
@@ -238,6 +240,7 @@ pub async fn run_episode(
                 out.failed_calls += 1;
             } else {
                 out.calls += 1;
+                out.call_latency.record(c.latency_ms);
             }
             out.prompt_tokens = out.prompt_tokens.saturating_add(c.usage.prompt_tokens);
             out.completion_tokens = out

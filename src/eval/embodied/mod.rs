@@ -8,6 +8,7 @@
 
 pub mod compare;
 pub mod compare_config;
+pub mod compare_latency;
 pub mod compare_models;
 pub mod compare_report;
 pub mod env_run;

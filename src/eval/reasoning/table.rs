@@ -316,9 +316,14 @@ pub fn latency_markdown(summary: &Summary) -> Option<String> {
         .iter()
         .filter_map(|(name, s)| {
             let [p50, p95, p99] = s.call_latency_ms?;
+            let rate = if s.wall_s > 0.0 {
+                format!("{:.2}", s.calls as f64 / s.wall_s)
+            } else {
+                "–".into()
+            };
             Some(format!(
-                "| {name} | {} | {p50:.1} | {p95:.1} | {p99:.1} |\n",
-                s.calls
+                "| {name} | {} | {p50:.1} | {p95:.1} | {p99:.1} | {:.1} | {rate} |\n",
+                s.calls, s.wall_s
             ))
         })
         .collect();
@@ -327,7 +332,9 @@ pub fn latency_markdown(summary: &Summary) -> Option<String> {
     }
     Some(format!(
         "Model-call latency in milliseconds (successful calls; nearest-rank percentiles; \
-         replayed calls keep their recorded latency):\n\n| Method | Calls | p50 | p95 | p99 |\n|---|---|---|---|---|\n{}",
+         replayed calls keep their recorded latency), the items' summed wall time, and calls per \
+         second of it:\n\n| Method | Calls | p50 | p95 | p99 | wall s | calls/s |\n\
+         |---|---|---|---|---|---|---|\n{}",
         rows.concat()
     ))
 }
