@@ -391,6 +391,39 @@ fn progress_is_printed_as_lines_when_stderr_is_not_a_terminal() {
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("progress:"));
 }
 
+/// A server that reports its per-request context on `GET /props` (as llama-server does) has
+/// prompts too long for it refused before they are sent, with the error saying where the limit
+/// comes from; a configured `--context-tokens` wins, and the server then refuses the prompt
+/// itself with HTTP 400 (what colony used to get from a 4,096-token llama-server slot).
+#[test]
+fn the_servers_reported_context_refuses_long_prompts_before_sending() {
+    let m = mock(&["--context-tokens", "20"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval_single(&m.url, dir.path(), &[]);
+    assert!(!out.status.success(), "every item errored, yet exit 0");
+    for item in jsonl(&dir.path().join("single.jsonl")) {
+        let e = item["error"].as_str().unwrap();
+        assert!(
+            e.contains(
+                "does not fit the context of 20 tokens (as the server reports on GET /props)"
+            ),
+            "{e}"
+        );
+    }
+    assert_eq!(stats(&m.url)["chat_requests"], 0);
+    let sent = eval_single(
+        &m.url,
+        &dir.path().join("sent"),
+        &["--context-tokens", "4096"],
+    );
+    assert!(!sent.status.success());
+    assert_eq!(stats(&m.url)["chat_requests"], 3);
+    for item in jsonl(&dir.path().join("sent/single.jsonl")) {
+        let e = item["error"].as_str().unwrap();
+        assert!(e.contains("exceeds the available context size"), "{e}");
+    }
+}
+
 /// A prompt that cannot fit `--context-tokens` is refused before it is sent: every item is an
 /// error naming both sizes (never a wrong answer), and the server saw no request.
 #[test]

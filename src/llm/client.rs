@@ -18,6 +18,8 @@ use async_trait::async_trait;
 use bytes::{Bytes, BytesMut};
 use reqwest::StatusCode;
 
+mod server_context;
+
 use super::adaptive::is_overload;
 use super::endpoint::{Endpoint, EndpointPool};
 use super::retry::parse_retry_after;
@@ -54,7 +56,8 @@ pub struct ClientSettings {
     /// one fails with [`ModelError::BodyTooLarge`].
     pub max_body_bytes: usize,
     /// Prompt-token capacity of one request; a prompt estimated larger fails with
-    /// [`ModelError::ContextOverflow`] before it is sent. `None`: no check.
+    /// [`ModelError::ContextOverflow`] before it is sent. `None`: the servers' own figure
+    /// when they report one on `GET /props` (llama-server), else no check.
     pub context_tokens: Option<u64>,
 }
 
@@ -80,6 +83,8 @@ pub struct OpenAiClient {
     pool: EndpointPool,
     http: reqwest::Client,
     label: String,
+    /// The context the servers report, asked once ([`server_context`]).
+    server_context: tokio::sync::OnceCell<Option<u64>>,
 }
 
 impl OpenAiClient {
@@ -126,6 +131,7 @@ impl OpenAiClient {
             pool,
             http,
             label,
+            server_context: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -487,13 +493,14 @@ impl ChatModel for OpenAiClient {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
-        if let Some(context_tokens) = self.settings.context_tokens {
+        if let Some((context_tokens, origin)) = self.context_limit().await {
             let prompt_tokens = super::approx_prompt_tokens(&request.messages);
             if prompt_tokens > context_tokens {
                 return Err(ModelError::ContextOverflow {
                     model: self.settings.model.clone(),
                     prompt_tokens,
                     context_tokens,
+                    origin,
                 });
             }
         }

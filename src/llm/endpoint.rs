@@ -55,6 +55,8 @@ pub(crate) struct Endpoint {
     pub(crate) base_url: String,
     pub(crate) completions_url: String,
     pub(crate) models_url: String,
+    /// `GET /props` at the server's root (llama-server's properties, its context among them).
+    pub(crate) props_url: String,
     pub(crate) embeddings_url: String,
     pub(crate) api_key: Option<ApiKey>,
     /// Every credential configured for this endpoint (the API key, URL userinfo, query
@@ -133,6 +135,20 @@ fn without_userinfo(base: &str) -> String {
     }
 }
 
+/// `path` at the server's root: `base` without a trailing `v1` segment, then `path`
+/// (llama-server serves `/props` beside `/v1`, not under it).
+pub(crate) fn root_path(base: &str, path: &str) -> String {
+    match reqwest::Url::parse(base) {
+        Ok(mut url) if !url.cannot_be_a_base() => {
+            let trimmed = url.path().trim_end_matches('/');
+            let root = trimmed.strip_suffix("/v1").unwrap_or(trimmed).to_string();
+            url.set_path(&format!("{root}/{path}"));
+            url.to_string()
+        }
+        _ => join_path(base, path),
+    }
+}
+
 impl Endpoint {
     pub(crate) fn new(s: EndpointSettings) -> Self {
         let configured = s.base_url.trim_end_matches('/').to_string();
@@ -149,6 +165,7 @@ impl Endpoint {
         Self {
             completions_url: join_path(&raw, "chat/completions"),
             models_url: join_path(&raw, "models"),
+            props_url: root_path(&raw, "props"),
             embeddings_url: join_path(&raw, "embeddings"),
             base_url,
             api_key: s.api_key,
@@ -274,6 +291,17 @@ mod url_tests {
             "{shown}"
         );
         assert_eq!(redact_url("http://h/v1"), "http://h/v1");
+    }
+
+    #[test]
+    fn props_are_asked_at_the_servers_root() {
+        assert_eq!(root_path("http://h:1/v1", "props"), "http://h:1/props");
+        assert_eq!(root_path("http://h:1/v1/", "props"), "http://h:1/props");
+        assert_eq!(
+            root_path("http://h/api/v1?k=X", "props"),
+            "http://h/api/props?k=X"
+        );
+        assert_eq!(root_path("http://h/llm", "props"), "http://h/llm/props");
     }
 }
 

@@ -80,7 +80,7 @@ pub enum ModelError {
     /// The prompt does not fit the model's context (`context_tokens`): refused before it is
     /// sent, so the failure is one clear line instead of the server's HTTP 400 (issue 26,
     /// part 3). A per-call failure: counted as a failed call, never a wrong answer.
-    #[error("{model}: prompt of about {prompt_tokens} tokens (estimated at 4 characters per token) does not fit the context of {context_tokens} tokens (`context_tokens`); not sent")]
+    #[error("{model}: prompt of about {prompt_tokens} tokens (estimated at 4 characters per token) does not fit the context of {context_tokens} tokens ({origin}); not sent")]
     ContextOverflow {
         /// Model name.
         model: String,
@@ -88,6 +88,9 @@ pub enum ModelError {
         prompt_tokens: u64,
         /// The model's context, in tokens.
         context_tokens: u64,
+        /// Where the context comes from: `context_tokens` configured, or the server's
+        /// `GET /props`.
+        origin: &'static str,
     },
     /// The overall per-call deadline passed (retries included).
     #[error("{endpoint}: call deadline of {} exceeded after {attempts} attempt(s); last error: {last}", fmt_secs(*.deadline))]

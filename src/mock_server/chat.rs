@@ -52,6 +52,19 @@ pub(crate) async fn handle(
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };
+    if let Some(limit) = state.context_tokens {
+        let asked = crate::llm::approx_prompt_tokens(&request.messages);
+        if asked > limit {
+            return ApiError::bad_request_code(
+                "exceed_context_size_error",
+                format!(
+                    "the request exceeds the available context size ({asked} > {limit} tokens), \
+                     try increasing it"
+                ),
+            )
+            .into_response();
+        }
+    }
     log_request(&state, &request);
     let outcome = match apply_faults(&state, conn.as_ref().map(|Extension(c)| c)).await {
         Ok(outcome) => outcome,

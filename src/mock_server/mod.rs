@@ -10,6 +10,8 @@
 //! - `POST /v1/chat/completions`: JSON or, with `stream: true`, server-sent events;
 //! - `POST /v1/embeddings`: `encoding_format` `float` (default) or `base64`;
 //! - `GET /v1/models`;
+//! - `GET /props` (llama-server's properties), only with
+//!   [`MockServerConfig::context_tokens`];
 //! - `GET /v1/mock/stats` and `POST /v1/mock/reset`: the [`MockStats`] counters, as JSON, for
 //!   tests in other processes (no API key needed).
 //!
@@ -100,6 +102,11 @@ pub struct MockServerConfig {
     /// dropped), so a test in another process can check what a client sent. The file is
     /// opened once, at start, for appending (truncate it to clear it; do not remove it).
     pub request_log: Option<PathBuf>,
+    /// When set, the server behaves as a llama-server slot of this many tokens: `GET /props`
+    /// reports it as `default_generation_settings.n_ctx`, and a chat request whose prompt is
+    /// estimated larger gets 400 `exceed_context_size_error` (llama-server's refusal). Unset:
+    /// no `/props` (404, as vLLM and hosted APIs) and no limit.
+    pub context_tokens: Option<u64>,
 }
 
 impl MockServerConfig {
@@ -118,6 +125,7 @@ impl MockServerConfig {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             header_read_timeout: Some(DEFAULT_HEADER_READ_TIMEOUT),
             request_log: None,
+            context_tokens: None,
         }
     }
 }
@@ -204,6 +212,7 @@ impl MockServer {
             max_embedding_inputs: config.max_embedding_inputs,
             max_response_bytes: config.max_response_bytes,
             request_log,
+            context_tokens: config.context_tokens,
         });
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(conn::accept_loop(

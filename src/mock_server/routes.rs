@@ -52,6 +52,8 @@ pub(crate) struct AppState {
     pub(crate) max_response_bytes: usize,
     /// Where accepted chat requests are logged, one JSON line each.
     pub(crate) request_log: Option<std::sync::Mutex<std::fs::File>>,
+    /// The context of the llama-server slot the server plays, when it plays one.
+    pub(crate) context_tokens: Option<u64>,
 }
 
 impl AppState {
@@ -78,12 +80,26 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/v1/chat/completions", post(chat::handle))
         .route("/v1/embeddings", post(embeddings::handle))
         .route("/v1/models", get(models))
+        .route("/props", get(props))
         .route("/v1/mock/stats", get(stats))
         .route("/v1/mock/reset", post(reset))
         .fallback(unknown_path)
         .method_not_allowed_fallback(wrong_method)
         .layer(body_limit)
         .with_state(state)
+}
+
+/// `GET /props`: llama-server's properties, reduced to what clients read (the per-slot
+/// context), when the server plays a slot; 404 otherwise.
+async fn props(State(state): State<Arc<AppState>>, method: Method, uri: Uri) -> Response {
+    match state.context_tokens {
+        Some(n) => Json(serde_json::json!({
+            "default_generation_settings": { "n_ctx": n },
+            "total_slots": 1,
+        }))
+        .into_response(),
+        None => unknown_path(method, uri).await,
+    }
 }
 
 /// Unix seconds now.

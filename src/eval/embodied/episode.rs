@@ -224,11 +224,14 @@ pub async fn run_episode(
                         source,
                         calls: made,
                     }) => {
+                        // The error keeps the failed call only (its message names the
+                        // call's purpose); the step's calls go to the sink.
+                        let failed = made.iter().rev().find(|c| c.error.is_some()).cloned();
                         calls = made;
                         Err(EmbodiedError::Call {
                             step,
                             source,
-                            calls: Vec::new(),
+                            calls: failed.into_iter().collect(),
                         })
                     }
                     Err(e) => Err(e),

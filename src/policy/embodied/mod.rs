@@ -31,6 +31,15 @@ mod scripted;
 pub mod selforg;
 pub mod swarmsys;
 pub mod tags;
+/// ` (purpose P)` for the last failed call of `calls`, or nothing.
+fn failed_purpose(calls: &[CallLog]) -> String {
+    calls
+        .iter()
+        .rev()
+        .find(|c| c.error.is_some())
+        .map_or(String::new(), |c| format!(" (purpose {})", c.purpose))
+}
+
 #[cfg(test)]
 mod test_support;
 
@@ -160,7 +169,9 @@ pub enum EmbodiedError {
         reason: String,
     },
     /// A model call failed (after the client's retries); the step's calls so far are kept.
-    #[error("step {step}: {source}")]
+    /// The message names the failed call's purpose, so a refusal (a prompt too long for the
+    /// context) says which of a framework's prompts it was.
+    #[error("step {step}{}: {source}", failed_purpose(calls))]
     Call {
         /// The step.
         step: u64,
