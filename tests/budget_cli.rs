@@ -148,4 +148,148 @@ fn a_suite_budget_is_a_checked_key_shared_by_its_units() {
     let s: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(s["units"].as_array().unwrap().len(), 2, "{s}");
+    // A cost cap (key or flag) on the unpriced simulated model is refused before anything
+    // runs; a negative one is a checked key.
+    let (ok, _, err) = run(&["--max-cost", "0.5"]);
+    assert!(!ok && err.contains("needs prices: model sim has none"), "{err}");
+    let text = std::fs::read_to_string(&suite).unwrap();
+    std::fs::write(&suite, format!("max_cost = -2.0\n{text}")).unwrap();
+    let (ok, _, err) = run(&[]);
+    assert!(!ok && err.contains("max_cost"), "{err}");
+}
+
+/// A models.toml with the mock server as `priced` (with prices) and `free` (without).
+fn priced_models(dir: &Path, url: &str) -> std::path::PathBuf {
+    let path = dir.join("models.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[models.priced]\nbase_url = \"{url}\"\nmodel = \"sim\"\nmax_retries = 0\n\
+             price.prompt_per_mtok = 1000.0\nprice.completion_per_mtok = 4000.0\n\
+             [models.free]\nbase_url = \"{url}\"\nmodel = \"sim\"\nmax_retries = 0\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// The cost of `row`'s tokens at the prices of [`priced_models`], recomputed independently.
+fn cost_of(row: &Value) -> f64 {
+    (row["prompt_tokens"].as_f64().unwrap() * 1000.0
+        + row["completion_tokens"].as_f64().unwrap() * 4000.0)
+        / 1e6
+}
+
+/// Prices give every item its cost, the summary `cost_usd` and the table a cost column;
+/// `--max-cost` stops the run once spent and a higher cap resumes it; a cap on a model
+/// without prices is refused before anything runs (issue 26, part 3).
+#[test]
+fn eval_costs_come_from_prices_and_max_cost_stops_the_run() {
+    let m = common::Mock::start(&[], &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let models = priced_models(tmp.path(), &m.url);
+    let run = |out: &Path, model: &str, extra: &[&str]| {
+        eval_on("gsm8k", &gsm8k_sample(), "single", out)
+            .arg("--models-config")
+            .arg(&models)
+            .args(["--model", model, "--quiet", "--items-in-flight", "1"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let whole = tmp.path().join("whole");
+    let out = run(&whole, "priced", &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = jsonl(&whole.join("single.jsonl"));
+    let mut total = 0.0;
+    for r in &rows {
+        let cost = r["cost_usd"].as_f64().unwrap();
+        assert!((cost - cost_of(r)).abs() < 1e-9, "{r}");
+        total += cost;
+    }
+    let s = summary(&whole);
+    let summed = s["policies"]["single"]["cost_usd"].as_f64().unwrap();
+    assert!((summed - total).abs() < 1e-9 && total > 0.0, "{s}");
+    let md = std::fs::read_to_string(whole.join("results.md")).unwrap();
+    assert!(md.contains("| Cost (USD) |"), "{md}");
+    let csv = std::fs::read_to_string(whole.join("results.csv")).unwrap();
+    assert!(csv.lines().next().unwrap().ends_with(",cost_usd"), "{csv}");
+
+    // A cap the first item spends: nothing else starts; a higher one resumes.
+    let capped = tmp.path().join("capped");
+    let cap = format!("{}", rows[0]["cost_usd"].as_f64().unwrap());
+    let out = run(&capped, "priced", &["--max-cost", &cap]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("cost budget") && err.contains("--max-cost"),
+        "{err}"
+    );
+    assert_eq!(jsonl(&capped.join("single.jsonl")).len(), 1);
+    let out = run(&capped, "priced", &["--max-cost", "1000"]);
+    assert!(out.status.success());
+    assert_eq!(jsonl(&capped.join("single.jsonl")).len(), rows.len());
+
+    // Without prices: no cost anywhere, and a cost cap is refused up front.
+    let free = tmp.path().join("free");
+    assert!(run(&free, "free", &[]).status.success());
+    assert!(jsonl(&free.join("single.jsonl"))[0]
+        .get("cost_usd")
+        .is_none());
+    assert!(summary(&free)["policies"]["single"]
+        .get("cost_usd")
+        .is_none());
+    assert!(!std::fs::read_to_string(free.join("results.md"))
+        .unwrap()
+        .contains("Cost"));
+    let refused = tmp.path().join("refused");
+    let out = run(&refused, "free", &["--max-cost", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("model free has none"),
+        "{err}"
+    );
+    assert!(!refused.join("single.jsonl").exists());
+}
+
+/// Compare episodes carry their cost, the summary sums it per policy and the table shows it.
+#[test]
+fn compare_costs_come_from_prices() {
+    let m = common::Mock::start(&[], &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let models = priced_models(tmp.path(), &m.url);
+    let out = tmp.path().join("cmp");
+    let rest = [
+        "--seeds",
+        "0..2",
+        "--max-steps",
+        "5",
+        "--models-config",
+        models.to_str().unwrap(),
+        "--model",
+        "priced",
+    ];
+    let (ok, _, err) = colony(&compare_args(
+        "cube",
+        &["--set", "n=2"],
+        "independent",
+        &rest,
+        &out,
+    ));
+    assert!(ok, "{err}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    let mut total = 0.0;
+    for r in &rows {
+        let cost = r["cost_usd"].as_f64().unwrap();
+        assert!((cost - cost_of(r)).abs() < 1e-9, "{r}");
+        total += cost;
+    }
+    let s = summary(&out);
+    let summed = s["policies"]["independent"]["cost_usd"].as_f64().unwrap();
+    assert!((summed - total).abs() < 1e-9 && total > 0.0, "{s}");
+    let md = std::fs::read_to_string(out.join("results.md")).unwrap();
+    assert!(md.contains("cost (USD, all episodes)"), "{md}");
 }

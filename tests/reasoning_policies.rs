@@ -169,6 +169,7 @@ impl ChatModel for BySample {
             usage: Usage {
                 prompt_tokens: 1,
                 completion_tokens: 1,
+                ..Usage::default()
             },
             finish_reason: FinishReason::Stop,
             latency: Duration::ZERO,

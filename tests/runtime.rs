@@ -62,6 +62,7 @@ fn reply(text: &str, model: &str) -> ChatResponse {
         usage: Usage {
             prompt_tokens: 1,
             completion_tokens: 1,
+            ..Usage::default()
         },
         latency: Duration::ZERO,
         model: model.to_string(),

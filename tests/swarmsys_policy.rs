@@ -225,6 +225,7 @@ impl ChatModel for ByTurn {
             usage: Usage {
                 prompt_tokens: 10,
                 completion_tokens: 5,
+                ..Usage::default()
             },
             finish_reason: FinishReason::Stop,
             latency: Duration::ZERO,

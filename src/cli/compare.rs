@@ -39,6 +39,12 @@ pub struct CompareArgs {
     /// finishes, the summary is marked partial, and a rerun with a higher cap resumes.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens_total: Option<u64>,
+    /// Stop starting new work once the run (earlier runs into the same directory included)
+    /// has cost this many US dollars at the models' prices (`price.*` in models.toml; refused
+    /// for models without one); work in flight finishes, the summary is marked partial, and a
+    /// rerun with a higher cap resumes.
+    #[arg(long, value_name = "USD", value_parser = crate::eval::budget::parse_max_cost)]
+    pub max_cost: Option<f64>,
     /// Seed of the report's bootstrap and permutation draws.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -124,13 +130,17 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
     let (seeds, level_seeds) = parse_compare_seeds(&a.seeds)?;
     let policies = crate::policy::split_policy_list(&a.policies);
     anyhow::ensure!(!policies.is_empty(), "--policies is empty");
+    let budget = crate::eval::budget::RunBudget::with_cost(a.max_tokens_total, a.max_cost);
     let side = match a
         .model
         .model
         .as_deref()
         .and_then(|m| m.strip_prefix("script:"))
     {
-        Some(file) => CompareModels::script(Path::new(file))?,
+        Some(file) => {
+            budget.check_priced([("script:FILE", false)])?;
+            CompareModels::script(Path::new(file))?
+        }
         None => {
             let uses = policies
                 .iter()
@@ -140,6 +150,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
             } else {
                 (Vec::new(), None)
             };
+            budget.check_priced(specs.iter().map(|s| (s.name.as_str(), s.price.is_some())))?;
             // Every model, of a `--models` list too, is recorded or replayed as the flags say.
             let calls =
                 CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
@@ -164,7 +175,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         baseline: a.baseline.clone(),
         stats_seed: a.seed,
         log_calls: a.log_calls,
-        budget: crate::eval::budget::TokenBudget::new(a.max_tokens_total),
+        budget,
     };
     if let Some(b) = &run_config.baseline {
         anyhow::ensure!(

@@ -78,6 +78,12 @@ pub struct EvalArgs {
     /// finishes, the summary is marked partial, and a rerun with a higher cap resumes.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens_total: Option<u64>,
+    /// Stop starting new work once the run (earlier runs into the same directory included)
+    /// has cost this many US dollars at the models' prices (`price.*` in models.toml; refused
+    /// for models without one); work in flight finishes, the summary is marked partial, and a
+    /// rerun with a higher cap resumes.
+    #[arg(long, value_name = "USD", value_parser = crate::eval::budget::parse_max_cost)]
+    pub max_cost: Option<f64>,
     /// How much of each item's model calls `calls/` keeps: `compact` (every call whole, zstd
     /// compressed: `calls/<policy>.jsonl.zst`), `full` (plain `calls/<policy>.jsonl`) or
     /// `none` (no calls log; the results keep usage and errors). `colony logs cat --item ID`
@@ -164,6 +170,12 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         .await?;
     let policies =
         LabelledPolicy::build_all(&specs, |s| policy_with_embedder(s, embedder.clone()))?;
+    let budget = crate::eval::budget::RunBudget::with_cost(a.max_tokens_total, a.max_cost);
+    budget.check_priced(
+        model_specs(&a, config)?
+            .iter()
+            .map(|s| (s.name.as_str(), s.price.is_some())),
+    )?;
     let progress = EvalBars::new(a.quiet);
     let outcome = run_dataset(
         DatasetRun {
@@ -181,7 +193,7 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
                 seed: a.data.seed,
                 draws: crate::eval::stats::DEFAULT_DRAWS,
             }),
-            budget: crate::eval::budget::TokenBudget::new(a.max_tokens_total),
+            budget,
             log_calls: a.log_calls,
         },
         &progress,

@@ -132,15 +132,16 @@ impl ModelArgs {
     pub fn build(&self, config: Option<&Path>) -> anyhow::Result<SharedModel> {
         let spec = self.spec(config)?;
         tracing::debug!(spec = ?spec.redacted(), "resolved model");
-        if let Some(dir) = &self.replay {
-            let id = spec.build_id();
-            return Ok(Arc::new(ReplayModel::replay(&id, dir)?));
-        }
-        let model = spec.build()?;
-        match &self.record {
-            Some(dir) => Ok(Arc::new(ReplayModel::record(model, dir)?)),
-            None => Ok(model),
-        }
+        let model: SharedModel = if let Some(dir) = &self.replay {
+            Arc::new(ReplayModel::replay(&spec.build_id(), dir)?)
+        } else {
+            let model = spec.build()?;
+            match &self.record {
+                Some(dir) => Arc::new(ReplayModel::record(model, dir)?),
+                None => model,
+            }
+        };
+        Ok(spec.priced(model)?)
     }
 }
 

@@ -58,6 +58,12 @@ pub struct RunArgs {
     /// and a rerun with a higher cap resumes.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens_total: Option<u64>,
+    /// Stop starting new work once the run (earlier runs into the same directory included)
+    /// has cost this many US dollars at the models' prices (`price.*` in models.toml; refused
+    /// for models without one); work in flight finishes, the summary is marked partial, and a
+    /// rerun with a higher cap resumes.
+    #[arg(long, value_name = "USD", value_parser = crate::eval::budget::parse_max_cost)]
+    pub max_cost: Option<f64>,
 }
 
 /// The models of the run: the flags' model when `--model` or `--base-url` is given, else
@@ -99,6 +105,11 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("runs").join(crate::suite::spec::safe_label(&suite.name)));
+    let budget = crate::eval::budget::RunBudget::with_cost(
+        a.max_tokens_total.or(suite.max_tokens_total),
+        a.max_cost.or(suite.max_cost),
+    );
+    budget.check_priced(specs.iter().map(|s| (s.name.as_str(), s.price.is_some())))?;
     if a.dry_run {
         return dry_run(&suite, &specs, shard, &out).await;
     }
@@ -186,9 +197,7 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
             shard,
             force: a.force,
             api_key: a.model.api_key()?,
-            budget: crate::eval::budget::TokenBudget::new(
-                a.max_tokens_total.or(suite.max_tokens_total),
-            ),
+            budget,
         },
         SuiteHooks {
             unit_started: &unit_started,

@@ -40,17 +40,18 @@ impl<'a> CallRouting<'a> {
     }
 
     /// Wraps the model `build` makes for `spec` for recording, or replays `spec`'s calls
-    /// without building it.
+    /// without building it; then prices it when `spec` has a price.
     pub fn wrap(
         self,
         spec: &ModelSpec,
         build: impl FnOnce() -> Result<SharedModel, ModelError>,
     ) -> Result<SharedModel, ModelError> {
-        Ok(match self {
+        let model: SharedModel = match self {
             Self::Live => build()?,
             Self::Record(dir) => Arc::new(ReplayModel::record(build()?, dir)?),
             Self::Replay(dir) => Arc::new(ReplayModel::replay(&spec.build_id(), dir)?),
-        })
+        };
+        spec.priced(model)
     }
 }
 

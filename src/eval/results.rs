@@ -51,6 +51,10 @@ pub struct ItemResult {
     pub completion_tokens: u64,
     /// Wall time of the item in milliseconds.
     pub wall_ms: f64,
+    /// What the item's calls cost in US dollars, at the models' prices (issue 26, part 3);
+    /// absent when no model has a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
     /// Latency of each successful model call of the item, milliseconds rounded to 0.1, in
     /// transcript order (a replayed call keeps its recorded latency); what the summary's call-latency percentiles
     /// are computed from. Absent in files written before it was recorded.

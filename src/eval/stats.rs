@@ -245,6 +245,14 @@ pub fn sign_flip_p(diffs: &[f64], draws: usize, seed: u64) -> (f64, usize) {
     ((hits + 1) as f64 / (draws + 1) as f64, draws + 1)
 }
 
+/// The sum of two costs, either unknown (`None`: no price); known when either is.
+pub fn add_costs(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x + y),
+        (x, y) => x.or(y),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

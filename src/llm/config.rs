@@ -97,6 +97,9 @@ pub struct ModelSpec {
     /// `--ctx-size` divided by `--parallel`): a prompt estimated larger is refused before it
     /// is sent, as a failed call naming both sizes. Unset: no check.
     pub context_tokens: Option<u64>,
+    /// Prices per million tokens (`price.prompt_per_mtok`, `price.completion_per_mtok`,
+    /// `price.cached_per_mtok`): each call's cost is then reported ([`super::PricedModel`]).
+    pub price: Option<super::Price>,
     /// Generation settings of this model's calls (the file's `temperature`, `top_p` and
     /// `max_tokens`; after [`ModelsConfig::resolve`], the flags over the entry's keys).
     pub sampling: Sampling,
@@ -129,6 +132,7 @@ struct ModelSpecFile {
     max_retries: Option<u32>,
     max_body_bytes: Option<u64>,
     context_tokens: Option<u64>,
+    price: Option<super::Price>,
     temperature: Option<f32>,
     top_p: Option<f32>,
     max_tokens: Option<u32>,
@@ -154,6 +158,7 @@ impl From<ModelSpecFile> for ModelSpec {
             max_retries: f.max_retries,
             max_body_bytes: f.max_body_bytes,
             context_tokens: f.context_tokens,
+            price: f.price,
             sampling: Sampling {
                 temperature: f.temperature,
                 top_p: f.top_p,
@@ -458,6 +463,19 @@ impl ModelSpec {
                 None => AnswerKey::new(),
             },
             ..d
+        })
+    }
+
+    /// `model` priced at this spec's price, when it has one (each answer then carries its
+    /// cost); `model` itself otherwise. Applied outside record/replay (see
+    /// [`super::PricedModel`]).
+    pub fn priced(&self, model: SharedModel) -> Result<SharedModel, ModelError> {
+        Ok(match self.price {
+            Some(price) => {
+                price.check(&self.name)?;
+                Arc::new(super::PricedModel::new(model, price))
+            }
+            None => model,
         })
     }
 

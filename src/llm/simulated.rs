@@ -208,6 +208,7 @@ impl ChatModel for SimulatedModel {
             usage: Usage {
                 prompt_tokens: approx_prompt_tokens(&request.messages),
                 completion_tokens: approx_tokens(&text),
+                ..Usage::default()
             },
             text,
             finish_reason,

@@ -149,6 +149,18 @@ pub struct Usage {
     pub prompt_tokens: u64,
     /// Tokens in the completion.
     pub completion_tokens: u64,
+    /// Of the prompt tokens, those the server served from its cache, when it says
+    /// (`prompt_tokens_details.cached_tokens`); they may have their own price.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_prompt_tokens: u64,
+    /// Cost in nano-dollars (10⁻⁹ USD) at the model's price ([`super::PricedModel`]);
+    /// `None` when the model has no price (issue 26, part 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_nusd: Option<u64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -173,6 +185,13 @@ impl AddAssign for Usage {
     fn add_assign(&mut self, rhs: Self) {
         self.prompt_tokens = self.prompt_tokens.saturating_add(rhs.prompt_tokens);
         self.completion_tokens = self.completion_tokens.saturating_add(rhs.completion_tokens);
+        self.cached_prompt_tokens = self
+            .cached_prompt_tokens
+            .saturating_add(rhs.cached_prompt_tokens);
+        self.cost_nusd = match (self.cost_nusd, rhs.cost_nusd) {
+            (Some(a), Some(b)) => Some(a.saturating_add(b)),
+            (a, b) => a.or(b),
+        };
     }
 }
 

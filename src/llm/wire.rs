@@ -153,6 +153,17 @@ pub struct WireUsage {
     pub completion_tokens: u64,
     /// Sum of both.
     pub total_tokens: u64,
+    /// Details of the prompt tokens (OpenAI: how many came from the server's cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens_details: Option<PromptTokensDetails>,
+}
+
+/// `usage.prompt_tokens_details` of the API.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct PromptTokensDetails {
+    /// Prompt tokens served from the server's prompt cache.
+    #[serde(default)]
+    pub cached_tokens: u64,
 }
 
 impl From<WireUsage> for Usage {
@@ -160,6 +171,10 @@ impl From<WireUsage> for Usage {
         Usage {
             prompt_tokens: u.prompt_tokens,
             completion_tokens: u.completion_tokens,
+            cached_prompt_tokens: u
+                .prompt_tokens_details
+                .map_or(0, |d| d.cached_tokens.min(u.prompt_tokens)),
+            cost_nusd: None,
         }
     }
 }
@@ -170,6 +185,9 @@ impl From<Usage> for WireUsage {
             prompt_tokens: u.prompt_tokens,
             completion_tokens: u.completion_tokens,
             total_tokens: u.total(),
+            prompt_tokens_details: (u.cached_prompt_tokens > 0).then_some(PromptTokensDetails {
+                cached_tokens: u.cached_prompt_tokens,
+            }),
         }
     }
 }

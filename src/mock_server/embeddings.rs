@@ -86,6 +86,7 @@ pub(crate) async fn handle(
             prompt_tokens,
             completion_tokens: 0,
             total_tokens: prompt_tokens,
+            prompt_tokens_details: None,
         },
     };
     let json = match to_json_capped(&response, state.max_response_bytes) {

@@ -184,6 +184,7 @@ mod tests {
         c.record_chat_ok(Usage {
             prompt_tokens: 3,
             completion_tokens: 4,
+            ..Usage::default()
         });
         c.reset();
         let s = c.snapshot();

@@ -236,6 +236,7 @@ mod tests {
                 usage: Usage {
                     prompt_tokens: 3,
                     completion_tokens: 1,
+                    ..Usage::default()
                 },
                 latency: Duration::from_micros(1234),
             }),

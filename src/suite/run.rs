@@ -48,7 +48,7 @@ pub struct SuiteRunOptions<'a> {
     pub api_key: Option<ApiKey>,
     /// The run's token cap, shared by its units in order (`max_tokens_total`,
     /// `--max-tokens-total`).
-    pub budget: Arc<crate::eval::budget::TokenBudget>,
+    pub budget: Arc<crate::eval::budget::RunBudget>,
 }
 
 /// Live progress of a suite run.
@@ -380,7 +380,7 @@ pub fn compare_config(
         baseline: suite.baseline.clone().filter(|b| e.policies.contains(b)),
         stats_seed: suite.seed,
         log_calls: suite.log_calls,
-        budget: crate::eval::budget::TokenBudget::unlimited(),
+        budget: crate::eval::budget::RunBudget::unlimited(),
     })
 }
 

@@ -110,6 +110,7 @@ struct SuiteFile {
     baseline: Option<Spanned<String>>,
     log_calls: Option<LogCalls>,
     max_tokens_total: Option<Spanned<u64>>,
+    max_cost: Option<Spanned<f64>>,
     #[serde(default)]
     datasets: Vec<Spanned<DatasetTable>>,
     #[serde(default)]
@@ -238,6 +239,11 @@ pub struct Suite {
     /// `colony run` wins). Not part of the manifest: a rerun with a higher budget resumes.
     #[serde(skip)]
     pub max_tokens_total: Option<u64>,
+    /// `max_cost`: the run's cap in US dollars at the models' prices (as `--max-cost`; a flag
+    /// given to `colony run` wins). Not part of the manifest: a rerun with a higher budget
+    /// resumes.
+    #[serde(skip)]
+    pub max_cost: Option<f64>,
     /// Reasoning datasets.
     pub datasets: Vec<DatasetUnit>,
     /// Environments.
@@ -405,6 +411,15 @@ impl Suite {
                     p.span().start,
                     "sim_accuracy",
                     "must be in [0, 1]".into(),
+                ));
+            }
+        }
+        if let Some(c) = &file.max_cost {
+            if crate::eval::budget::parse_max_cost(&c.get_ref().to_string()).is_err() {
+                return Err(invalid(
+                    c.span().start,
+                    "max_cost",
+                    "must be a non-negative number of US dollars".into(),
                 ));
             }
         }
@@ -630,6 +645,7 @@ impl Suite {
             baseline: file.baseline.map(Spanned::into_inner),
             log_calls: file.log_calls.unwrap_or_default(),
             max_tokens_total: file.max_tokens_total.map(Spanned::into_inner),
+            max_cost: file.max_cost.map(Spanned::into_inner),
             datasets,
             environments,
         })

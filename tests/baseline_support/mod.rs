@@ -91,6 +91,7 @@ impl ChatModel for Scripted {
             usage: Usage {
                 prompt_tokens: 10,
                 completion_tokens: 5,
+                ..Usage::default()
             },
             text,
             finish_reason: FinishReason::Stop,

@@ -212,6 +212,7 @@ async fn one_episode(
     config
         .budget
         .spend(r.prompt_tokens.saturating_add(r.completion_tokens));
+    config.budget.spend_cost(r.cost_usd);
     results.append(&r)?;
     progress.episodes_done.fetch_add(1, Ordering::Relaxed);
     if r.error.is_some() {
@@ -242,6 +243,7 @@ fn result_of(
         wall_s: o.wall_s,
         failed_calls: o.failed_calls,
         call_latency_hist: o.call_latency,
+        cost_usd: o.cost_nusd.map(crate::llm::usd),
         metrics,
         config: label.to_string(),
     }
@@ -323,6 +325,7 @@ pub async fn run_compare(
         config
             .budget
             .spend(r.prompt_tokens.saturating_add(r.completion_tokens));
+        config.budget.spend_cost(r.cost_usd);
     }
     let done: BTreeSet<(String, String, u64)> = earlier
         .iter()

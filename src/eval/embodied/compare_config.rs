@@ -62,7 +62,7 @@ pub struct CompareConfig {
     pub log_calls: LogCalls,
     /// The run's token cap (`--max-tokens-total`): no episode starts once it is spent (a
     /// suite's is shared by its units).
-    pub budget: std::sync::Arc<crate::eval::budget::TokenBudget>,
+    pub budget: std::sync::Arc<crate::eval::budget::RunBudget>,
 }
 
 /// An episode's identity in a comparison: `(configuration label, policy, seed)`.
@@ -101,6 +101,10 @@ pub struct EpisodeResult {
     /// The environment's paper metrics for this episode (e.g. CUBE's delivered weight).
     #[serde(default)]
     pub metrics: BTreeMap<String, f64>,
+    /// What the episode's calls cost in US dollars at the models' prices (issue 26, part 3);
+    /// absent when no model has a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
     /// Latencies of the calls that returned a reply, in 1% buckets (issue 26, part 3);
     /// absent without calls.
     #[serde(default, skip_serializing_if = "LatencyHistogram::is_empty")]

@@ -100,6 +100,8 @@ pub struct EpisodeOutcome {
     pub failed_calls: u64,
     /// Latencies of the calls that returned a reply.
     pub call_latency: crate::eval::latency_histogram::LatencyHistogram,
+    /// Cost of the calls in nano-dollars at the models' prices; `None` without prices.
+    pub cost_nusd: Option<u64>,
     /// Prompt tokens.
     pub prompt_tokens: u64,
     /// Completion tokens.
@@ -249,6 +251,9 @@ pub async fn run_episode(
             out.completion_tokens = out
                 .completion_tokens
                 .saturating_add(c.usage.completion_tokens);
+            if let Some(c) = c.usage.cost_nusd {
+                out.cost_nusd = Some(out.cost_nusd.unwrap_or(0).saturating_add(c));
+            }
         }
         if !calls.is_empty() {
             sink.on_calls(&calls)?;

@@ -11,6 +11,7 @@ pub mod compare_config;
 pub mod compare_latency;
 pub mod compare_models;
 pub mod compare_report;
+pub mod compare_table;
 pub mod env_run;
 pub mod episode;
 pub mod grid;

@@ -54,7 +54,7 @@ pub struct DatasetRun {
     /// How much of each item's calls `calls/` keeps (`--log-calls`; compact by default).
     pub log_calls: crate::eval::call_log::LogCalls,
     /// The run's token cap (`--max-tokens-total`; a suite's is shared by its units).
-    pub budget: std::sync::Arc<crate::eval::budget::TokenBudget>,
+    pub budget: std::sync::Arc<crate::eval::budget::RunBudget>,
 }
 
 /// Progress callbacks of [`run_dataset`] (a progress bar, or nothing).

@@ -83,6 +83,7 @@ mod tests {
             prompt_tokens: 10,
             completion_tokens: 5,
             wall_ms: 1.0,
+            cost_usd: None,
             call_latency_ms: Vec::new(),
             trace,
             transcript: None,

@@ -32,7 +32,7 @@ pub struct EvalConfig {
     /// several datasets can share one output directory.
     pub dataset: String,
     /// The run's token cap (`--max-tokens-total`): no item starts once it is spent.
-    pub budget: std::sync::Arc<crate::eval::budget::TokenBudget>,
+    pub budget: std::sync::Arc<crate::eval::budget::RunBudget>,
 }
 
 /// Solves one item; see the module docs for when it is an error.
@@ -90,6 +90,9 @@ pub async fn solve_item(
                 // Cached (replayed) calls count: a replay's table equals the recorded run's.
                 prompt_tokens: run.usage.prompt_tokens + run.cached_usage.prompt_tokens,
                 completion_tokens: run.usage.completion_tokens + run.cached_usage.completion_tokens,
+                cost_usd: (run.usage + run.cached_usage)
+                    .cost_nusd
+                    .map(crate::llm::usd),
                 wall_ms,
                 call_latency_ms: out
                     .transcript
@@ -117,6 +120,7 @@ pub async fn solve_item(
             retries: 0,
             prompt_tokens: 0,
             completion_tokens: 0,
+            cost_usd: None,
             wall_ms,
             call_latency_ms: Vec::new(),
             trace: serde_json::Value::Null,
@@ -189,6 +193,7 @@ pub async fn run_policy(
         config
             .budget
             .spend(r.prompt_tokens.saturating_add(r.completion_tokens));
+        config.budget.spend_cost(r.cost_usd);
     }
     let pending: Vec<&Item> = items
         .iter()
@@ -213,6 +218,7 @@ pub async fn run_policy(
                 config
                     .budget
                     .spend(r.prompt_tokens.saturating_add(r.completion_tokens));
+                config.budget.spend_cost(r.cost_usd);
                 Some(r)
             }
         })

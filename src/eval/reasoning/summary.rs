@@ -50,6 +50,10 @@ pub struct PolicySummary {
     pub completion_tokens: u64,
     /// Sum of item wall times, seconds.
     pub wall_s: f64,
+    /// What the calls cost in US dollars at the models' prices (issue 26, part 3); absent
+    /// when no model has a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
     /// Latency of the successful model calls, milliseconds: the median, 95th and 99th
     /// percentiles (nearest rank) over every timed call of the finished items (issue 26,
     /// part 3); absent when no call was timed.
@@ -199,6 +203,7 @@ impl PolicySummary {
                 prompt_tokens: r.prompt_tokens,
                 completion_tokens: r.completion_tokens,
                 wall_s: r.wall_ms / 1000.0,
+                cost_usd: r.cost_usd,
                 call_latency_ms: None,
                 metrics: item_metrics(&r.trace),
             });
@@ -221,6 +226,7 @@ impl PolicySummary {
             .completion_tokens
             .saturating_add(other.completion_tokens);
         self.wall_s += other.wall_s;
+        self.cost_usd = crate::eval::stats::add_costs(self.cost_usd, other.cost_usd);
         // Percentiles do not add up: totals get theirs from the items themselves
         // ([`super::latency::latency_percentiles`], in `rebuild_summary_with`).
         self.call_latency_ms = None;

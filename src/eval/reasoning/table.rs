@@ -121,10 +121,17 @@ impl Summary {
         for d in &names {
             out.push_str(&format!(" {d} (%) |"));
         }
+        // Decision (issue 26, part 3): the cost column appears only when some model had a
+        // price; a run without prices has no column rather than a column of zeros.
+        let priced = self.policies.values().any(|p| p.cost_usd.is_some());
         out.push_str(
-            " AVG | AVG-R | Answered | Prompt tokens | Completion tokens | Calls | Errors | Failed calls | No answer |\n|---|",
+            " AVG | AVG-R | Answered | Prompt tokens | Completion tokens | Calls | Errors | Failed calls | No answer |",
         );
-        out.push_str(&"---|".repeat(names.len() + 9));
+        if priced {
+            out.push_str(" Cost (USD) |");
+        }
+        out.push_str("\n|---|");
+        out.push_str(&"---|".repeat(names.len() + 9 + usize::from(priced)));
         out.push('\n');
         let or_dash = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |x| format!("{x:.2}"));
         for row in self.rows() {
@@ -142,7 +149,7 @@ impl Summary {
             }
             let t = &row.totals;
             out.push_str(&format!(
-                " {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                " {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 or_dash(row.avg),
                 or_dash(row.avg_rank),
                 t.answered(),
@@ -153,6 +160,10 @@ impl Summary {
                 t.failed_calls,
                 t.no_answer
             ));
+            if priced {
+                out.push_str(&format!(" {} |", usd_cell(t.cost_usd)));
+            }
+            out.push('\n');
         }
         let items: Vec<String> = names
             .iter()
@@ -225,8 +236,10 @@ impl Summary {
     /// answered).
     pub fn csv(&self) -> String {
         let mut out = String::from(
-            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls,no_answer,ci95_lo,ci95_hi,call_p50_ms,call_p95_ms,call_p99_ms\n",
+            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls,no_answer,ci95_lo,ci95_hi,call_p50_ms,call_p95_ms,call_p99_ms",
         );
+        let priced = self.policies.values().any(|p| p.cost_usd.is_some());
+        out.push_str(if priced { ",cost_usd\n" } else { "\n" });
         let opt =
             |x: Option<f64>, digits: usize| x.map_or(String::new(), |x| format!("{x:.digits$}"));
         for row in self.rows() {
@@ -239,7 +252,7 @@ impl Summary {
                         .call_latency_ms
                         .map_or([None, None, None], |[a, b, c]| [Some(a), Some(b), Some(c)]);
                     out.push_str(&format!(
-                        "{},{d},{},{},{},{},{},{},{},{:.3},{},{},{},{},{},{},{},{},{}\n",
+                        "{},{d},{},{},{},{},{},{},{},{:.3},{},{},{},{},{},{},{},{},{}",
                         row.method,
                         opt(s.accuracy, 6),
                         s.n,
@@ -259,11 +272,26 @@ impl Summary {
                         opt(p95, 1),
                         opt(p99, 1),
                     ));
+                    if priced {
+                        out.push_str(&format!(",{}", opt(s.cost_usd, 6)));
+                    }
+                    out.push('\n');
                 }
             }
         }
         out
     }
+}
+
+/// A dollar amount for a table cell: cents below $1,000, "–" when unknown.
+pub fn usd_cell(cost: Option<f64>) -> String {
+    cost.map_or("–".into(), |c| {
+        if c < 0.01 && c > 0.0 {
+            format!("{c:.4}")
+        } else {
+            format!("{c:.2}")
+        }
+    })
 }
 
 /// The "Policy metrics" table of `summary` (one row per policy that reports metrics, one
@@ -481,6 +509,7 @@ mod tests {
             prompt_tokens: 10,
             completion_tokens: 2,
             wall_ms: 1.0,
+            cost_usd: None,
             call_latency_ms: vec![2.0, 1.0],
             trace: serde_json::Value::Null,
             transcript: None,

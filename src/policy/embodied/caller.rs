@@ -244,6 +244,7 @@ impl Caller {
             log.usage = Usage {
                 prompt_tokens: approx_prompt_tokens(&log.messages),
                 completion_tokens: approx_tokens(&reply),
+                ..Usage::default()
             };
             log.reply = Some(reply);
             return Ok(log);
