@@ -151,7 +151,10 @@ fn a_suite_budget_is_a_checked_key_shared_by_its_units() {
     // A cost cap (key or flag) on the unpriced simulated model is refused before anything
     // runs; a negative one is a checked key.
     let (ok, _, err) = run(&["--max-cost", "0.5"]);
-    assert!(!ok && err.contains("needs prices: model sim has none"), "{err}");
+    assert!(
+        !ok && err.contains("needs prices: model sim has none"),
+        "{err}"
+    );
     let text = std::fs::read_to_string(&suite).unwrap();
     std::fs::write(&suite, format!("max_cost = -2.0\n{text}")).unwrap();
     let (ok, _, err) = run(&[]);

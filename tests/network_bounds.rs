@@ -99,7 +99,8 @@ impl Hostile {
 }
 
 /// Reads one request head and its `Content-Length` body; false on EOF.
-async fn read_request(s: &mut TcpStream) -> bool {
+/// Reads one request; `None` when the client hung up, else whether it asked `GET /props`.
+async fn read_request(s: &mut TcpStream) -> Option<bool> {
     let mut buf = Vec::new();
     let mut tmp = [0u8; 4096];
     let head_end = loop {
@@ -107,7 +108,7 @@ async fn read_request(s: &mut TcpStream) -> bool {
             break i + 4;
         }
         match s.read(&mut tmp).await {
-            Ok(0) | Err(_) => return false,
+            Ok(0) | Err(_) => return None,
             Ok(n) => buf.extend_from_slice(&tmp[..n]),
         }
     };
@@ -118,11 +119,11 @@ async fn read_request(s: &mut TcpStream) -> bool {
         .map_or(0, |v| v.trim().parse().unwrap());
     while buf.len() < head_end + len {
         match s.read(&mut tmp).await {
-            Ok(0) | Err(_) => return false,
+            Ok(0) | Err(_) => return None,
             Ok(n) => buf.extend_from_slice(&tmp[..n]),
         }
     }
-    true
+    Some(head.starts_with("get /props"))
 }
 
 fn chunk(data: &[u8]) -> Vec<u8> {
@@ -149,7 +150,16 @@ async fn endless(s: &mut TcpStream, head: &str, first: &[u8], repeat: &[u8], wri
 const COMPLETION_START: &[u8] = br#"{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":""#;
 
 async fn serve(mut s: TcpStream, mode: Mode, requests: &AtomicUsize, written: &AtomicU64) {
-    while read_request(&mut s).await {
+    while let Some(props) = read_request(&mut s).await {
+        // A hostile server has no `/props` (the client asks it once for the context size):
+        // 404, not counted among the chat requests.
+        if props {
+            let not_found = "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n";
+            if s.write_all(not_found.as_bytes()).await.is_err() {
+                return;
+            }
+            continue;
+        }
         requests.fetch_add(1, Ordering::SeqCst);
         let chunked_200 =
             "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
