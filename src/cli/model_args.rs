@@ -133,7 +133,10 @@ impl ModelArgs {
         let spec = self.spec(config)?;
         tracing::debug!(spec = ?spec.redacted(), "resolved model");
         let model: SharedModel = if let Some(dir) = &self.replay {
-            Arc::new(ReplayModel::replay(&spec.build_id(), dir)?)
+            Arc::new(
+                ReplayModel::replay(&spec.build_id(), dir)?
+                    .marked_simulated(spec.kind == crate::llm::ModelKind::Simulated),
+            )
         } else {
             let model = spec.build()?;
             match &self.record {

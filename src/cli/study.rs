@@ -375,7 +375,10 @@ async fn framework_scaling(a: ScalingArgs) -> anyhow::Result<()> {
         };
         crate::eval::plot::line_chart(
             &a.out.join(format!("scaling_{short}.svg")),
-            &format!("Prompt tokens per step vs team size, {env} (log-log) [SIMULATION]"),
+            &crate::eval::plot::Caption::new(
+                format!("Prompt tokens per step vs team size, {env} (log-log)"),
+                true,
+            ),
             "log2(team size)",
             "log2(prompt tokens per step)",
             range,

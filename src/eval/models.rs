@@ -49,7 +49,10 @@ impl<'a> CallRouting<'a> {
         let model: SharedModel = match self {
             Self::Live => build()?,
             Self::Record(dir) => Arc::new(ReplayModel::record(build()?, dir)?),
-            Self::Replay(dir) => Arc::new(ReplayModel::replay(&spec.build_id(), dir)?),
+            Self::Replay(dir) => Arc::new(
+                ReplayModel::replay(&spec.build_id(), dir)?
+                    .marked_simulated(spec.kind == crate::llm::ModelKind::Simulated),
+            ),
         };
         spec.priced(model)
     }

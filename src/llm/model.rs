@@ -17,6 +17,12 @@ pub trait ChatModel: Send + Sync {
 
     /// Answers one request.
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError>;
+
+    /// Whether the answers come from the offline simulated model, not a real one: results
+    /// and plots then carry the SIMULATION marking (issue 26, part 4).
+    fn simulated(&self) -> bool {
+        false
+    }
 }
 
 /// A shareable, type-erased model handle.
@@ -29,5 +35,8 @@ impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
     }
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
         (**self).chat(request).await
+    }
+    fn simulated(&self) -> bool {
+        (**self).simulated()
     }
 }

@@ -109,6 +109,10 @@ impl ChatModel for PricedModel {
         r.usage.cost_nusd = Some(self.price.cost_nusd(&r.usage));
         Ok(r)
     }
+
+    fn simulated(&self) -> bool {
+        self.inner.simulated()
+    }
 }
 
 #[cfg(test)]

@@ -90,6 +90,9 @@ pub struct ReplayModel {
     dir: PathBuf,
     cache: Mutex<HashMap<String, Slot>>,
     writer: Mutex<Option<File>>,
+    /// The recorded model is the simulated one (known from the inner model when recording,
+    /// told by [`ReplayModel::marked_simulated`] when replaying).
+    simulated: bool,
 }
 
 impl std::fmt::Debug for ReplayModel {
@@ -117,6 +120,7 @@ impl ReplayModel {
         drop_torn_tail(&path, &file)?;
         Ok(Self {
             id: inner.id().to_string(),
+            simulated: inner.simulated(),
             inner: Some(inner),
             mode: ReplayMode::Record,
             dir: dir.to_path_buf(),
@@ -141,7 +145,15 @@ impl ReplayModel {
             dir: dir.to_path_buf(),
             cache: Mutex::new(load(&path)?),
             writer: Mutex::new(None),
+            simulated: false,
         })
+    }
+
+    /// This replay, marked as replaying the simulated model's calls (its results then say
+    /// SIMULATION, as the recorded run's did).
+    pub fn marked_simulated(mut self, simulated: bool) -> Self {
+        self.simulated = simulated;
+        self
     }
 
     /// The mode.
@@ -301,6 +313,10 @@ fn parse_record(bytes: &[u8]) -> Result<Record, serde_json::Error> {
 impl ChatModel for ReplayModel {
     fn id(&self) -> &str {
         &self.id
+    }
+
+    fn simulated(&self) -> bool {
+        self.simulated
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {

@@ -185,6 +185,10 @@ impl ChatModel for SimulatedModel {
         }
     }
 
+    fn simulated(&self) -> bool {
+        matches!(self.mode, Mode::Simulated(_))
+    }
+
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
         let text = match &self.mode {
             Mode::Simulated(cfg) => self.reply_text(cfg, request),

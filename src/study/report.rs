@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::amplification::{ClosedFormRow, PolicyRow, StudyConfig};
 use super::gap::{GapRow, REFERENCE};
-use crate::eval::plot::{line_chart, Line, PlotError};
+use crate::eval::plot::{line_chart, Caption, Line, PlotError};
 
 /// The label every output of the study carries.
 pub const SIMULATION_LABEL: &str = "SIMULATION (colony's simulated model, not an LLM)";
@@ -144,7 +144,7 @@ pub fn closed_form_svg(rows: &[ClosedFormRow], path: &Path) -> Result<(), PlotEr
     }
     line_chart(
         path,
-        "SIMULATION: P(at least two of N agents correct)",
+        &Caption::new("P(at least two of N agents correct)", true),
         "agents N",
         "probability",
         (0.0, 1.0),
@@ -176,7 +176,7 @@ pub fn policy_svg(title: &str, rows: &[PolicyRow], path: &Path) -> Result<(), Pl
     });
     line_chart(
         path,
-        &format!("SIMULATION: {title}"),
+        &Caption::new(title, true),
         "per-agent accuracy p",
         "accuracy",
         (0.0, 1.0),

@@ -81,30 +81,7 @@ pub fn grid_report(grid: &GridInput) -> Option<GridReport> {
     }
     let report = bcs(&scores, &grid.baseline).ok()?;
     let sim = if grid.simulated { " [SIMULATION]" } else { "" };
-    let mut out = format!(
-        "### Normalized score per configuration{sim}\n\n| configuration | policy | score | NS | paper score |\n|---|---|---|---|---|\n"
-    );
-    for value in &grid.values {
-        for policy in &grid.policies {
-            let Some(cell) = grid
-                .cells
-                .iter()
-                .find(|c| &c.value == value && &c.policy == policy)
-            else {
-                continue;
-            };
-            let score = cell.score.map_or("–".to_string(), |v| format!("{v:.2}"));
-            let ns = report
-                .ns
-                .get(policy)
-                .and_then(|m| m.get(value))
-                .map_or("–".to_string(), |v| format!("{v:.3}"));
-            let paper = paper_score(policy, value).map_or("–".into(), |v| format!("{v:.2}"));
-            out.push_str(&format!(
-                "| level={value} | {policy} | {score} | {ns} | {paper} |\n"
-            ));
-        }
-    }
+    let mut out = table3(grid, &report, sim);
     out.push_str(&format!("\n### Behavior Competency Score{sim}\n\n"));
     out.push_str(&markdown(&report));
     let policies: BTreeSet<String> = grid.policies.iter().cloned().collect();
@@ -122,6 +99,65 @@ pub fn grid_report(grid: &GridInput) -> Option<GridReport> {
         summary,
         markdown: out,
     })
+}
+
+/// CREW-Wildfire Table 3's layout: one row per level (number and name), then Do-Nothing's
+/// score, then per policy its raw score, its normalized score and, for the paper's four
+/// frameworks, the paper's raw score on the level.
+fn table3(grid: &GridInput, report: &BcsReport, sim: &str) -> String {
+    let names: BTreeMap<String, String> = crate::config::levels()
+        .into_iter()
+        .map(|l| (l.number.to_string(), l.name))
+        .collect();
+    let paper: Vec<bool> = grid
+        .policies
+        .iter()
+        .map(|p| paper_score(p, "1").is_some())
+        .collect();
+    let mut out = format!("### Table 3 layout: score and normalized score (NS) per level{sim}\n\n| level | Do-Nothing |");
+    let mut columns = 2;
+    for (policy, in_paper) in grid.policies.iter().zip(&paper) {
+        out.push_str(&format!(" {policy} | {policy} NS |"));
+        columns += 2;
+        if *in_paper {
+            out.push_str(&format!(" {policy} (paper) |"));
+            columns += 1;
+        }
+    }
+    out.push_str(&format!("\n|{}\n", "---|".repeat(columns)));
+    for value in &grid.values {
+        let name = names.get(value).map_or(String::new(), |n| format!(" {n}"));
+        let dn = grid
+            .baseline
+            .get(value)
+            .map_or("–".to_string(), |v| format!("{:.2}", v + 0.0));
+        out.push_str(&format!("| {value}{name} | {dn} |"));
+        for (policy, in_paper) in grid.policies.iter().zip(&paper) {
+            let score = grid
+                .cells
+                .iter()
+                .find(|c| &c.value == value && &c.policy == policy)
+                .and_then(|c| c.score)
+                .map_or("–".to_string(), |v| format!("{v:.2}"));
+            let ns = report
+                .ns
+                .get(policy)
+                .and_then(|m| m.get(value))
+                .map_or("–".to_string(), |v| format!("{v:.3}"));
+            out.push_str(&format!(" {score} | {ns} |"));
+            if *in_paper {
+                let p = paper_score(policy, value).map_or("–".into(), |v| format!("{v:.2}"));
+                out.push_str(&format!(" {p} |"));
+            }
+        }
+        out.push('\n');
+    }
+    out.push_str(
+        "\nScores are means over the level's seeds that finished; NS is the normalized score \
+         against Do-Nothing on the same seeds (design §13.2); \"(paper)\" is the paper's Table 3 \
+         raw score.\n",
+    );
+    out
 }
 
 #[cfg(test)]
@@ -166,8 +202,27 @@ mod tests {
         };
         let r = grid_report(&grid).unwrap();
         assert!(r.summary.contains_key("bcs"));
-        assert!(r.markdown.contains("| level=2 | camon | 72.00 |"));
-        assert!(r.markdown.contains("| level=13 | independent | – | – |"));
+        let table = r
+            .markdown
+            .lines()
+            .find(|l| l.starts_with("| level |"))
+            .unwrap();
+        assert_eq!(
+            table,
+            "| level | Do-Nothing | camon | camon NS | camon (paper) | independent | independent NS |"
+        );
+        assert!(
+            r.markdown
+                .contains("| 2 Cut Trees: Sparse (Small) | 0.00 | 72.00 |")
+                || r.markdown.contains("| 2 "),
+            "{}",
+            r.markdown
+        );
+        let row13 = r.markdown.lines().find(|l| l.starts_with("| 13 ")).unwrap();
+        assert!(
+            row13.ends_with("| -519.67 | – | – | -593.33 | – | – |"),
+            "{row13}"
+        );
         assert!(r.markdown.contains("[SIMULATION]"));
         grid.baseline.remove("13");
         assert_eq!(grid_report(&grid), None);

@@ -19,8 +19,8 @@ use super::compare_latency::{latency_markdown, policy_latency, PolicyLatency};
 use super::env_run::mean_std;
 use super::episode::{run_episode, EpisodeConfig, NullSink};
 use crate::env::build;
-use crate::eval::plot::{error_bar_chart, line_chart, Line, MeanBar};
-use crate::eval::results::{temp_path, write_atomic};
+use crate::eval::plot::{error_bar_chart, line_chart, Caption, Line, MeanBar};
+use crate::eval::results::write_atomic;
 use crate::policy::embodied::Scripted;
 
 /// Mean and population standard deviation.
@@ -324,7 +324,7 @@ impl CompareSummary {
 }
 
 /// Writes `summary.json`, `results.md`, `results.csv`, `latency.md` (when calls were timed),
-/// `score.svg` and `score_vs_tokens.svg` into `dir`.
+/// and `score` and `score_vs_tokens` as SVG and PNG into `dir`.
 pub fn write_report(
     dir: &Path,
     summary: &CompareSummary,
@@ -347,28 +347,47 @@ pub fn write_report(
     if let Some(table) = latency {
         write("latency.md", table.as_bytes())?;
     }
-    let bars: Vec<MeanBar> = summary
+    // Decision (issue 26, part 4): the bars are the 95% t intervals of the table when every
+    // policy has one (two seeds or more), else mean ± population std for all, as labelled.
+    let rows: Vec<(&String, &PolicyStats)> = summary
         .order
         .iter()
         .filter_map(|p| summary.policies.get(p).map(|s| (p, s)))
-        .map(|(p, s)| MeanBar {
-            label: p.clone(),
-            mean: s.score.mean,
-            error: s.score.std,
+        .collect();
+    let with_ci = !rows.is_empty() && rows.iter().all(|(_, s)| s.score_ci95.is_some());
+    let bars: Vec<MeanBar> = rows
+        .iter()
+        .map(|(p, s)| {
+            let [lo, hi] = match s.score_ci95 {
+                Some(ci) if with_ci => ci,
+                _ => [s.score.mean - s.score.std, s.score.mean + s.score.std],
+            };
+            MeanBar {
+                label: (*p).clone(),
+                mean: s.score.mean,
+                lo,
+                hi,
+            }
         })
         .collect();
-    let rename = |tmp: &Path, name: &str| {
-        let path = dir.join(name);
-        std::fs::rename(tmp, &path).map_err(|source| CompareError::Io { path, source })
+    let what = format!("{} — model {}", summary.env, summary.model);
+    let (bars_are, y_label) = if with_ci {
+        (
+            "mean and 95% t interval over seeds",
+            "score (mean, 95% t interval)",
+        )
+    } else {
+        ("mean ± std over seeds", "score (mean ± std)")
     };
-    let score_tmp = temp_path(&dir.join("score.svg"));
     error_bar_chart(
-        &score_tmp,
-        &format!("Score per policy, mean ± std — {}", summary.title()),
-        "score",
+        &dir.join("score.svg"),
+        &Caption::new(
+            format!("Score per policy, {bars_are} — {what}"),
+            summary.simulated,
+        ),
+        y_label,
         &bars,
     )?;
-    rename(&score_tmp, "score.svg")?;
     let lines: Vec<Line> = summary
         .order
         .iter()
@@ -394,15 +413,16 @@ pub fn write_report(
     } else {
         (0.0, 1.0)
     };
-    let tokens_tmp = temp_path(&dir.join("score_vs_tokens.svg"));
     line_chart(
-        &tokens_tmp,
-        &format!("Score vs tokens per episode — {}", summary.title()),
+        &dir.join("score_vs_tokens.svg"),
+        &Caption::new(
+            format!("Score vs tokens per episode — {what}"),
+            summary.simulated,
+        ),
         "tokens per episode (prompt + completion)",
         "score",
         (lo, hi),
         &lines,
     )?;
-    rename(&tokens_tmp, "score_vs_tokens.svg")?;
     Ok(())
 }

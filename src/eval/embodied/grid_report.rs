@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::compare_config::CompareError;
 use super::compare_report::CompareSummary;
 use super::grid::GridAxis;
+use super::grid_layout::GridRows;
 use crate::eval::results::write_atomic;
 
 /// `summary.json` of a grid comparison.
@@ -60,7 +61,16 @@ impl GridSummary {
         }
     }
 
-    /// Per-configuration tables, then the environment's own tables.
+    /// The rows of a grid over one setting, for the papers' layouts; `None` otherwise.
+    pub fn rows(&self) -> Option<GridRows<'_>> {
+        match self.grid.as_slice() {
+            [axis] => Some(GridRows::new(&axis.key, &self.order, &self.configurations)),
+            _ => None,
+        }
+    }
+
+    /// Per-configuration tables, then (over one setting) the values × policies layout, then
+    /// the environment's own tables.
     pub fn markdown(&self) -> String {
         let mut out = String::new();
         for label in &self.order {
@@ -69,6 +79,10 @@ impl GridSummary {
                 out.push_str(&s.markdown());
                 out.push('\n');
             }
+        }
+        if let Some(rows) = self.rows() {
+            out.push_str(&rows.markdown());
+            out.push('\n');
         }
         out.push_str(&self.extra_markdown);
         out
@@ -120,7 +134,8 @@ fn grid_input(
 }
 
 /// Writes the grid's `summary.json`, `results.md` and `results.csv` (every configuration's
-/// rows, with a `configuration` column) into `dir`.
+/// rows, with a `configuration` column) into `dir`; over one setting also `by_<key>.csv` and
+/// its plots ([`GridRows::write`]).
 pub fn write_grid_report(
     dir: &Path,
     grid: &GridSummary,
@@ -151,5 +166,8 @@ pub fn write_grid_report(
         }
     }
     write("results.csv", csv.as_bytes())?;
+    if let Some(rows) = grid.rows() {
+        rows.write(dir)?;
+    }
     Ok(())
 }

@@ -15,6 +15,7 @@ pub mod compare_table;
 pub mod env_run;
 pub mod episode;
 pub mod grid;
+pub mod grid_layout;
 pub mod grid_report;
 pub mod initial_state;
 pub mod trajectory;

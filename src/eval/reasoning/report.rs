@@ -1,5 +1,5 @@
 //! The report files of `colony eval`: `summary.json`, `results.md`, `results.csv` and
-//! `accuracy_vs_tokens.svg`, all written atomically (temporary file, then rename). The summary
+//! `accuracy_vs_tokens.svg` with its PNG, all written atomically (temporary file, then rename). The summary
 //! is rebuilt from the per-item JSONL files on every run, so a damaged or stale
 //! `summary.json` can never drop other policies' or datasets' rows. What each run asked for
 //! (seed, agents, models, effective sampling) is kept in `settings.json`, per dataset and
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use super::summary::{PolicySummary, RunSettings, Summary, VsBaseline};
-use crate::eval::plot::{bubble_chart, Bubble, PlotError};
+use crate::eval::plot::{bubble_chart, Bubble, Caption, PlotError};
 use crate::eval::results::write_atomic;
 use crate::eval::results::ItemResult;
 
@@ -228,13 +228,7 @@ pub fn write_eval_report(dir: &Path, summary: &Summary) -> Result<String, Report
         write("latency.md", latency.as_bytes())?;
     }
     write("results.csv", summary.csv().as_bytes())?;
-    let svg = dir.join("accuracy_vs_tokens.svg");
-    let tmp = dir.join(format!(
-        ".accuracy_vs_tokens.svg.tmp-{}",
-        std::process::id()
-    ));
-    accuracy_vs_tokens(summary, &tmp)?;
-    std::fs::rename(&tmp, &svg).map_err(|source| ReportError::Io { path: svg, source })?;
+    accuracy_vs_tokens(summary, &dir.join("accuracy_vs_tokens.svg"))?;
     Ok(md)
 }
 
@@ -252,18 +246,27 @@ pub fn accuracy_vs_tokens(summary: &Summary, path: &Path) -> Result<(), PlotErro
             let n = r.totals.n as f64;
             let tokens = (r.totals.prompt_tokens + r.totals.completion_tokens) as f64 / n;
             let calls = r.totals.calls as f64 / n;
+            // With one dataset AVG is its accuracy, and its Wilson interval is drawn.
+            let interval = match r.ci95.as_slice() {
+                [Some(ci)] => Some(*ci),
+                _ => None,
+            };
             Some(Bubble {
                 label: format!("{} ({calls:.1} calls)", r.method),
                 x: tokens,
                 y,
                 radius: (6.0 + 6.0 * calls.max(0.0).sqrt()).round() as u32,
+                interval,
             })
         })
         .collect();
     let datasets = summary.dataset_names().join(", ");
     bubble_chart(
         path,
-        &format!("Accuracy vs tokens ({datasets})"),
+        &Caption::new(
+            format!("Accuracy vs tokens ({datasets})"),
+            summary.simulated(),
+        ),
         "tokens per query (prompt + completion)",
         "AVG accuracy (%)",
         &bubbles,

@@ -161,6 +161,9 @@ pub struct AgentSettings {
     /// Effective sampling after every layer (role card, flags, `models.toml`, built-in
     /// default); unset fields are left to the server.
     pub sampling: Sampling,
+    /// The model is the offline simulated one (absent when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub simulated: bool,
 }
 
 impl RunSettings {
@@ -175,6 +178,7 @@ impl RunSettings {
                 role: m.role.name.clone(),
                 model: m.model.id().to_string(),
                 sampling: roster.effective_sampling(i).unwrap_or_default(),
+                simulated: m.model.simulated(),
             })
             .collect();
         Self {
@@ -249,6 +253,16 @@ impl PolicySummary {
 }
 
 impl Summary {
+    /// Whether some run of this summary used the offline simulated model (its plots then say
+    /// SIMULATION).
+    pub fn simulated(&self) -> bool {
+        self.settings
+            .values()
+            .flat_map(|per| per.values())
+            .flat_map(|s| &s.agents)
+            .any(|a| a.simulated)
+    }
+
     /// Records one policy's results on one dataset and refreshes its totals.
     pub fn record(&mut self, dataset: &str, policy: &str, summary: PolicySummary) {
         self.datasets

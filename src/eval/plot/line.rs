@@ -1,0 +1,109 @@
+//! The line chart (compare's score against tokens, the simulation studies' curves).
+
+use std::path::Path;
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::frame::{
+    axis_desc, color, font, header, legend, legend_width, padded, y_label_area, Entry, Mark, Scale,
+    DESC_SIZE, LABEL_SIZE, MARGIN,
+};
+use super::{plot_error, write_both, Caption, Line, PlotError, HEIGHT, WIDTH};
+
+/// Draws a line chart with its legend beside the data to `path` (SVG) and its PNG copy; the
+/// y axis spans `y_range`, the x axis the points (on a log scale when they span more than
+/// two orders of magnitude).
+pub fn line_chart(
+    path: &Path,
+    caption: &Caption,
+    x_label: &str,
+    y_label: &str,
+    y_range: (f64, f64),
+    lines: &[Line],
+) -> Result<(), PlotError> {
+    let err = |e: &dyn std::fmt::Display| plot_error(path, e);
+    let xs = Scale::of(lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)));
+    let (x0, x1) = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| xs.to(p.0)))
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    let (x0, x1) = if x0.is_finite() && x1 > x0 {
+        padded(x0, x1, 0.03, 0.03)
+    } else {
+        padded(x0, x1, 0.5, 0.5)
+    };
+    let (y0, y1) = if y_range.0.is_finite() && y_range.1 > y_range.0 {
+        y_range
+    } else {
+        (0.0, 1.0)
+    };
+    let entries: Vec<Entry> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| Entry {
+            name: l.name.clone(),
+            color: color(i),
+            mark: if l.markers_only {
+                Mark::Cross
+            } else {
+                Mark::Stroke
+            },
+        })
+        .collect();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let top = header(&root, caption).map_err(|e| err(&e))?;
+        let (_, body) = root.split_vertically(top as u32);
+        let lw = legend_width(&entries);
+        let (plot_area, legend_area) = body.split_horizontally(WIDTH - lw as u32);
+        let plot_width = f64::from(WIDTH) - lw - 2.0 * MARGIN;
+        let mut chart = ChartBuilder::on(&plot_area)
+            .margin_left(MARGIN as u32)
+            .margin_right(28)
+            .margin_bottom(MARGIN as u32)
+            .x_label_area_size((2.0 * LABEL_SIZE + DESC_SIZE + 16.0) as u32)
+            .y_label_area_size(y_label_area(y0, y1, super::tick_label))
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .bold_line_style(BLACK.mix(0.1))
+            .x_desc(axis_desc(&xs.describe(x_label), plot_width))
+            .y_desc(axis_desc(y_label, f64::from(HEIGHT) - top))
+            .x_label_formatter(&|v| xs.label(*v))
+            .y_label_formatter(&|v| super::tick_label(*v))
+            .label_style(font(LABEL_SIZE, Pos::new(HPos::Center, VPos::Top)))
+            .axis_desc_style(font(DESC_SIZE, Pos::new(HPos::Center, VPos::Top)))
+            .draw()
+            .map_err(|e| err(&e))?;
+        for (i, line) in lines.iter().enumerate() {
+            let style = ShapeStyle::from(&color(i)).stroke_width(2);
+            // Points outside the y range are left out rather than drawn over the frame.
+            let points: Vec<(f64, f64)> = line
+                .points
+                .iter()
+                .filter(|p| p.0.is_finite() && p.1.is_finite() && p.1 >= y0 && p.1 <= y1)
+                .map(|p| (xs.to(p.0), p.1))
+                .collect();
+            if line.markers_only || points.len() < 2 {
+                chart
+                    .draw_series(points.into_iter().map(|p| Cross::new(p, 5, style)))
+                    .map_err(|e| err(&e))?;
+            } else {
+                chart
+                    .draw_series(LineSeries::new(points, style))
+                    .map_err(|e| err(&e))?;
+            }
+        }
+        legend(&legend_area, 8.0, &entries).map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    write_both(path, &svg)
+}
