@@ -64,6 +64,45 @@ fn a_sweep_of_three_variants_runs_each_on_its_own_items() {
         table.contains("| self_consistency:k=5 |") && table.contains("| sc2 |"),
         "{table}"
     );
+    // The sweep gets its own table, one row per k in numeric order, with the main table's
+    // accuracy and interval, tokens and calls per item recomputed from the results.
+    let md = std::fs::read_to_string(dir.path().join("results.md")).unwrap();
+    let sweep: Vec<&str> = md
+        .lines()
+        .skip_while(|l| *l != "### Sweep of self_consistency over k")
+        .collect();
+    assert_eq!(
+        sweep[2], "| k | gsm8k (%) | AVG | tokens/item | calls/item | label |",
+        "{md}"
+    );
+    for (i, (k, label)) in [
+        (2, "sc2"),
+        (3, "self_consistency:k=3"),
+        (5, "self_consistency:k=5"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let items = common::jsonl(&dir.path().join(format!("{label}.jsonl")));
+        let correct = items.iter().filter(|r| r["correct"] == true).count();
+        let tokens: u64 = items
+            .iter()
+            .map(|r| {
+                r["prompt_tokens"].as_u64().unwrap() + r["completion_tokens"].as_u64().unwrap()
+            })
+            .sum();
+        let acc = 100.0 * correct as f64 / items.len() as f64;
+        let row = sweep[4 + i];
+        assert!(row.starts_with(&format!("| {k} | {acc:.2} [")), "{row}");
+        assert!(
+            row.ends_with(&format!(
+                "| {acc:.2} | {:.0} | {:.1} | {label} |",
+                tokens as f64 / 12.0,
+                k as f64
+            )),
+            "{row}"
+        );
+    }
 }
 
 #[test]

@@ -373,7 +373,13 @@ fn the_shipped_suites_load_and_expand() {
     assert_eq!(*units, 1, "one table for the eight datasets");
     assert_eq!(table1.datasets.len(), 8);
     assert!(table1.datasets.iter().all(|d| d.maslab));
-    assert_eq!(find("swarmbench").2, 5);
+    // One grid over the five tasks, for the Table S.1 layout (issue 26, part 2).
+    let (_, swarm, units) = find("swarmbench");
+    assert_eq!(*units, 1);
+    assert_eq!(
+        swarm.environments[0].grid,
+        ["task=pursuit,synchronization,foraging,flocking,transport"]
+    );
     let (_, cube, _) = find("cube");
     assert_eq!(cube.environments[0].grid, ["n=1,2,4,8"]);
     assert!(names.iter().any(|(n, _, _)| n == "smoke"));

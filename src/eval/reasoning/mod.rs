@@ -12,5 +12,6 @@ pub mod metrics;
 pub mod report;
 pub mod runner;
 pub mod summary;
+pub mod sweep;
 pub mod table;
 pub mod table_order;
