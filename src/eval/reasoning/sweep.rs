@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use super::summary::Summary;
 
 /// The method and options of a spec (`name:key=value,…`), `label=` left out.
-fn parse(spec: &str) -> (String, BTreeMap<String, String>) {
+fn parse(spec: &str) -> (String, Options) {
     let (name, rest) = spec.split_once(':').unwrap_or((spec, ""));
     let options = rest
         .split(',')
@@ -28,6 +28,9 @@ fn parse(spec: &str) -> (String, BTreeMap<String, String>) {
         .collect();
     (name.trim().to_string(), options)
 }
+
+/// A spec's options, `key → value`.
+type Options = BTreeMap<String, String>;
 
 /// The spec each label ran with.
 fn specs(summary: &Summary) -> BTreeMap<String, String> {
@@ -67,9 +70,7 @@ fn sweeps(summary: &Summary) -> Vec<Sweep> {
         let mut keys: Vec<&String> = members.iter().flat_map(|(_, o)| o.keys()).collect();
         keys.sort();
         keys.dedup();
-        let value = |o: &BTreeMap<String, String>, k: &str| {
-            o.get(k).cloned().unwrap_or_else(|| "default".into())
-        };
+        let value = |o: &Options, k: &str| o.get(k).cloned().unwrap_or_else(|| "default".into());
         let varied: Vec<&String> = keys
             .into_iter()
             .filter(|k| {
