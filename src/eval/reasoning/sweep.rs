@@ -57,7 +57,7 @@ struct Sweep {
 }
 
 fn sweeps(summary: &Summary) -> Vec<Sweep> {
-    let mut by_method: BTreeMap<String, Vec<(String, BTreeMap<String, String>)>> = BTreeMap::new();
+    let mut by_method: BTreeMap<String, Vec<(String, Options)>> = BTreeMap::new();
     for (label, spec) in specs(summary) {
         let (method, options) = parse(&spec);
         by_method.entry(method).or_default().push((label, options));
