@@ -487,3 +487,101 @@ fn a_suite_baseline_survives_shards_and_merge() {
         "{err}"
     );
 }
+
+/// Dry-run estimates land within 1.5× of the run they estimate (issue 26, part 3), calls and
+/// tokens alike: a CUBE grid whose configurations differ in team size (a pilot of the first
+/// configuration alone was 27× off on the shipped CUBE suite) and a reasoning unit whose
+/// policies make different numbers of calls per item. The output says what it rests on.
+#[test]
+fn dry_run_estimates_land_within_one_and_a_half_times_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write(
+        tmp.path(),
+        "est.toml",
+        &format!(
+            r#"name = "est"
+policies = ["single", "selforg:k=2"]
+models = ["sim"]
+
+[[datasets]]
+name = "gsm8k"
+data = "{root}/environments/qa/samples/gsm8k.jsonl"
+
+[[environments]]
+id = "cube"
+label = "cube"
+grid = {{ n = [1, 2, 4] }}
+seeds = "0..3"
+max_steps = 25
+policies = ["independent", "camon"]
+"#,
+            root = env!("CARGO_MANIFEST_DIR")
+        ),
+    );
+    let s = suite.to_str().unwrap();
+    let out = tmp.path().join("out");
+    let dry = run(&[
+        "run",
+        s,
+        "--dry-run",
+        "--no-shard",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(dry.contains("pilot episodes on up to"), "{dry}");
+    // (calls, prompt tokens) estimated per unit and policy.
+    let mut estimated: std::collections::BTreeMap<(String, String), (f64, f64)> =
+        Default::default();
+    for line in dry.lines().filter(|l| l.starts_with("| sim/")) {
+        let f: Vec<&str> = line.split('|').map(str::trim).collect();
+        let unit = f[1]
+            .split(' ')
+            .next()
+            .unwrap()
+            .trim_start_matches("sim/")
+            .to_string();
+        estimated.insert(
+            (unit, f[2].to_string()),
+            (f[5].parse().unwrap(), f[6].parse().unwrap()),
+        );
+    }
+    run(&[
+        "run",
+        s,
+        "--no-shard",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let mut actual: std::collections::BTreeMap<(String, String), (f64, f64)> = Default::default();
+    for r in common::jsonl(&out.join("sim/cube/episodes.jsonl")) {
+        let e = actual
+            .entry(("cube".into(), r["policy"].as_str().unwrap().into()))
+            .or_default();
+        e.0 += (r["calls"].as_u64().unwrap() + r["failed_calls"].as_u64().unwrap()) as f64;
+        e.1 += r["prompt_tokens"].as_f64().unwrap();
+    }
+    for label in ["single", "selforg:k=2"] {
+        let e = actual
+            .entry(("reasoning".into(), label.into()))
+            .or_default();
+        for r in common::jsonl(&out.join(format!("sim/reasoning/{label}.jsonl"))) {
+            e.0 += r["calls"].as_f64().unwrap();
+            e.1 += r["prompt_tokens"].as_f64().unwrap();
+        }
+    }
+    assert_eq!(estimated.len(), 4, "{estimated:?}\n{dry}");
+    for (key, (calls, prompt)) in &estimated {
+        let (real_calls, real_prompt) = actual[key];
+        for (what, est, real) in [
+            ("calls", calls, real_calls),
+            ("prompt tokens", prompt, real_prompt),
+        ] {
+            let ratio = est / real;
+            assert!(
+                (1.0 / 1.5..=1.5).contains(&ratio),
+                "{key:?} {what}: estimated {est}, ran {real} (×{ratio:.2})\n{dry}"
+            );
+        }
+    }
+}

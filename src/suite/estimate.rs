@@ -1,11 +1,16 @@
 //! `colony run --dry-run`: the expanded matrix with item and episode counts and an estimate
 //! of the model calls, made without touching any endpoint.
 //!
-//! Decision: calls are *measured* on the offline simulated model rather than guessed from a
-//! formula per policy (policies change; formulas rot): each reasoning policy solves up to
-//! [`SAMPLE_ITEMS`] of the unit's items, each embodied policy plays the unit's first
-//! configuration and seed; the mean calls per item or episode times the unit's count is the
-//! estimate. A real model's replies change rounds and early exits, so it is an estimate.
+//! Decision: calls and tokens are *measured* on the offline simulated model rather than
+//! guessed from a formula per policy (policies change; formulas rot): each reasoning policy
+//! solves up to [`SAMPLE_ITEMS`] of the unit's items; each embodied policy plays pilot
+//! episodes on up to [`PILOT_SEEDS`] seeds of *every* configuration (issue 26, part 3: a
+//! grid's configurations differ by orders of magnitude, CUBE's n = 8 makes far more calls
+//! than n = 1, so one configuration's pilot cannot stand for the others). The mean per item,
+//! or per episode of each configuration, times the count is the estimate. Prompt tokens are
+//! the real prompts' (estimated at 4 characters per token); completion tokens are the
+//! simulated replies', and a real model's replies change rounds and early exits, so it is an
+//! estimate, and the output says what it rests on.
 
 use std::sync::Arc;
 
@@ -26,7 +31,10 @@ use crate::policy::embodied::{
 use crate::policy::reasoning::{policy_with_embedder, ReasoningPolicy};
 
 /// Items per reasoning policy solved to measure calls per item.
-pub const SAMPLE_ITEMS: usize = 2;
+pub const SAMPLE_ITEMS: usize = 4;
+
+/// Seeds per configuration played as pilot episodes of an embodied policy.
+pub const PILOT_SEEDS: usize = 2;
 
 /// One row of the dry-run matrix.
 #[derive(Debug, Clone, Serialize)]
@@ -41,6 +49,37 @@ pub struct MatrixRow {
     pub mine: usize,
     /// Estimated model calls for this shard's share.
     pub calls: u64,
+    /// Estimated prompt tokens for this shard's share.
+    pub prompt_tokens: u64,
+    /// Estimated completion tokens for this shard's share.
+    pub completion_tokens: u64,
+    /// The model the unit runs (for its price).
+    pub model: String,
+}
+
+/// Calls and tokens of measured work, summed.
+#[derive(Debug, Clone, Copy, Default)]
+struct Measured {
+    calls: u64,
+    prompt: u64,
+    completion: u64,
+}
+
+impl Measured {
+    fn add(&mut self, calls: u64, prompt: u64, completion: u64) {
+        self.calls += calls;
+        self.prompt += prompt;
+        self.completion += completion;
+    }
+
+    /// This measurement over `sampled` units of work, scaled to `count` of them.
+    fn scaled(&self, sampled: usize, count: usize) -> Measured {
+        Measured {
+            calls: per_share(self.calls, sampled, count),
+            prompt: per_share(self.prompt, sampled, count),
+            completion: per_share(self.completion, sampled, count),
+        }
+    }
 }
 
 /// The dry-run matrix of `units` (for `shard`'s share, when given).
@@ -76,47 +115,70 @@ pub async fn matrix(
                         let policy: Arc<dyn ReasoningPolicy> =
                             Arc::from(policy_with_embedder(&p.spec, embedder.clone())?);
                         policy.prepare(items, suite.seed);
-                        let mut calls = 0u64;
+                        let mut measured = Measured::default();
                         for item in sample {
                             let r =
                                 solve_item(policy.as_ref(), item, &roster, suite.seed, &d.dataset)
                                     .await;
-                            calls += r.calls + r.failed_calls;
+                            measured.add(
+                                r.calls + r.failed_calls,
+                                r.prompt_tokens,
+                                r.completion_tokens,
+                            );
                         }
                         let mine = owned
                             .as_ref()
                             .and_then(|o| o.get(&p.label))
                             .map_or(items.len(), |ids| ids.len());
+                        let est = measured.scaled(sample.len(), mine);
                         rows.push(MatrixRow {
                             unit: format!("{rel} ({})", d.dataset),
                             policy: p.label.clone(),
                             work: items.len(),
                             mine,
-                            calls: per_share(calls, sample.len(), mine),
+                            calls: est.calls,
+                            prompt_tokens: est.prompt,
+                            completion_tokens: est.completion,
+                            model: unit.model.clone(),
                         });
                     }
                 }
             }
             UnitWork::Env { unit: e, configs } => {
                 let owned = shard.map(|s| unit.owned_episodes(s));
+                let settings = config_settings(e)?;
                 let per_policy = configs.iter().map(|(_, seeds)| seeds.len()).sum();
                 for p in &e.policies {
-                    let calls = if uses_models(p) {
-                        // The first configuration's first seed, as the run plays it.
-                        let seed = configs.first().and_then(|(_, s)| s.first()).copied();
-                        episode_calls(suite, e, p, &sim, seed.unwrap_or(0)).await?
-                    } else {
-                        0
-                    };
-                    let mine = owned
-                        .as_ref()
-                        .map_or(per_policy, |o| o.iter().filter(|(_, q, _)| q == p).count());
+                    let mut est = Measured::default();
+                    let mut mine_total = 0;
+                    for (label, seeds) in configs {
+                        let mine = owned.as_ref().map_or(seeds.len(), |o| {
+                            o.iter().filter(|(c, q, _)| c == label && q == p).count()
+                        });
+                        mine_total += mine;
+                        if mine == 0 || !uses_models(p) {
+                            continue;
+                        }
+                        let set = settings.get(label).unwrap_or(&e.set);
+                        let pilots = &seeds[..seeds.len().min(PILOT_SEEDS)];
+                        let mut measured = Measured::default();
+                        for &seed in pilots {
+                            let (calls, prompt, completion) =
+                                episode_usage(suite, e, p, &sim, set, seed).await?;
+                            measured.add(calls, prompt, completion);
+                        }
+                        let share = measured.scaled(pilots.len(), mine);
+                        est.add(share.calls, share.prompt, share.completion);
+                    }
                     rows.push(MatrixRow {
                         unit: rel.clone(),
                         policy: p.clone(),
                         work: per_policy,
-                        mine,
-                        calls: calls * mine as u64,
+                        mine: mine_total,
+                        calls: est.calls,
+                        prompt_tokens: est.prompt,
+                        completion_tokens: est.completion,
+                        model: unit.model.clone(),
                     });
                 }
             }
@@ -132,29 +194,40 @@ fn per_share(calls: u64, sampled: usize, mine: usize) -> u64 {
     (calls as f64 / sampled as f64 * mine as f64).round() as u64
 }
 
-/// Calls of one simulated episode of `policy` on the unit's first configuration, with `seed`.
-async fn episode_calls(
-    suite: &Suite,
+/// The settings of each configuration of `e` by label (one empty label without a grid).
+fn config_settings(
     e: &super::spec::EnvUnit,
-    policy: &str,
-    sim: &crate::llm::ModelSpec,
-    seed: u64,
-) -> Result<u64, SuiteRunError> {
-    let mut set = e.set.clone();
-    // The first value of every axis, as the first configuration has it.
-    for g in &e.grid {
-        if let Ok(axis) = crate::eval::embodied::grid::parse_axes(&e.env, std::slice::from_ref(g)) {
-            let axis = &axis[0];
-            if let Some(v) = axis.values.first() {
-                set.push(format!("{}={v}", axis.key));
-            }
-        }
-    }
+) -> Result<std::collections::BTreeMap<String, Vec<String>>, SuiteRunError> {
     let err = |message: String| SuiteRunError::Io {
         path: e.label.clone().into(),
         message,
     };
-    let (entry, mut env) = crate::env::build(&e.env, &set).map_err(|x| err(x.to_string()))?;
+    let axes =
+        crate::eval::embodied::grid::parse_axes(&e.env, &e.grid).map_err(|x| err(x.to_string()))?;
+    if axes.is_empty() {
+        return Ok([(String::new(), e.set.clone())].into());
+    }
+    Ok(crate::eval::embodied::grid::configurations(&e.set, &axes)
+        .map_err(|x| err(x.to_string()))?
+        .into_iter()
+        .collect())
+}
+
+/// Calls, prompt tokens and completion tokens of one simulated episode of `policy` on the
+/// configuration `set`, with `seed`.
+async fn episode_usage(
+    suite: &Suite,
+    e: &super::spec::EnvUnit,
+    policy: &str,
+    sim: &crate::llm::ModelSpec,
+    set: &[String],
+    seed: u64,
+) -> Result<(u64, u64, u64), SuiteRunError> {
+    let err = |message: String| SuiteRunError::Io {
+        path: e.label.clone().into(),
+        message,
+    };
+    let (entry, mut env) = crate::env::build(&e.env, set).map_err(|x| err(x.to_string()))?;
     env.reset(seed);
     let mut spec = sim.clone();
     spec.accuracy = suite.sim_accuracy.or(spec.accuracy);
@@ -180,5 +253,9 @@ async fn episode_calls(
     )
     .await
     .map_err(|x| err(x.0.to_string()))?;
-    Ok(out.calls + out.failed_calls)
+    Ok((
+        out.calls + out.failed_calls,
+        out.prompt_tokens,
+        out.completion_tokens,
+    ))
 }
