@@ -987,3 +987,48 @@ fn compare_reports_call_latency_percentiles_and_calls_per_second() {
     assert!(md.contains("| independent | "), "{md}");
     assert!(!md.contains("scripted:noop"), "{md}");
 }
+
+/// `compare --dry-run` writes nothing and estimates each policy's calls within 1.5× of the
+/// run it then makes (issue 26, part 3).
+#[test]
+fn compare_dry_run_estimates_the_run_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c");
+    let flags = ["--seeds", "0..3", "--max-steps", "20"];
+    let mut dry = compare_args(
+        "cube",
+        &["--grid", "n=1,4"],
+        "independent,camon",
+        &flags,
+        &out,
+    );
+    dry.push("--dry-run");
+    let (ok, text, err) = colony(&dry);
+    assert!(ok, "{err}");
+    assert!(!out.exists(), "a dry run wrote {}", out.display());
+    let (ok, _, err) = colony(&compare_args(
+        "cube",
+        &["--grid", "n=1,4"],
+        "independent,camon",
+        &flags,
+        &out,
+    ));
+    assert!(ok, "{err}");
+    let rows = jsonl(&out.join("episodes.jsonl"));
+    for policy in ["independent", "camon"] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| compare | {policy} |")))
+            .unwrap_or_else(|| panic!("{text}"));
+        let est: f64 = line.split('|').nth(5).unwrap().trim().parse().unwrap();
+        let real: f64 = rows
+            .iter()
+            .filter(|r| r["policy"] == policy)
+            .map(|r| (r["calls"].as_u64().unwrap() + r["failed_calls"].as_u64().unwrap()) as f64)
+            .sum();
+        assert!(
+            (1.0 / 1.5..=1.5).contains(&(est / real)),
+            "{policy}: estimated {est}, ran {real}\n{text}"
+        );
+    }
+}

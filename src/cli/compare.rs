@@ -39,6 +39,10 @@ pub struct CompareArgs {
     /// finishes, the summary is marked partial, and a rerun with a higher cap resumes.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens_total: Option<u64>,
+    /// Print the planned episodes with estimated calls, tokens and (with prices) cost, from
+    /// pilot episodes on the offline simulated model, and run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Stop starting new work once the run (earlier runs into the same directory included)
     /// has cost this many US dollars at the models' prices (`price.*` in models.toml; refused
     /// for models without one); work in flight finishes, the summary is marked partial, and a
@@ -110,6 +114,45 @@ fn model_specs(
     })
 }
 
+/// `colony compare --dry-run`: the comparison as one suite unit, estimated as a suite's
+/// (issue 26, part 3).
+async fn dry_run(
+    a: &CompareArgs,
+    config: Option<&Path>,
+    seeds: Vec<u64>,
+    level_seeds: bool,
+    policies: Vec<String>,
+) -> anyhow::Result<()> {
+    let uses = policies
+        .iter()
+        .any(|p| crate::policy::embodied::uses_models(p));
+    let specs = if uses {
+        model_specs(a, config)?.0
+    } else {
+        Vec::new()
+    };
+    let unit = crate::suite::spec::EnvUnit {
+        label: "compare".into(),
+        env: a.env.clone(),
+        set: a.set.clone(),
+        seeds,
+        level_seeds,
+        max_steps: a.max_steps,
+        grid: a.grid.clone(),
+        policies,
+    };
+    let configs = crate::suite::plan::env_configs(&unit)?;
+    let model = specs.first().map_or(String::new(), |s| s.name.clone());
+    let rows =
+        crate::suite::estimate::env_estimate(&unit, &configs, None, a.sim_accuracy, &model).await?;
+    println!("colony compare → {}\n", a.out.display());
+    print!(
+        "{}",
+        crate::suite::estimate::matrix_markdown(&rows, &specs, 1)
+    );
+    Ok(())
+}
+
 /// Runs `colony compare`.
 pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()> {
     anyhow::ensure!(a.concurrency > 0, "--concurrency must be at least 1");
@@ -130,6 +173,9 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
     let (seeds, level_seeds) = parse_compare_seeds(&a.seeds)?;
     let policies = crate::policy::split_policy_list(&a.policies);
     anyhow::ensure!(!policies.is_empty(), "--policies is empty");
+    if a.dry_run {
+        return dry_run(&a, config, seeds, level_seeds, policies).await;
+    }
     let budget = crate::eval::budget::RunBudget::with_cost(a.max_tokens_total, a.max_cost);
     let side = match a
         .model

@@ -243,64 +243,9 @@ async fn dry_run(
         println!("shard {s}");
     }
     println!();
-    let price = |model: &str| specs.iter().find(|m| m.name == model).and_then(|m| m.price);
-    let priced = rows.iter().any(|r| price(&r.model).is_some());
-    let cost = |r: &crate::suite::estimate::MatrixRow| {
-        price(&r.model).map(|p| {
-            crate::llm::usd(p.cost_nusd(&crate::llm::Usage {
-                prompt_tokens: r.prompt_tokens,
-                completion_tokens: r.completion_tokens,
-                ..Default::default()
-            }))
-        })
-    };
-    print!("| unit | policy | items/episodes | this shard | est. calls | est. prompt tokens | est. completion tokens |");
-    println!("{}", if priced { " est. cost (USD) |" } else { "" });
-    println!(
-        "|---|---|---:|---:|---:|---:|---:|{}",
-        if priced { "---:|" } else { "" }
-    );
-    for r in &rows {
-        print!(
-            "| {} | {} | {} | {} | {} | {} | {} |",
-            r.unit, r.policy, r.work, r.mine, r.calls, r.prompt_tokens, r.completion_tokens
-        );
-        if priced {
-            print!(" {} |", crate::eval::reasoning::table::usd_cell(cost(r)));
-        }
-        println!();
-    }
-    let work: usize = rows.iter().map(|r| r.work).sum();
-    let mine: usize = rows.iter().map(|r| r.mine).sum();
-    let calls: u64 = rows.iter().map(|r| r.calls).sum();
-    let prompt: u64 = rows.iter().map(|r| r.prompt_tokens).sum();
-    let completion: u64 = rows.iter().map(|r| r.completion_tokens).sum();
     print!(
-        "| **total** | {} units | {work} | {mine} | {calls} | {prompt} | {completion} |",
-        units.len()
-    );
-    if priced {
-        let total = rows.iter().filter_map(cost).sum::<f64>();
-        print!(
-            " {} |",
-            crate::eval::reasoning::table::usd_cell(Some(total))
-        );
-    }
-    println!();
-    println!();
-    println!(
-        "Estimated on the offline simulated model: calls and tokens of {} items per reasoning \
-         policy, and of pilot episodes on up to {} seeds of every configuration per embodied \
-         policy, scaled to the counts. Prompt tokens are the real prompts' (at 4 characters per \
-         token); completions are the simulated replies', and a real model's replies change \
-         rounds and early exits.{}",
-        crate::suite::estimate::SAMPLE_ITEMS,
-        crate::suite::estimate::PILOT_SEEDS,
-        if priced {
-            " Cost: the tokens at each model's price."
-        } else {
-            ""
-        }
+        "{}",
+        crate::suite::estimate::matrix_markdown(&rows, specs, units.len())
     );
     Ok(())
 }

@@ -146,45 +146,135 @@ pub async fn matrix(
             }
             UnitWork::Env { unit: e, configs } => {
                 let owned = shard.map(|s| unit.owned_episodes(s));
-                let settings = config_settings(e)?;
-                let per_policy = configs.iter().map(|(_, seeds)| seeds.len()).sum();
-                for p in &e.policies {
-                    let mut est = Measured::default();
-                    let mut mine_total = 0;
-                    for (label, seeds) in configs {
-                        let mine = owned.as_ref().map_or(seeds.len(), |o| {
-                            o.iter().filter(|(c, q, _)| c == label && q == p).count()
-                        });
-                        mine_total += mine;
-                        if mine == 0 || !uses_models(p) {
-                            continue;
-                        }
-                        let set = settings.get(label).unwrap_or(&e.set);
-                        let pilots = &seeds[..seeds.len().min(PILOT_SEEDS)];
-                        let mut measured = Measured::default();
-                        for &seed in pilots {
-                            let (calls, prompt, completion) =
-                                episode_usage(suite, e, p, &sim, set, seed).await?;
-                            measured.add(calls, prompt, completion);
-                        }
-                        let share = measured.scaled(pilots.len(), mine);
-                        est.add(share.calls, share.prompt, share.completion);
-                    }
-                    rows.push(MatrixRow {
-                        unit: rel.clone(),
-                        policy: p.clone(),
-                        work: per_policy,
-                        mine: mine_total,
-                        calls: est.calls,
-                        prompt_tokens: est.prompt,
-                        completion_tokens: est.completion,
-                        model: unit.model.clone(),
-                    });
-                }
+                let unit_rows =
+                    env_estimate(e, configs, owned.as_ref(), suite.sim_accuracy, &unit.model)
+                        .await?;
+                rows.extend(unit_rows.into_iter().map(|mut r| {
+                    r.unit = rel.clone();
+                    r
+                }));
             }
         }
     }
     Ok(rows)
+}
+
+/// The estimate of one environment unit `e` over its `configs` (for the `owned` episodes
+/// of a shard, all without one), with the simulated model at `sim_accuracy`: one row per
+/// policy. `colony compare --dry-run` calls it for its one unit.
+pub async fn env_estimate(
+    e: &super::spec::EnvUnit,
+    configs: &[(String, Vec<u64>)],
+    owned: Option<&std::collections::BTreeSet<crate::eval::embodied::compare_config::EpisodeKey>>,
+    sim_accuracy: Option<f64>,
+    model: &str,
+) -> Result<Vec<MatrixRow>, SuiteRunError> {
+    let mut sim =
+        ModelsConfig::default().resolve(Some(crate::llm::SIMULATED_NAME), &Default::default())?;
+    sim.accuracy = sim_accuracy.or(sim.accuracy);
+    let settings = config_settings(e)?;
+    let per_policy = configs.iter().map(|(_, seeds)| seeds.len()).sum();
+    let mut rows = Vec::new();
+    for p in &e.policies {
+        let mut est = Measured::default();
+        let mut mine_total = 0;
+        for (label, seeds) in configs {
+            let mine = owned.map_or(seeds.len(), |o| {
+                o.iter().filter(|(c, q, _)| c == label && q == p).count()
+            });
+            mine_total += mine;
+            if mine == 0 || !uses_models(p) {
+                continue;
+            }
+            let set = settings.get(label).unwrap_or(&e.set);
+            let pilots = &seeds[..seeds.len().min(PILOT_SEEDS)];
+            let mut measured = Measured::default();
+            for &seed in pilots {
+                let (calls, prompt, completion) = episode_usage(e, p, &sim, set, seed).await?;
+                measured.add(calls, prompt, completion);
+            }
+            let share = measured.scaled(pilots.len(), mine);
+            est.add(share.calls, share.prompt, share.completion);
+        }
+        rows.push(MatrixRow {
+            unit: e.label.clone(),
+            policy: p.clone(),
+            work: per_policy,
+            mine: mine_total,
+            calls: est.calls,
+            prompt_tokens: est.prompt,
+            completion_tokens: est.completion,
+            model: model.to_string(),
+        });
+    }
+    Ok(rows)
+}
+
+/// The dry-run matrix as Markdown: one row per unit and policy with its counts and
+/// estimated calls and tokens (and cost, when a model of `specs` has a price), the total, and
+/// what the estimate rests on.
+pub fn matrix_markdown(
+    rows: &[MatrixRow],
+    specs: &[crate::llm::ModelSpec],
+    units: usize,
+) -> String {
+    use std::fmt::Write as _;
+    let price = |model: &str| specs.iter().find(|m| m.name == model).and_then(|m| m.price);
+    let priced = rows.iter().any(|r| price(&r.model).is_some());
+    let cost = |r: &MatrixRow| {
+        price(&r.model).map(|p| {
+            crate::llm::usd(p.cost_nusd(&crate::llm::Usage {
+                prompt_tokens: r.prompt_tokens,
+                completion_tokens: r.completion_tokens,
+                ..Default::default()
+            }))
+        })
+    };
+    let usd = crate::eval::reasoning::table::usd_cell;
+    let mut out = String::from(
+        "| unit | policy | items/episodes | this shard | est. calls | est. prompt tokens | est. completion tokens |",
+    );
+    out.push_str(if priced { " est. cost (USD) |\n" } else { "\n" });
+    out.push_str("|---|---|---:|---:|---:|---:|---:|");
+    out.push_str(if priced { "---:|\n" } else { "\n" });
+    for r in rows {
+        let _ = write!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            r.unit, r.policy, r.work, r.mine, r.calls, r.prompt_tokens, r.completion_tokens
+        );
+        if priced {
+            let _ = write!(out, " {} |", usd(cost(r)));
+        }
+        out.push('\n');
+    }
+    let work: usize = rows.iter().map(|r| r.work).sum();
+    let mine: usize = rows.iter().map(|r| r.mine).sum();
+    let calls: u64 = rows.iter().map(|r| r.calls).sum();
+    let prompt: u64 = rows.iter().map(|r| r.prompt_tokens).sum();
+    let completion: u64 = rows.iter().map(|r| r.completion_tokens).sum();
+    let _ = write!(
+        out,
+        "| **total** | {units} units | {work} | {mine} | {calls} | {prompt} | {completion} |"
+    );
+    if priced {
+        let total: f64 = rows.iter().filter_map(cost).sum();
+        let _ = write!(out, " {} |", usd(Some(total)));
+    }
+    let _ = write!(
+        out,
+        "\n\nEstimated on the offline simulated model: calls and tokens of {SAMPLE_ITEMS} items \
+         per reasoning policy, and of pilot episodes on up to {PILOT_SEEDS} seeds of every \
+         configuration per embodied policy, scaled to the counts. Prompt tokens are the real \
+         prompts' (at 4 characters per token); completions are the simulated replies', and a \
+         real model's replies change rounds and early exits.{}\n",
+        if priced {
+            " Cost: the tokens at each model's price."
+        } else {
+            ""
+        }
+    );
+    out
 }
 
 fn per_share(calls: u64, sampled: usize, mine: usize) -> u64 {
@@ -216,7 +306,6 @@ fn config_settings(
 /// Calls, prompt tokens and completion tokens of one simulated episode of `policy` on the
 /// configuration `set`, with `seed`.
 async fn episode_usage(
-    suite: &Suite,
     e: &super::spec::EnvUnit,
     policy: &str,
     sim: &crate::llm::ModelSpec,
@@ -229,8 +318,7 @@ async fn episode_usage(
     };
     let (entry, mut env) = crate::env::build(&e.env, set).map_err(|x| err(x.to_string()))?;
     env.reset(seed);
-    let mut spec = sim.clone();
-    spec.accuracy = suite.sim_accuracy.or(spec.accuracy);
+    let spec = sim;
     let ctx = PolicyContext {
         entry,
         seed,
