@@ -116,6 +116,16 @@ fn a_swarmbench_grid_over_tasks_has_table_s1_with_totals() {
     // A categorical setting has no line to draw: tables and CSV only.
     assert!(out.join("by_task.csv").is_file());
     assert!(!out.join("score_by_task.svg").exists());
+    // Each task has its per-step score curves (SwarmBench Fig. 3), mean with a band.
+    for task in ["pursuit", "flocking"] {
+        let dir = out.join("configurations").join(format!("task={task}"));
+        let svg = std::fs::read_to_string(dir.join("score_by_step.svg")).unwrap();
+        assert!(
+            svg.contains("independent") && svg.contains("scripted:heuristic"),
+            "{task}"
+        );
+        assert!(dir.join("score_by_step.png").is_file());
+    }
 }
 
 #[test]

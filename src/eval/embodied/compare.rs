@@ -468,16 +468,18 @@ pub async fn write_compare_reports(
         let do_nothing = super::compare_report::do_nothing_scores(&sub, &rows).await?;
         let mut summary = CompareSummary::of(&sub, entry.info().id, &rows, do_nothing);
         summary.stopped = stopped.map(str::to_string);
-        if config.grid.is_empty() {
-            write_report(&config.out, &summary, &rows)?;
+        let dir = if config.grid.is_empty() {
+            config.out.clone()
         } else {
             let dir = config
                 .out
                 .join("configurations")
                 .join(crate::policy::file_component(&sub.label));
             std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-            write_report(&dir, &summary, &rows)?;
-        }
+            dir
+        };
+        write_report(&dir, &summary, &rows)?;
+        super::score_curves::write_score_curves(&config.out, &sub.label, &summary, &dir)?;
         summaries.push((sub.label.clone(), summary));
     }
     let grid = if config.grid.is_empty() {

@@ -18,4 +18,5 @@ pub mod grid;
 pub mod grid_layout;
 pub mod grid_report;
 pub mod initial_state;
+pub mod score_curves;
 pub mod trajectory;

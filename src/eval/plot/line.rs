@@ -9,7 +9,7 @@ use super::frame::{
     axis_desc, color, font, header, legend, legend_width, padded, y_label_area, Entry, Mark, Scale,
     DESC_SIZE, LABEL_SIZE, MARGIN,
 };
-use super::{plot_error, write_both, Caption, Line, PlotError, HEIGHT, WIDTH};
+use super::{plot_error, write_both, Band, Caption, Line, PlotError, HEIGHT, WIDTH};
 
 /// Draws a line chart with its legend beside the data to `path` (SVG) and its PNG copy; the
 /// y axis spans `y_range`, the x axis the points (on a log scale when they span more than
@@ -21,6 +21,20 @@ pub fn line_chart(
     y_label: &str,
     y_range: (f64, f64),
     lines: &[Line],
+) -> Result<(), PlotError> {
+    line_chart_with_bands(path, caption, x_label, y_label, y_range, lines, &[])
+}
+
+/// [`line_chart`] with a shaded band behind each line (`bands[i]` behind `lines[i]`, in its
+/// colour), e.g. mean ± sd over seeds.
+pub fn line_chart_with_bands(
+    path: &Path,
+    caption: &Caption,
+    x_label: &str,
+    y_label: &str,
+    y_range: (f64, f64),
+    lines: &[Line],
+    bands: &[Band],
 ) -> Result<(), PlotError> {
     let err = |e: &dyn std::fmt::Display| plot_error(path, e);
     let xs = Scale::of(lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)));
@@ -83,6 +97,24 @@ pub fn line_chart(
             .axis_desc_style(font(DESC_SIZE, Pos::new(HPos::Center, VPos::Top)))
             .draw()
             .map_err(|e| err(&e))?;
+        for (i, band) in bands.iter().enumerate() {
+            // Clipped to the y range so the shading never leaves the plot.
+            let clip = |v: f64| v.clamp(y0, y1);
+            let upper = band.points.iter().map(|p| (xs.to(p.0), clip(p.2)));
+            let lower = band.points.iter().rev().map(|p| (xs.to(p.0), clip(p.1)));
+            let outline: Vec<(f64, f64)> = upper
+                .chain(lower)
+                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .collect();
+            if outline.len() >= 3 {
+                chart
+                    .draw_series(std::iter::once(Polygon::new(
+                        outline,
+                        color(i).mix(0.15).filled(),
+                    )))
+                    .map_err(|e| err(&e))?;
+            }
+        }
         for (i, line) in lines.iter().enumerate() {
             let style = ShapeStyle::from(&color(i)).stroke_width(2);
             // Points outside the y range are left out rather than drawn over the frame.

@@ -28,7 +28,7 @@ use thiserror::Error;
 
 pub use bubble::bubble_chart;
 pub use error_bars::error_bar_chart;
-pub use line::line_chart;
+pub use line::{line_chart, line_chart_with_bands};
 pub use text::tick_label;
 
 /// Canvas width in pixels.
@@ -96,6 +96,13 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
     /// Markers only (no connecting line), e.g. Monte-Carlo estimates over a closed form.
     pub markers_only: bool,
+}
+
+/// A shaded band around the line of the same index: `(x, lo, hi)` in x order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Band {
+    /// The band's ends at each x.
+    pub points: Vec<(f64, f64, f64)>,
 }
 
 /// One column of an error-bar chart: label, mean and the ends of its error bar.
