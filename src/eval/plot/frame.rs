@@ -1,6 +1,7 @@
 //! The frame every chart shares: title block, SIMULATION line, legend panel, axis scales and
 //! label placement (see the module docs of [`super`]).
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -74,6 +75,18 @@ pub(super) struct Entry {
     pub(super) name: String,
     pub(super) color: RGBAColor,
     pub(super) mark: Mark,
+}
+
+/// Legend entries marked with a dot, one per name, in series colours.
+pub(super) fn dots<'a>(names: impl Iterator<Item = &'a String>) -> Vec<Entry> {
+    names
+        .enumerate()
+        .map(|(i, name)| Entry {
+            name: name.clone(),
+            color: color(i),
+            mark: Mark::Dot,
+        })
+        .collect()
 }
 
 /// The legend panel's width for `entries`: the longest name plus its mark, at most 28% of
@@ -254,6 +267,88 @@ pub(super) fn plot_rect(x: std::ops::Range<i32>, y: std::ops::Range<i32>) -> Rec
         x1: f64::from(x.end),
         y1: f64::from(y.end),
     }
+}
+
+/// A chart's drawing context: its data coordinates on the SVG canvas.
+pub(super) type Chart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The whole canvas, in pixels.
+pub(super) type Root<'b> = DrawingArea<SVGBackend<'b>, Shift>;
+
+/// What a chart's frame draws around its data.
+pub(super) struct Axes<'a> {
+    /// The x range, as drawn.
+    pub(super) x: (f64, f64),
+    /// The y range.
+    pub(super) y: (f64, f64),
+    /// The x axis description.
+    pub(super) x_desc: String,
+    /// The y axis description.
+    pub(super) y_desc: String,
+    /// Tick labels of x at a drawn position; `None`: a categorical axis, whose names the
+    /// chart draws itself (no x ticks, no x grid lines).
+    pub(super) x_ticks: Option<&'a dyn Fn(f64) -> String>,
+    /// Height of the x label area.
+    pub(super) x_area: u32,
+    /// Width of the y label area.
+    pub(super) y_area: u32,
+    /// Space right of the plot, before the legend.
+    pub(super) right: u32,
+}
+
+/// What a chart's body returns: a drawing error of any kind.
+pub(super) type Drawn = Result<(), Box<dyn std::error::Error>>;
+
+/// Draws the frame every chart shares (title, SIMULATION line, legend panel, axes with
+/// their grid and ticks), then `body` on the data area, and writes the SVG and its PNG.
+pub(super) fn draw(
+    path: &std::path::Path,
+    caption: &Caption,
+    entries: &[Entry],
+    axes: Axes<'_>,
+    body: impl FnOnce(&mut Chart<'_, '_>, &Root<'_>) -> Drawn,
+) -> Result<(), super::PlotError> {
+    let err = |e: &dyn std::fmt::Display| super::plot_error(path, e);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, super::HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let top = header(&root, caption).map_err(|e| err(&e))?;
+        let (_, below) = root.split_vertically(top as u32);
+        let lw = legend_width(entries);
+        let (plot_area, legend_area) = below.split_horizontally(WIDTH - lw as u32);
+        let plot_width = f64::from(WIDTH) - lw - 2.0 * MARGIN;
+        let mut chart = ChartBuilder::on(&plot_area)
+            .margin_left(MARGIN as u32)
+            .margin_right(axes.right)
+            .margin_bottom(MARGIN as u32)
+            .x_label_area_size(axes.x_area)
+            .y_label_area_size(axes.y_area)
+            .build_cartesian_2d(axes.x.0..axes.x.1, axes.y.0..axes.y.1)
+            .map_err(|e| err(&e))?;
+        let y_ticks = |v: &f64| tick_label(*v);
+        let x_ticks = |v: &f64| axes.x_ticks.map_or(String::new(), |f| f(*v));
+        let x_desc = axis_desc(&axes.x_desc, plot_width);
+        let y_desc = axis_desc(&axes.y_desc, f64::from(super::HEIGHT) - top);
+        let mut mesh = chart.configure_mesh();
+        mesh.light_line_style(TRANSPARENT)
+            .bold_line_style(BLACK.mix(0.1))
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .x_label_formatter(&x_ticks)
+            .y_label_formatter(&y_ticks)
+            .label_style(font(LABEL_SIZE, Pos::new(HPos::Center, VPos::Top)))
+            .axis_desc_style(font(DESC_SIZE, Pos::new(HPos::Center, VPos::Top)));
+        if axes.x_ticks.is_none() {
+            mesh.disable_x_mesh().x_labels(0);
+        }
+        mesh.draw().map_err(|e| err(&e))?;
+        body(&mut chart, &root).map_err(|e| err(&e))?;
+        legend(&legend_area, 8.0, entries).map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    super::write_both(path, &svg)
 }
 
 #[cfg(test)]

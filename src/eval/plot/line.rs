@@ -1,15 +1,14 @@
-//! The line chart (compare's score against tokens, the simulation studies' curves).
+//! The line chart (compare's score against tokens and per step, the grid plots, the
+//! simulation studies' curves).
 
 use std::path::Path;
 
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::frame::{
-    axis_desc, color, font, header, legend, legend_width, padded, y_label_area, Entry, Mark, Scale,
-    DESC_SIZE, LABEL_SIZE, MARGIN,
+    color, draw, padded, y_label_area, Axes, Entry, Mark, Scale, DESC_SIZE, LABEL_SIZE,
 };
-use super::{plot_error, write_both, Band, Caption, Line, PlotError, HEIGHT, WIDTH};
+use super::{Band, Caption, Line, PlotError};
 
 /// Draws a line chart with its legend beside the data to `path` (SVG) and its PNG copy; the
 /// y axis spans `y_range`, the x axis the points (on a log scale when they span more than
@@ -36,7 +35,6 @@ pub fn line_chart_with_bands(
     lines: &[Line],
     bands: &[Band],
 ) -> Result<(), PlotError> {
-    let err = |e: &dyn std::fmt::Display| plot_error(path, e);
     let xs = Scale::of(lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)));
     let (x0, x1) = lines
         .iter()
@@ -45,7 +43,7 @@ pub fn line_chart_with_bands(
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
             (a.min(v), b.max(v))
         });
-    let (x0, x1) = if x0.is_finite() && x1 > x0 {
+    let x = if x0.is_finite() && x1 > x0 {
         padded(x0, x1, 0.03, 0.03)
     } else {
         padded(x0, x1, 0.5, 0.5)
@@ -68,35 +66,18 @@ pub fn line_chart_with_bands(
             },
         })
         .collect();
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let top = header(&root, caption).map_err(|e| err(&e))?;
-        let (_, body) = root.split_vertically(top as u32);
-        let lw = legend_width(&entries);
-        let (plot_area, legend_area) = body.split_horizontally(WIDTH - lw as u32);
-        let plot_width = f64::from(WIDTH) - lw - 2.0 * MARGIN;
-        let mut chart = ChartBuilder::on(&plot_area)
-            .margin_left(MARGIN as u32)
-            .margin_right(28)
-            .margin_bottom(MARGIN as u32)
-            .x_label_area_size((2.0 * LABEL_SIZE + DESC_SIZE + 16.0) as u32)
-            .y_label_area_size(y_label_area(y0, y1, super::tick_label))
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .light_line_style(TRANSPARENT)
-            .bold_line_style(BLACK.mix(0.1))
-            .x_desc(axis_desc(&xs.describe(x_label), plot_width))
-            .y_desc(axis_desc(y_label, f64::from(HEIGHT) - top))
-            .x_label_formatter(&|v| xs.label(*v))
-            .y_label_formatter(&|v| super::tick_label(*v))
-            .label_style(font(LABEL_SIZE, Pos::new(HPos::Center, VPos::Top)))
-            .axis_desc_style(font(DESC_SIZE, Pos::new(HPos::Center, VPos::Top)))
-            .draw()
-            .map_err(|e| err(&e))?;
+    let ticks = |v: f64| xs.label(v);
+    let axes = Axes {
+        x,
+        y: (y0, y1),
+        x_desc: xs.describe(x_label),
+        y_desc: y_label.to_string(),
+        x_ticks: Some(&ticks),
+        x_area: (2.0 * LABEL_SIZE + DESC_SIZE + 16.0) as u32,
+        y_area: y_label_area(y0, y1, super::tick_label),
+        right: 28,
+    };
+    draw(path, caption, &entries, axes, |chart, _| {
         for (i, band) in bands.iter().enumerate() {
             // Clipped to the y range so the shading never leaves the plot.
             let clip = |v: f64| v.clamp(y0, y1);
@@ -107,12 +88,10 @@ pub fn line_chart_with_bands(
                 .filter(|p| p.0.is_finite() && p.1.is_finite())
                 .collect();
             if outline.len() >= 3 {
-                chart
-                    .draw_series(std::iter::once(Polygon::new(
-                        outline,
-                        color(i).mix(0.15).filled(),
-                    )))
-                    .map_err(|e| err(&e))?;
+                chart.draw_series(std::iter::once(Polygon::new(
+                    outline,
+                    color(i).mix(0.15).filled(),
+                )))?;
             }
         }
         for (i, line) in lines.iter().enumerate() {
@@ -125,17 +104,11 @@ pub fn line_chart_with_bands(
                 .map(|p| (xs.to(p.0), p.1))
                 .collect();
             if line.markers_only || points.len() < 2 {
-                chart
-                    .draw_series(points.into_iter().map(|p| Cross::new(p, 5, style)))
-                    .map_err(|e| err(&e))?;
+                chart.draw_series(points.into_iter().map(|p| Cross::new(p, 5, style)))?;
             } else {
-                chart
-                    .draw_series(LineSeries::new(points, style))
-                    .map_err(|e| err(&e))?;
+                chart.draw_series(LineSeries::new(points, style))?;
             }
         }
-        legend(&legend_area, 8.0, &entries).map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
-    }
-    write_both(path, &svg)
+        Ok(())
+    })
 }
