@@ -302,3 +302,44 @@ fn a_refused_connection_stops_the_run_without_retries() {
         "{rows:?}"
     );
 }
+
+/// `eval --dry-run` writes nothing and estimates each policy's calls and prompt tokens
+/// within 1.5× of the run it then makes (issue 26, part 3).
+#[test]
+fn eval_dry_run_estimates_the_run_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("e");
+    let policies = "single;self_consistency:k=3;selforg";
+    let dry = eval(policies, &out, &["--dry-run"]);
+    assert_ok(&dry);
+    assert!(!out.exists(), "a dry run wrote {}", out.display());
+    let text = String::from_utf8_lossy(&dry.stdout).into_owned();
+    assert!(
+        text.contains("Estimated on the offline simulated model"),
+        "{text}"
+    );
+    assert_ok(&eval(policies, &out, &[]));
+    for label in ["single", "self_consistency:k=3", "selforg"] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| gsm8k | {label} |")))
+            .unwrap_or_else(|| panic!("{text}"));
+        let f: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (calls, prompt): (f64, f64) = (f[5].parse().unwrap(), f[6].parse().unwrap());
+        let items = common::jsonl(&out.join(format!("{label}.jsonl")));
+        let real_calls: f64 = items.iter().map(|r| r["calls"].as_f64().unwrap()).sum();
+        let real_prompt: f64 = items
+            .iter()
+            .map(|r| r["prompt_tokens"].as_f64().unwrap())
+            .sum();
+        for (what, est, real) in [
+            ("calls", calls, real_calls),
+            ("prompt", prompt, real_prompt),
+        ] {
+            assert!(
+                (1.0 / 1.5..=1.5).contains(&(est / real)),
+                "{label} {what}: estimated {est}, ran {real}\n{text}"
+            );
+        }
+    }
+}

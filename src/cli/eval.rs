@@ -78,6 +78,10 @@ pub struct EvalArgs {
     /// finishes, the summary is marked partial, and a rerun with a higher cap resumes.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens_total: Option<u64>,
+    /// Print the items and policies with estimated calls, tokens and (with prices) cost,
+    /// measured on the offline simulated model, and run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Stop starting new work once the run (earlier runs into the same directory included)
     /// has cost this many US dollars at the models' prices (`price.*` in models.toml; refused
     /// for models without one); work in flight finishes, the summary is marked partial, and a
@@ -168,6 +172,28 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         .parse::<crate::embed::EmbedderSpec>()?
         .build(a.model.api_key()?)
         .await?;
+    if a.dry_run {
+        let models = model_specs(&a, config)?;
+        let rows =
+            crate::suite::estimate::dataset_estimate(crate::suite::estimate::DatasetEstimate {
+                dataset: &dataset.name,
+                items: &items,
+                policies: &specs,
+                roles: a.roles.as_deref(),
+                agents: a.agents,
+                seed: a.data.seed,
+                embedder,
+                owned: None,
+                model: models.first().map_or("", |m| m.name.as_str()),
+            })
+            .await?;
+        println!("colony eval → {}\n", a.out.display());
+        print!(
+            "{}",
+            crate::suite::estimate::matrix_markdown(&rows, &models, 1)
+        );
+        return Ok(());
+    }
     let policies =
         LabelledPolicy::build_all(&specs, |s| policy_with_embedder(s, embedder.clone()))?;
     let budget = crate::eval::budget::RunBudget::with_cost(a.max_tokens_total, a.max_cost);

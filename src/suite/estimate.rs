@@ -88,8 +88,6 @@ pub async fn matrix(
     units: &[PlannedUnit],
     shard: Option<Shard>,
 ) -> Result<Vec<MatrixRow>, SuiteRunError> {
-    let sim =
-        ModelsConfig::default().resolve(Some(crate::llm::SIMULATED_NAME), &Default::default())?;
     let embedder = suite
         .embedder
         .parse::<crate::embed::EmbedderSpec>()?
@@ -102,46 +100,23 @@ pub async fn matrix(
         match &unit.work {
             UnitWork::Datasets { entries, .. } => {
                 for (d, items) in entries {
-                    let sample = &items[..items.len().min(SAMPLE_ITEMS)];
-                    let roster = reasoning_roster(
-                        std::slice::from_ref(&sim),
-                        suite.roles.as_deref(),
-                        suite.agents,
-                        sample,
-                        CallRouting::Live,
-                    )?;
                     let owned = shard.map(|s| unit.owned_items((d, items), s));
-                    for p in &d.policies {
-                        let policy: Arc<dyn ReasoningPolicy> =
-                            Arc::from(policy_with_embedder(&p.spec, embedder.clone())?);
-                        policy.prepare(items, suite.seed);
-                        let mut measured = Measured::default();
-                        for item in sample {
-                            let r =
-                                solve_item(policy.as_ref(), item, &roster, suite.seed, &d.dataset)
-                                    .await;
-                            measured.add(
-                                r.calls + r.failed_calls,
-                                r.prompt_tokens,
-                                r.completion_tokens,
-                            );
-                        }
-                        let mine = owned
-                            .as_ref()
-                            .and_then(|o| o.get(&p.label))
-                            .map_or(items.len(), |ids| ids.len());
-                        let est = measured.scaled(sample.len(), mine);
-                        rows.push(MatrixRow {
-                            unit: format!("{rel} ({})", d.dataset),
-                            policy: p.label.clone(),
-                            work: items.len(),
-                            mine,
-                            calls: est.calls,
-                            prompt_tokens: est.prompt,
-                            completion_tokens: est.completion,
-                            model: unit.model.clone(),
-                        });
-                    }
+                    let unit_rows = dataset_estimate(DatasetEstimate {
+                        dataset: &d.dataset,
+                        items,
+                        policies: &d.policies,
+                        roles: suite.roles.as_deref(),
+                        agents: suite.agents,
+                        seed: suite.seed,
+                        embedder: embedder.clone(),
+                        owned: owned.as_ref(),
+                        model: &unit.model,
+                    })
+                    .await?;
+                    rows.extend(unit_rows.into_iter().map(|mut r| {
+                        r.unit = format!("{rel} ({})", d.dataset);
+                        r
+                    }));
                 }
             }
             UnitWork::Env { unit: e, configs } => {
@@ -155,6 +130,74 @@ pub async fn matrix(
                 }));
             }
         }
+    }
+    Ok(rows)
+}
+
+/// What [`dataset_estimate`] estimates: one dataset's items under its policies.
+pub struct DatasetEstimate<'a> {
+    /// The dataset's name.
+    pub dataset: &'a str,
+    /// Its items (a sample of them is solved).
+    pub items: &'a [colony_qa::Item],
+    /// The policies, with their labels.
+    pub policies: &'a [crate::policy::PolicySpec],
+    /// Role-card folder of the roster (`None`: the compiled-in cards).
+    pub roles: Option<&'a std::path::Path>,
+    /// Agents in the roster.
+    pub agents: usize,
+    /// Run seed.
+    pub seed: u64,
+    /// SelfOrg's embedder.
+    pub embedder: Arc<dyn crate::embed::Embedder>,
+    /// A shard's items per label (all without one).
+    pub owned: Option<&'a std::collections::BTreeMap<String, std::collections::BTreeSet<String>>>,
+    /// The model the run uses (for its price).
+    pub model: &'a str,
+}
+
+/// The estimate of one dataset: each policy solves up to [`SAMPLE_ITEMS`] items on the
+/// simulated model, scaled to its count. `colony eval --dry-run` calls it for its dataset.
+pub async fn dataset_estimate(d: DatasetEstimate<'_>) -> Result<Vec<MatrixRow>, SuiteRunError> {
+    let sim =
+        ModelsConfig::default().resolve(Some(crate::llm::SIMULATED_NAME), &Default::default())?;
+    let sample = &d.items[..d.items.len().min(SAMPLE_ITEMS)];
+    let roster = reasoning_roster(
+        std::slice::from_ref(&sim),
+        d.roles,
+        d.agents,
+        sample,
+        CallRouting::Live,
+    )?;
+    let mut rows = Vec::new();
+    for p in d.policies {
+        let policy: Arc<dyn ReasoningPolicy> =
+            Arc::from(policy_with_embedder(&p.spec, d.embedder.clone())?);
+        policy.prepare(d.items, d.seed);
+        let mut measured = Measured::default();
+        for item in sample {
+            let r = solve_item(policy.as_ref(), item, &roster, d.seed, d.dataset).await;
+            measured.add(
+                r.calls + r.failed_calls,
+                r.prompt_tokens,
+                r.completion_tokens,
+            );
+        }
+        let mine = d
+            .owned
+            .and_then(|o| o.get(&p.label))
+            .map_or(d.items.len(), |ids| ids.len());
+        let est = measured.scaled(sample.len(), mine);
+        rows.push(MatrixRow {
+            unit: d.dataset.to_string(),
+            policy: p.label.clone(),
+            work: d.items.len(),
+            mine,
+            calls: est.calls,
+            prompt_tokens: est.prompt,
+            completion_tokens: est.completion,
+            model: d.model.to_string(),
+        });
     }
     Ok(rows)
 }
