@@ -4,6 +4,15 @@
 
 use super::compare_report::CompareSummary;
 
+/// `s` as one CSV field: quoted, with quotes doubled, when it holds a comma, quote or newline.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 /// The most paper metrics shown as columns of the main Markdown table.
 const MAX_INLINE_METRICS: usize = 3;
 
@@ -203,13 +212,7 @@ impl CompareSummary {
 
     /// The same table as CSV (a `label` column says SIMULATION when simulated).
     pub fn csv(&self) -> String {
-        let quote = |s: &str| {
-            if s.contains([',', '"', '\n']) {
-                format!("\"{}\"", s.replace('"', "\"\""))
-            } else {
-                s.to_string()
-            }
-        };
+        let quote = csv_field;
         let label = if self.simulated { "SIMULATION" } else { "" };
         let mut out = String::new();
         let mut h = self.header(true);

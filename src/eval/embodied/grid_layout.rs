@@ -20,6 +20,7 @@ use std::path::Path;
 
 use super::compare_config::CompareError;
 use super::compare_report::CompareSummary;
+use super::compare_table::csv_field;
 use crate::eval::plot::{line_chart, Caption, Line};
 
 /// The configurations of a one-setting grid, in grid order: `(value, summary)`.
@@ -334,13 +335,5 @@ impl<'a> GridRows<'a> {
             )?;
         }
         Ok(())
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }

@@ -157,11 +157,7 @@ pub fn write_grid_report(
                 }
                 continue;
             }
-            let quoted = if label.contains(',') {
-                format!("\"{label}\"")
-            } else {
-                label.clone()
-            };
+            let quoted = super::compare_table::csv_field(label);
             csv.push_str(&format!("{quoted},{line}\n"));
         }
     }
