@@ -186,7 +186,12 @@ fn view_reads_episodes_only_inside_the_run() {
     text.push('\n');
     std::fs::write(&episodes, text).unwrap();
     let _ = colony(&["view", run.to_str().unwrap()]);
-    for page in files(&run).iter().filter(|f| f.ends_with(".html")) {
+    let pages: Vec<String> = files(&run)
+        .into_iter()
+        .filter(|f| f.ends_with(".html") || f.ends_with(".js"))
+        .collect();
+    assert!(pages.iter().any(|f| f.ends_with("d0.js")), "{pages:?}");
+    for page in &pages {
         let html = std::fs::read_to_string(run.join(page)).unwrap();
         assert!(
             !html.contains("OUTSIDE-MARKER"),

@@ -118,7 +118,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Swarmbench(a) => swarmbench::run(a),
         Cmd::Wildfire(a) => wildfire::run(a).await,
         Cmd::Study(a) => study::run(a).await,
-        Cmd::View(a) => view::run(a),
+        Cmd::View(a) => view::run(a).await,
         Cmd::Logs(a) => logs::run(a),
     }
 }

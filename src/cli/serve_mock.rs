@@ -221,7 +221,7 @@ pub async fn run(args: ServeMockArgs) -> anyhow::Result<()> {
 }
 
 /// Resolves on Ctrl-C (SIGINT) or, on Unix, SIGTERM.
-async fn wait_for_stop_signal() -> anyhow::Result<()> {
+pub(crate) async fn wait_for_stop_signal() -> anyhow::Result<()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};

@@ -47,6 +47,8 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+/// The bounded accept loop, shared with `colony view --serve`.
+pub(crate) use conn::accept_loop;
 pub use conn::MAX_CONNECTIONS;
 pub use faults::{Fault, FaultConfig, FaultConfigError, FaultPlan, LatencyParseError, LatencySpec};
 pub use stats::MockStats;

@@ -1,7 +1,8 @@
-//! Assembles the page: the head (CSS, the error hooks), one `<script type="application/json">`
-//! block per item or episode streamed as units are read, then the compact index and the
-//! viewer script. Written to a temporary file next to the output and renamed at the end, so
-//! a reader never sees half a page.
+//! Assembles a report: the index page (`report.html`: the compact index of every unit's rows
+//! as an inert JSON block, and a link to the viewer script) and its data directory
+//! (`report.data/`: the viewer script and styles, and one `d<n>.js` file per item or episode,
+//! written as units are read and loaded by the page only when opened). Both are written under
+//! temporary names and renamed at the end, so a reader never sees half a report.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -52,80 +53,148 @@ pub fn escape_html(text: &str) -> String {
     out
 }
 
-/// The page being written: details are appended as they are built; [`PageWriter::finish`]
-/// adds the index and the script and renames the file into place.
+/// The page being written: an index page plus a data directory beside it
+/// (`report.html` and `report.data/`, issue 27, part 2). Details are appended as they are
+/// built, one `d<n>.js` file each, which the page loads only when a row is opened; the viewer
+/// script and styles are files there too, so the page holds no inline script and a strict
+/// Content-Security-Policy (`view --serve`) allows it.
+///
+/// Decision: details are small scripts (`colonyDetail("GEN", n, {…})`) rather than `.json`
+/// files, because a page opened from `file://` may load a script from its own folder but
+/// may not `fetch` a file. The payload is [`script_json`] (no `<`, `>`, `&`, U+2028 or U+2029
+/// left raw), an object literal that cannot end or escape its call. `GEN` is the page's
+/// generation: a page whose data directory was regenerated under it says so instead of
+/// showing another run's rows.
+///
+/// Everything is written under temporary names and renamed at the end (data directory
+/// first, then the page), so a reader never sees half a report.
 #[derive(Debug)]
 pub struct PageWriter {
     out: PathBuf,
     tmp: PathBuf,
-    w: BufWriter<File>,
+    data_name: String,
+    data_tmp: PathBuf,
+    generation: String,
+    title: String,
     next: usize,
     detail_bytes: usize,
     detail_budget: usize,
+    finished: bool,
 }
 
-/// Most bytes of detail blocks one page holds (issue 30, item 23): a 600-item run with 1 MB
-/// call logs each made a 614 MB page no browser rendered. Once details reach it, each further
+impl Drop for PageWriter {
+    /// A report abandoned on an error leaves nothing behind (the old report stays whole).
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = std::fs::remove_dir_all(&self.data_tmp);
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Most bytes of detail files one report holds (issue 30, item 23): past it each further
 /// detail is cut to [`MIN_DETAIL_ROOM`] (its result and notes; its calls, steps and frames
 /// left out, with a note) so every row still opens. `colony logs cat` prints what was cut.
-pub const MAX_PAGE_DETAIL_BYTES: usize = 192 << 20;
+/// Only the opened details are ever loaded, so this bounds the disk a report takes, not
+/// what a browser holds.
+pub const MAX_PAGE_DETAIL_BYTES: usize = 2 << 30;
 
-/// The room a detail always gets, however much of the page budget is spent.
+/// The room a detail always gets, however much of the report's budget is spent.
 pub const MIN_DETAIL_ROOM: usize = 16 << 10;
 
-impl PageWriter {
-    /// Starts the page `out` (a temporary file until [`PageWriter::finish`]).
-    pub fn create(out: &Path, title: &str) -> Result<Self, ViewError> {
-        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(ViewError::io(dir))?;
+/// Name of the data directory of the page `out`: its file name without `.html`, plus `.data`.
+pub fn data_dir_name(out: &Path) -> String {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report.html".into());
+    let stem = name.strip_suffix(".html").unwrap_or(&name);
+    format!("{stem}.data")
+}
+
+/// A generation token: the time and the process, enough to tell two reports of one
+/// directory apart.
+fn generation_token() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{:x}-{:x}", nanos, std::process::id())
+}
+
+/// `text` percent-encoded for one path segment of a relative URL.
+fn url_segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
         }
-        let tmp = temp_path(out);
-        let file = File::create(&tmp).map_err(ViewError::io(&tmp))?;
-        let mut page = Self {
+    }
+    out
+}
+
+impl PageWriter {
+    /// Starts the page `out` and its data directory (temporary names until
+    /// [`PageWriter::finish`]).
+    pub fn create(out: &Path, title: &str) -> Result<Self, ViewError> {
+        let dir = out
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or_else(|| Path::new("."));
+        std::fs::create_dir_all(dir).map_err(ViewError::io(dir))?;
+        let data_name = data_dir_name(out);
+        let data_tmp = temp_path(&dir.join(&data_name));
+        if data_tmp.exists() {
+            std::fs::remove_dir_all(&data_tmp).map_err(ViewError::io(&data_tmp))?;
+        }
+        std::fs::create_dir(&data_tmp).map_err(ViewError::io(&data_tmp))?;
+        Ok(Self {
             out: out.to_path_buf(),
-            tmp,
-            w: BufWriter::with_capacity(1 << 20, file),
+            tmp: temp_path(out),
+            data_name,
+            data_tmp,
+            generation: generation_token(),
+            title: title.to_string(),
             next: 0,
             detail_bytes: 0,
             detail_budget: MAX_PAGE_DETAIL_BYTES,
-        };
-        let head = format!(
-            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-             <title>colony view: {}</title>\n<style>\n{CSS}\n</style></head>\n<body>\n\
-             <pre id=\"js-errors\"></pre>\n<script>\n{ERROR_HOOKS}\n</script>\n\
-             <div id=\"app\"><p class=\"loading\">Loading…</p></div>\n<div id=\"details\" hidden>\n",
-            escape_html(title)
-        );
-        page.write(head.as_bytes())?;
-        Ok(page)
+            finished: false,
+        })
     }
 
-    fn write(&mut self, bytes: &[u8]) -> Result<(), ViewError> {
-        self.w.write_all(bytes).map_err(ViewError::io(&self.tmp))
+    /// The token every data file of this report carries.
+    pub fn generation(&self) -> &str {
+        &self.generation
     }
 
-    /// Appends one detail block; returns its number (the page finds it as `#d<number>`).
+    fn write_file(&self, name: &str, bytes: &[u8]) -> Result<(), ViewError> {
+        let path = self.data_tmp.join(name);
+        std::fs::write(&path, bytes).map_err(ViewError::io(&path))
+    }
+
+    /// Writes one detail file; returns its number (the page loads it as `d<number>.js`).
     pub fn detail<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<usize, ViewError> {
         let n = self.next;
         self.next += 1;
         let text = format!(
-            "<script type=\"application/json\" id=\"d{n}\">{}</script>\n",
+            "colonyDetail(\"{}\",{n},{});\n",
+            self.generation,
             script_json(value)
         );
         self.detail_bytes = self.detail_bytes.saturating_add(text.len());
-        self.write(text.as_bytes())?;
+        self.write_file(&format!("d{n}.js"), text.as_bytes())?;
         Ok(n)
     }
 
     /// The same page with a detail budget of `bytes` instead of [`MAX_PAGE_DETAIL_BYTES`]
-    /// (tests exercise the cut without writing hundreds of megabytes).
+    /// (tests exercise the cut without writing gigabytes).
     pub fn with_detail_budget(mut self, bytes: usize) -> Self {
         self.detail_budget = bytes;
         self
     }
 
-    /// The largest the next detail may be: `per_detail`, or less once the page's detail
+    /// The largest the next detail may be: `per_detail`, or less once the report's detail
     /// budget ([`MAX_PAGE_DETAIL_BYTES`]) is nearly spent (never below [`MIN_DETAIL_ROOM`]).
     pub fn detail_room(&self, per_detail: usize) -> usize {
         self.detail_budget
@@ -134,24 +203,63 @@ impl PageWriter {
             .max(MIN_DETAIL_ROOM)
     }
 
-    /// Writes the index and the viewer script, then renames the page into place; returns
-    /// its size in bytes.
+    /// Writes the viewer script and styles, then the page with the index, and renames the
+    /// data directory and the page into place; returns the page's size in bytes (the index
+    /// page alone: details are loaded on demand).
     pub fn finish(mut self, index: &serde_json::Value) -> Result<u64, ViewError> {
-        let tail = format!(
-            "</div>\n<script type=\"application/json\" id=\"colony-index\">{}</script>\n\
-             <script>\n(function () {{\n\"use strict\";\n{JS_BASE}\n{JS_DETAIL}\n{JS_MAIN}\n}})();\n</script>\n\
-             <style>{}</style>\n</body></html>\n",
-            script_json(index),
-            legend_css(index)
+        let mut index = index.clone();
+        index["generation"] = serde_json::Value::String(self.generation.clone());
+        index["data"] = serde_json::Value::String(self.data_name.clone());
+        self.write_file(
+            "viewer.js",
+            format!(
+                "{ERROR_HOOKS}\n(function () {{\n\"use strict\";\n{JS_BASE}\n{JS_DETAIL}\n{JS_MAIN}\n}})();\n"
+            )
+            .as_bytes(),
+        )?;
+        self.write_file(
+            "viewer.css",
+            format!("{CSS}\n{}", legend_css(&index)).as_bytes(),
+        )?;
+        let data = escape_html(&url_segment(&self.data_name));
+        let page = format!(
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+             <title>colony view: {}</title>\n<link rel=\"stylesheet\" href=\"{data}/viewer.css\">\n</head>\n<body>\n\
+             <pre id=\"js-errors\"></pre>\n\
+             <div id=\"app\"><p class=\"loading\">Loading… (this page reads the folder {} next to it)</p></div>\n\
+             <script type=\"application/json\" id=\"colony-index\">{}</script>\n\
+             <script src=\"{data}/viewer.js\"></script>\n</body></html>\n",
+            escape_html(&self.title),
+            escape_html(&self.data_name),
+            script_json(&index),
         );
-        self.write(tail.as_bytes())?;
-        let file = self
-            .w
-            .into_inner()
-            .map_err(|e| ViewError::io(&self.tmp)(e.into_error()))?;
-        file.sync_all().map_err(ViewError::io(&self.tmp))?;
-        drop(file);
+        {
+            let mut w = BufWriter::new(File::create(&self.tmp).map_err(ViewError::io(&self.tmp))?);
+            w.write_all(page.as_bytes())
+                .map_err(ViewError::io(&self.tmp))?;
+            let file = w
+                .into_inner()
+                .map_err(|e| ViewError::io(&self.tmp)(e.into_error()))?;
+            file.sync_all().map_err(ViewError::io(&self.tmp))?;
+        }
+        let dir = self.data_tmp.parent().unwrap_or_else(|| Path::new("."));
+        let data = dir.join(&self.data_name);
+        let old = dir.join(format!(".{}.old-{}", self.data_name, std::process::id()));
+        if data.is_dir() {
+            std::fs::rename(&data, &old).map_err(ViewError::io(&data))?;
+        } else if data.exists() {
+            return Err(ViewError::BadFile {
+                path: data,
+                message: "exists and is not a directory; the report's data goes there".into(),
+            });
+        }
+        std::fs::rename(&self.data_tmp, &data).map_err(ViewError::io(&data))?;
         std::fs::rename(&self.tmp, &self.out).map_err(ViewError::io(&self.out))?;
+        self.finished = true;
+        if old.exists() {
+            std::fs::remove_dir_all(&old).map_err(ViewError::io(&old))?;
+        }
         let bytes = std::fs::metadata(&self.out)
             .map_err(ViewError::io(&self.out))?
             .len();
@@ -192,7 +300,7 @@ fn legend_css(index: &serde_json::Value) -> String {
     css
 }
 
-/// Installed before anything else runs: uncaught errors and rejections go into
+/// The first lines of `viewer.js`: uncaught errors and rejections go into
 /// `<pre id="js-errors">`, which the browser test requires to stay empty.
 const ERROR_HOOKS: &str = r#"(function () {
   function report(msg) {
@@ -244,7 +352,29 @@ mod tests {
             assert_eq!(page.detail(&d).unwrap(), i);
         }
         assert!(cut > 30, "{cut}");
-        let size = page.finish(&serde_json::json!({})).unwrap() as usize;
+        let page_bytes = page.finish(&serde_json::json!({})).unwrap();
+        assert!(
+            page_bytes < 64 << 10,
+            "the index page holds no detail: {page_bytes}"
+        );
+        let data = dir.path().join("page.data");
+        let mut size = 0usize;
+        let mut files = 0;
+        for e in std::fs::read_dir(&data).unwrap() {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('d') && name.ends_with(".js") {
+                size += e.metadata().unwrap().len() as usize;
+                files += 1;
+            }
+        }
+        assert_eq!(files, 40);
         assert!(size < budget + 40 * MIN_DETAIL_ROOM + (1 << 20), "{size}");
+        // Nothing temporary is left beside the page.
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
     }
 }

@@ -1,6 +1,8 @@
-//! `colony view`: one self-contained static HTML page of a run directory (no server, no CDN,
-//! works from `file://`), for reasoning (`colony eval`) and embodied (`colony compare`) runs,
-//! and for suites that hold several of them in subdirectories.
+//! `colony view`: a static report of a run directory (an index page and a data folder beside
+//! it; no server, no CDN, works from `file://`), for reasoning (`colony eval`) and embodied
+//! (`colony compare`) runs, and for suites that hold several of them in subdirectories;
+//! `colony view --serve` serves it on loopback and regenerates it while a run goes on
+//! ([`serve`]).
 //!
 //! How the page is built, and why:
 //! - [`discover`] finds the units of a run directory (eval and compare directories, at any
@@ -9,9 +11,10 @@
 //!   absurd lines are skipped and huge strings clipped with a visible note, a corrupt line is
 //!   a one-line error naming the file and line.
 //! - Each item's or episode's details (trace, calls, steps, replayed grid frames) go into
-//!   their own `<script type="application/json">` block, streamed to the output as they are
-//!   built; the page's table renders from a compact index and parses a block only when it is
-//!   opened, so a 10,000-item run stays responsive and memory here stays per unit.
+//!   their own file in the data folder, written as they are built; the page's table renders
+//!   from a compact index and loads a detail only when it is opened (issue 27, part 2), so a
+//!   Wildfire grid of hundreds of episodes opens as fast as one episode and memory here
+//!   stays per unit.
 //! - Embodied episodes are replayed in the deterministic simulator ([`episode_frames`]) to
 //!   get the ASCII picture of every step; a divergence is a warning in the page.
 //! - [`html`] assembles the page (the hand-written `assets/viewer.js` and `viewer.css`) and
@@ -23,6 +26,8 @@ pub mod discover;
 pub mod episode_frames;
 pub mod eval_unit;
 pub mod html;
+#[cfg(feature = "serve-mock")]
+pub mod serve;
 
 use std::path::{Path, PathBuf};
 
@@ -105,6 +110,10 @@ pub struct ReportInfo {
     pub rows: usize,
     /// Notes about what was skipped or clipped (also shown in the page).
     pub notes: usize,
+    /// The report's generation token (every data file carries it).
+    pub generation: String,
+    /// The data folder beside the page.
+    pub data_dir: PathBuf,
 }
 
 /// Writes the viewer page of `run_dir` to `out` (default `run_dir/report.html`), atomically.
@@ -150,8 +159,15 @@ pub fn write_report(run_dir: &Path, out: Option<&Path>) -> Result<ReportInfo, Vi
         "manifest": manifest,
         "units": index,
     });
+    let generation = page.generation().to_string();
+    let data_dir = out
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join(html::data_dir_name(&out));
     let bytes = page.finish(&index)?;
     Ok(ReportInfo {
+        generation,
+        data_dir,
         path: out,
         bytes,
         units: units.len(),
@@ -207,20 +223,27 @@ mod tests {
             (&serde_json::json!(true), &serde_json::json!("3"))
         );
         let d = rows[0][11].as_u64().unwrap();
-        let block = html
-            .split(&format!("id=\"d{d}\">"))
-            .nth(1)
-            .and_then(|s| s.split("</script>").next())
+        let file = std::fs::read_to_string(run.join(format!("report.data/d{d}.js"))).unwrap();
+        let generation = index["generation"].as_str().unwrap();
+        let block = file
+            .strip_prefix(&format!("colonyDetail(\"{generation}\",{d},"))
+            .and_then(|s| s.strip_suffix(");\n"))
             .unwrap();
         let detail: serde_json::Value = serde_json::from_str(block).unwrap();
         assert_eq!(detail["entries"][0]["event"]["kind"], "memory_reset");
         assert_eq!(detail["trace"]["method"], "single");
-        // No temporary file is left next to the page.
+        // A second report replaces the first whole; nothing temporary is left next to it.
+        let again = write_report(run, None).unwrap();
+        assert_eq!(again.rows, 2);
+        let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+        let files = std::fs::read_to_string(run.join("report.data/viewer.js")).unwrap();
+        assert!(files.contains("colonyDetail") && !html.contains("colonyDetail("));
         let left: Vec<_> = std::fs::read_dir(run)
             .unwrap()
             .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp-") || n.contains(".old-"))
             .collect();
-        assert!(left.is_empty());
+        assert!(left.is_empty(), "{left:?}");
     }
 }

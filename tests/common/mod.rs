@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub mod browser;
 pub mod eval_run;
 pub mod frameworks;
 

@@ -1,6 +1,8 @@
 // colony view: the page (units, the results table, routing by location.hash, search).
 // Deep links (add &open=1 to expand every call): #unit=U&policy=P&item=ID[&dataset=D]  ·  #unit=U&policy=P&seed=S[&config=C]&step=K
 //             #unit=U&compare=P1,P2&item=ID (or &seed=S)  ·  #q=text (search)
+// The table's state rides along, so a link reproduces the view: &sort=COLUMN[&desc=1]
+// &filter=TEXT &only=POLICY &rows=N (rows shown).
 
 var CV = {};
 var PAGE = 500;
@@ -31,7 +33,45 @@ function hashOf(p) {
     .map(function (k) { return encodeURIComponent(k) + "=" + encodeURIComponent(p[k]); }).join("&");
 }
 
-function go(p) { location.hash = hashOf(p); }
+var TABLE_KEYS = ["sort", "desc", "filter", "only", "rows"];
+
+// The table's sort, filter and length as address parameters.
+function tableParams() {
+  var t = {};
+  if (!state.unit) return t;
+  if (state.sortCol !== null) { t.sort = state.unit.cols[state.sortCol]; if (state.sortDir < 0) t.desc = "1"; }
+  if (state.filter) t.filter = state.filter;
+  if (state.policy) t.only = state.policy;
+  if (state.limit > PAGE) t.rows = String(state.limit);
+  return t;
+}
+
+// Navigates to `p`, keeping the table's state when it stays on the same unit.
+function go(p) {
+  if (state.unit && (!p.unit || p.unit === state.unit.path)) {
+    var t = tableParams();
+    Object.keys(t).forEach(function (k) { if (!(k in p)) p[k] = t[k]; });
+  }
+  location.hash = hashOf(p);
+}
+
+// Writes the table's state into the address without re-rendering.
+function saveTable() {
+  var p = parseHash();
+  TABLE_KEYS.forEach(function (k) { delete p[k]; });
+  var t = tableParams();
+  Object.keys(t).forEach(function (k) { p[k] = t[k]; });
+  if (state.unit) p.unit = state.unit.path;
+  history.replaceState(null, "", hashOf(p));
+}
+
+// The table state an address asks for on `unit`.
+function tableFromHash(unit, p) {
+  var c = p.sort !== undefined ? col(unit, p.sort) : -1;
+  var rows = parseInt(p.rows, 10);
+  return { sortCol: c >= 0 ? c : null, sortDir: c >= 0 && p.desc === "1" ? -1 : 1, filter: p.filter || "", policy: p.only || "",
+    limit: rows > PAGE ? Math.min(rows, 1e7) : PAGE };
+}
 
 // Updates one parameter without re-rendering (the step slider).
 CV.replaceParam = function (k, v) {
@@ -165,12 +205,13 @@ function unitView(unit) {
       state.sortDir = state.sortCol === i ? -state.sortDir : 1;
       state.sortCol = i;
       refresh();
+      saveTable();
     } }));
   });
   function refresh() { more.hidden = !renderRows(unit, tbody, status); }
-  filter.addEventListener("input", function () { state.filter = filter.value; state.limit = PAGE; refresh(); });
-  pol.addEventListener("change", function () { state.policy = pol.value; state.limit = PAGE; refresh(); });
-  more.addEventListener("click", function () { state.limit += PAGE; refresh(); });
+  filter.addEventListener("input", function () { state.filter = filter.value; state.limit = PAGE; refresh(); saveTable(); });
+  pol.addEventListener("change", function () { state.policy = pol.value; state.limit = PAGE; refresh(); saveTable(); });
+  more.addEventListener("click", function () { state.limit += PAGE; refresh(); saveTable(); });
   var ps = policiesOf(unit);
   var pa = h("select", { class: "cmp-a" }, ps.map(function (p, i) { return h("option", { value: p, text: p, selected: i === 0 }); }));
   var pb = h("select", { class: "cmp-b" }, ps.map(function (p, i) { return h("option", { value: p, text: p, selected: i === 1 }); }));
@@ -200,27 +241,43 @@ function detailFor(unit, policy, p) {
   return unit.kind === "eval" ? itemView(unit, n, policy) : episodeView(unit, n, p.step);
 }
 
+// Reads the details one by one (none is kept), stopping at LIMIT hits; a newer route
+// stops it. The needle is matched in each detail's JSON text, as the JSON escapes it.
+var searchRun = 0;
 function searchView(q) {
+  var run = searchRun;
   var out = h("div", { class: "search-results", "data-query": q });
-  var needle = JSON.stringify(q.toLowerCase()).slice(1, -1).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
-  var hits = 0, LIMIT = 200;
-  units.forEach(function (unit) {
-    if (hits >= LIMIT) return;
-    unit.rows.forEach(function (r) {
-      if (hits >= LIMIT) return;
-      var el = document.getElementById("d" + r[r.length - 1]);
-      if (!el) return;
-      var text = el.textContent, low = text.toLowerCase(), at = low.indexOf(needle);
-      if (at < 0) return;
-      hits++;
-      var snip = text.slice(Math.max(0, at - 60), at + needle.length + 60).replace(/\\n/g, " ").replace(/\\"/g, "\"");
-      var link = rowLink(unit, r);
-      out.appendChild(h("div", { class: "hit" }, [
-        h("a", { href: hashOf(link), text: unit.path + " · " + link.policy + " · " + (unit.kind === "eval" ? "item " + link.item : "seed " + link.seed) }),
-        pre("…" + snip + "…", "snippet")]));
-    });
-  });
-  out.insertBefore(h("h2", { text: (hits >= LIMIT ? "first " + LIMIT : hits) + " match(es) for \u201c" + q + "\u201d" }), out.firstChild);
+  var title = h("h2", { text: "searching for \u201c" + q + "\u201d…" });
+  var progress = h("p", { class: "muted search-progress" });
+  append(out, [title, progress]);
+  var needle = JSON.stringify(q.toLowerCase()).slice(1, -1);
+  var hits = 0, LIMIT = 200, all = [], i = 0;
+  units.forEach(function (unit) { unit.rows.forEach(function (r) { all.push([unit, r]); }); });
+  function finish() {
+    title.textContent = (hits >= LIMIT ? "first " + LIMIT : hits) + " match(es) for \u201c" + q + "\u201d";
+    progress.textContent = "searched " + i + " of " + all.length + " rows";
+    out.setAttribute("data-done", "1");
+  }
+  function scan(unit, r, d) {
+    if (!d) return;
+    var text = JSON.stringify(d), at = text.toLowerCase().indexOf(needle);
+    if (at < 0) return;
+    hits++;
+    var snip = text.slice(Math.max(0, at - 60), at + needle.length + 60).replace(/\\n/g, " ").replace(/\\"/g, "\"");
+    var link = rowLink(unit, r);
+    out.appendChild(h("div", { class: "hit" }, [
+      h("a", { href: hashOf(link), text: unit.path + " · " + link.policy + " · " + (unit.kind === "eval" ? "item " + link.item : "seed " + link.seed) }),
+      pre("…" + snip + "…", "snippet")]));
+  }
+  function next() {
+    if (run !== searchRun) return;
+    if (hits >= LIMIT || i >= all.length) { finish(); return; }
+    var unit = all[i][0], r = all[i][1];
+    i++;
+    progress.textContent = "searching row " + i + " of " + all.length + "…";
+    loadDetail(r[r.length - 1], function (d) { scan(unit, r, d); setTimeout(next, 0); }, false);
+  }
+  next();
   return out;
 }
 
@@ -244,11 +301,14 @@ function route() {
   var p = parseHash();
   CV.openAll = p.open === "1";
   if (!shell) buildShell();
+  searchRun++;
   var unit = unitById(p.unit);
   if (!unit) { clear(shell.left).appendChild(h("p", { text: "No units." })); return; }
-  if (state.unit !== unit) {
+  var want = tableFromHash(unit, p);
+  var same = state.unit === unit && Object.keys(want).every(function (k) { return state[k] === want[k]; });
+  if (!same) {
     state.unit = unit;
-    state.sortCol = null; state.filter = ""; state.policy = ""; state.limit = PAGE;
+    Object.keys(want).forEach(function (k) { state[k] = want[k]; });
     clear(shell.left).appendChild(unitView(unit));
     Array.prototype.forEach.call(shell.nav.querySelectorAll("a"), function (a) {
       a.classList.toggle("current", a.getAttribute("data-unit") === unit.path);
@@ -274,6 +334,16 @@ function route() {
   } else {
     right.appendChild(h("p", { class: "muted", text: "Click a row to see its details; pick two policies to compare them side by side." }));
   }
+}
+
+// Served by `colony view --serve`: reload when the server has regenerated the report (a run
+// still going); the address keeps the view.
+if (location.protocol === "http:" || location.protocol === "https:") {
+  setInterval(function () {
+    fetch("live.json", { cache: "no-store" }).then(function (r) { return r.ok ? r.json() : null; }).then(function (j) {
+      if (j && j.generation && j.generation !== INDEX.generation) location.reload();
+    }).catch(function () {});
+  }, 3000);
 }
 
 window.addEventListener("hashchange", function () {

@@ -1,17 +1,66 @@
-// colony view: shared helpers (DOM building, formatting, lazy detail blocks).
+// colony view: shared helpers (DOM building, formatting, details loaded on demand).
 // Everything the page shows is built with textContent/attributes, never innerHTML of run
 // data, so a reply containing markup stays text.
 
 var INDEX = JSON.parse(document.getElementById("colony-index").textContent);
-var detailCache = {};
+var DATA = encodeURIComponent(INDEX.data || "report.data");
 
-// The parsed detail block `d<n>`; parsed on first use only (the table never needs it).
-function detail(n) {
-  if (!Object.prototype.hasOwnProperty.call(detailCache, n)) {
-    var el = document.getElementById("d" + n);
-    detailCache[n] = el ? JSON.parse(el.textContent) : null;
+// Details live in DATA/d<n>.js, loaded only when a row is opened: each file calls
+// colonyDetail(generation, n, detail). Opened details are kept (the last CACHE_MAX); a
+// search reads details one by one and keeps none.
+var detailCache = {}, cacheOrder = [], CACHE_MAX = 16;
+var waiting = {};
+var staleShown = false;
+
+function staleReport() {
+  if (staleShown) return;
+  staleShown = true;
+  var app = document.getElementById("app");
+  if (app) app.insertBefore(h("p", { class: "warning stale", text: "This report was regenerated since the page was loaded: reload the page." }), app.firstChild);
+}
+
+window.colonyDetail = function (generation, n, d) {
+  if (generation !== INDEX.generation) { staleReport(); return; }
+  var cbs = waiting[n];
+  if (!cbs) return;
+  delete waiting[n];
+  cbs.forEach(function (cb) { cb(d, null); });
+};
+
+function remember(n, d) {
+  if (Object.prototype.hasOwnProperty.call(detailCache, n)) return;
+  detailCache[n] = d;
+  cacheOrder.push(n);
+  while (cacheOrder.length > CACHE_MAX) delete detailCache[cacheOrder.shift()];
+}
+
+// Calls cb(detail, error) once detail n is loaded (at once when it is cached); keep: cache it.
+function loadDetail(n, cb, keep) {
+  if (Object.prototype.hasOwnProperty.call(detailCache, n)) { cb(detailCache[n], null); return; }
+  var done = function (d, err) { if (keep && d) remember(n, d); cb(d, err); };
+  if (waiting[n]) { waiting[n].push(done); return; }
+  waiting[n] = [done];
+  var el = document.createElement("script");
+  el.src = DATA + "/d" + Number(n) + ".js";
+  function fail(why) {
+    var cbs = waiting[n];
+    delete waiting[n];
+    (cbs || []).forEach(function (f) { f(null, why); });
   }
-  return detailCache[n];
+  el.onload = function () { el.remove(); if (waiting[n]) fail(el.src + " holds no detail " + n); };
+  el.onerror = function () { el.remove(); fail("could not load " + el.src + " (is the folder " + (INDEX.data || "report.data") + " next to the page?)"); };
+  document.head.appendChild(el);
+}
+
+// A placeholder that build(detail) replaces once detail n has loaded.
+function withDetail(n, build) {
+  var box = h("div", { class: "detail-box", "data-detail": n }, h("p", { class: "muted loading", text: "loading…" }));
+  loadDetail(n, function (d, err) {
+    clear(box);
+    if (!d) { box.appendChild(h("p", { class: "warning", text: "detail " + n + ": " + err })); return; }
+    append(box, build(d));
+  }, true);
+  return box;
 }
 
 // h("div", {class: "x", text: "y", onclick: f, "data-k": v}, [children])

@@ -145,8 +145,10 @@ function entryView(e) {
 }
 
 function itemView(unit, n, policy) {
-  var d = detail(n);
-  if (!d) return h("p", { class: "warning", text: "detail block d" + n + " is missing" });
+  return withDetail(n, function (d) { return itemDetail(unit, d); });
+}
+
+function itemDetail(unit, d) {
   var r = d.result, trace = d.trace || {};
   var out = h("div", { class: "item-detail", "data-policy": r.policy, "data-item": r.id });
   append(out, [
@@ -267,8 +269,10 @@ function stepView(unit, d, frames, step, byStep) {
 }
 
 function episodeView(unit, n, startStep) {
-  var d = detail(n);
-  if (!d) return h("p", { class: "warning", text: "detail block d" + n + " is missing" });
+  return withDetail(n, function (d) { return episodeDetail(unit, d, startStep); });
+}
+
+function episodeDetail(unit, d, startStep) {
   var r = d.result;
   var frames = decodeFrames(d.frames);
   var byStep = {};

@@ -1,0 +1,384 @@
+//! `colony view` as a report of separate files and as a live server (issue 27, parts 2
+//! and 3): hostile content from models and datasets stays inert in Chromium, from `file://`
+//! and from `--serve`; the server is read-only, confined to the run directory, sends a
+//! restrictive Content-Security-Policy, and picks up results written while it runs.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::browser::{chromium, dom, dom_url};
+use common::eval_run::{eval_on, gsm8k_sample};
+use common::{colony, run_ok, BIN};
+use serde_json::Value;
+
+/// Sets `data-pwned` on `<html>` if it ever runs.
+const RUN: &str = "document.documentElement.setAttribute('data-pwned',1)";
+
+/// Payloads for text fields: closing the script element, an event handler, a `javascript:`
+/// link, the two line separators JSON allows and JavaScript did not, and a NUL byte.
+fn payloads() -> Vec<String> {
+    vec![
+        format!("</script><script>{RUN}</script>"),
+        format!("<img src=x onerror=\"{RUN}\">"),
+        format!("javascript:{RUN}"),
+        format!("sep\u{2028}line\u{2029}para</script>\u{2028}<script>{RUN}</script>"),
+        format!("nul\u{0}byte<svg onload=\"{RUN}\">"),
+    ]
+}
+
+/// A name that is also a payload and a valid file name (no `/`, no NUL).
+fn hostile_name() -> String {
+    format!("<img src=x onerror=\"{RUN}\">")
+}
+
+/// Percent-encodes a value for the page address.
+fn enc(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// A suite holding an eval unit and a compare unit, every shown field made hostile: the
+/// suite label, a unit directory and a results file named like markup, the policy label,
+/// the answer, gold, error, the question and reply in the call log, and the episode's error.
+fn hostile_suite(root: &Path) -> std::path::PathBuf {
+    let suite = root.join("suite");
+    let eval_dir = suite.join(hostile_name());
+    run_ok(
+        eval_on("gsm8k", &gsm8k_sample(), "single", &eval_dir).args([
+            "--limit",
+            "2",
+            "--quiet",
+            "--log-calls",
+            "full",
+        ]),
+    );
+    let p = payloads();
+    let policy = hostile_name();
+    let lines: Vec<Value> = std::fs::read_to_string(eval_dir.join("single.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut out = String::new();
+    for (i, mut r) in lines.into_iter().enumerate() {
+        r["policy"] = Value::from(policy.clone());
+        r["answer"] = Value::from(p[i % p.len()].clone());
+        r["gold"] = Value::from(p[(i + 1) % p.len()].clone());
+        r["error"] = Value::from(p[(i + 2) % p.len()].clone());
+        out.push_str(&format!("{r}\n"));
+    }
+    std::fs::remove_file(eval_dir.join("single.jsonl")).unwrap();
+    std::fs::write(eval_dir.join(format!("{policy}.jsonl")), out).unwrap();
+    let calls = serde_json::json!({
+        "dataset": "gsm8k", "id": "0", "policy": policy,
+        "entries": [{"agent": p[2], "seq": 0, "event": {"kind": "call", "model": p[1],
+            "request": {"messages": [{"role": "user", "content": p[0]}, {"role": p[4], "content": p[3]}]},
+            "text": p.join(" | "), "finish_reason": "stop",
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency": 1000}}]
+    });
+    std::fs::write(
+        eval_dir.join("calls").join(format!("{policy}.jsonl")),
+        format!("{calls}\n"),
+    )
+    .unwrap();
+
+    let cmp = suite.join("cube");
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "cube",
+        "--set",
+        "n=1",
+        "--policies",
+        "scripted:noop",
+        "--seeds",
+        "0",
+        "--max-steps",
+        "2",
+        "--quiet",
+        "--out",
+        cmp.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let episodes = cmp.join("episodes.jsonl");
+    let mut e: Value =
+        serde_json::from_str(std::fs::read_to_string(&episodes).unwrap().trim()).unwrap();
+    e["error"] = Value::from(p.join(" | "));
+    std::fs::write(&episodes, format!("{e}\n")).unwrap();
+    std::fs::write(
+        suite.join("manifest.json"),
+        serde_json::json!({"suite": p[0], "label": p[1], "units": [p[3]]}).to_string(),
+    )
+    .unwrap();
+    suite
+}
+
+/// Asserts that nothing ran: no `data-pwned` anywhere in attributes, no `javascript:` link,
+/// and the markup shown as text.
+fn assert_inert(dom: &str, what: &str) {
+    let html_tag = &dom[..dom.find('>').unwrap_or(0)];
+    assert!(!html_tag.contains("data-pwned"), "{what}: a payload ran");
+    assert!(!dom.contains("data-pwned=\"1\""), "{what}: a payload ran");
+    assert!(
+        !dom.contains("href=\"javascript:"),
+        "{what}: a javascript: link"
+    );
+    assert!(
+        !dom.contains("<img src=\"x\""),
+        "{what}: markup from data rendered"
+    );
+    assert!(
+        !dom.contains("<svg onload"),
+        "{what}: markup from data rendered"
+    );
+}
+
+#[test]
+fn hostile_content_stays_inert_from_file_and_from_the_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = hostile_suite(tmp.path());
+    let (ok, out, err) = colony(&["view", suite.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(out.contains("report.data"), "{out}");
+    let page = suite.join("report.html");
+    // The index page holds no executable script: only the JSON index and the viewer file.
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<script").count(), 2, "{html}");
+    assert!(html.contains("<script type=\"application/json\" id=\"colony-index\">"));
+    assert!(html.contains("<script src=\"report.data/viewer.js\"></script>"));
+    assert!(!html.contains("</script><script>document"));
+    let Some(browser) = chromium() else { return };
+    let t = tmp.path();
+    let unit = enc(&hostile_name());
+    let policy = enc(&hostile_name());
+    let views = [
+        String::new(),
+        format!("#unit={unit}"),
+        format!("#unit={unit}&policy={policy}&item=0&open=1"),
+        format!("#unit={unit}&policy={policy}&item=1&open=1"),
+        format!("#unit={unit}&compare={policy},{policy}&item=0&open=1"),
+        "#unit=cube&policy=scripted:noop&seed=0".into(),
+        "#q=onerror".into(),
+        format!("#unit={unit}&filter={}&sort=answer&desc=1", enc("<img")),
+    ];
+    for hash in &views {
+        let d = dom(&browser, t, &page, hash);
+        assert_inert(&d, hash);
+    }
+    // The payloads were shown, as text.
+    let item = dom(&browser, t, &page, &views[2]);
+    assert!(
+        item.contains("&lt;/script&gt;&lt;script&gt;document"),
+        "{item}"
+    );
+    assert!(item.contains("javascript:document"));
+    let found = dom(&browser, t, &page, "#q=onerror");
+    assert!(found.contains("class=\"hit\""), "search finds the payloads");
+
+    // The same report served: the policy header, and still nothing runs.
+    let server = Served::start(&suite);
+    let (status, headers, _) = server.get("/", &[]);
+    assert_eq!(status, 200);
+    let csp = header(&headers, "content-security-policy").unwrap();
+    assert!(
+        csp.contains("default-src 'none'") && csp.contains("script-src 'self'"),
+        "{csp}"
+    );
+    assert_eq!(
+        header(&headers, "x-content-type-options").unwrap(),
+        "nosniff"
+    );
+    for hash in &views[..5] {
+        let d = dom_url(&browser, t, &format!("{}{hash}", server.url));
+        assert_inert(&d, hash);
+    }
+    let item = dom_url(&browser, t, &format!("{}{}", server.url, views[2]));
+    assert!(item.contains("&lt;/script&gt;&lt;script&gt;document"));
+}
+
+/// A `colony view --serve` child process, killed on drop.
+struct Served {
+    child: Child,
+    url: String,
+    port: u16,
+}
+
+impl Served {
+    fn start(run: &Path) -> Served {
+        let mut child = Command::new(BIN)
+            .args(["view", "--serve", "--port", "0"])
+            .arg(run)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "{url:?}");
+        let port = url
+            .trim_start_matches("http://127.0.0.1:")
+            .trim_end_matches('/')
+            .parse()
+            .unwrap();
+        Served { child, url, port }
+    }
+
+    /// A raw request (so paths reach the server as written); returns status, headers, body.
+    fn request(&self, raw: &str) -> (u16, String, String) {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s.write_all(raw.as_bytes()).unwrap();
+        let mut text = Vec::new();
+        let _ = s.read_to_end(&mut text);
+        let text = String::from_utf8_lossy(&text).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        (status, head.to_string(), body.to_string())
+    }
+
+    fn get(&self, path: &str, extra: &[&str]) -> (u16, String, String) {
+        let mut raw = format!(
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n",
+            self.port
+        );
+        for h in extra {
+            raw.push_str(h);
+            raw.push_str("\r\n");
+        }
+        raw.push_str("\r\n");
+        self.request(&raw)
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn header(head: &str, name: &str) -> Option<String> {
+    head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.trim()
+            .eq_ignore_ascii_case(name)
+            .then(|| v.trim().to_string())
+    })
+}
+
+#[test]
+fn the_server_is_read_only_confined_and_live() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    run_ok(eval_on("gsm8k", &gsm8k_sample(), "single", &run).args(["--limit", "2", "--quiet"]));
+    std::fs::write(tmp.path().join("secret.txt"), "OUTSIDE-SECRET").unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("secret.txt"), run.join("link.txt")).unwrap();
+    std::fs::write(run.join("evil.html"), "<script>alert(1)</script>").unwrap();
+    let server = Served::start(&run);
+
+    // The page and its data.
+    let (status, _, page) = server.get("/", &[]);
+    assert_eq!(status, 200);
+    assert!(page.contains("colony-index"));
+    let (status, head, js) = server.get("/report.data/viewer.js", &[]);
+    assert_eq!(status, 200);
+    assert!(header(&head, "content-type")
+        .unwrap()
+        .starts_with("text/javascript"));
+    assert!(js.contains("colonyDetail"));
+    let (status, _, d0) = server.get("/report.data/d0.js", &[]);
+    assert_eq!((status, d0.starts_with("colonyDetail(")), (200, true));
+    // Run files: read-only, never executable, only inside the run.
+    let (status, head, body) = server.get("/files/summary.json", &[]);
+    assert_eq!(status, 200);
+    assert!(body.contains("policies"));
+    assert!(header(&head, "content-type")
+        .unwrap()
+        .starts_with("text/plain"));
+    let (status, head, _) = server.get("/files/evil.html", &[]);
+    assert_eq!(status, 200);
+    assert!(header(&head, "content-type")
+        .unwrap()
+        .starts_with("application/octet-stream"));
+    assert!(header(&head, "content-security-policy")
+        .unwrap()
+        .contains("sandbox"));
+    for bad in [
+        "/files/../secret.txt",
+        "/files/%2e%2e/secret.txt",
+        "/files/link.txt",
+        "/files/..%2fsecret.txt",
+        "/report.data/..%2f..%2fsecret.txt",
+        "/files//etc/passwd",
+        "/files/%00",
+    ] {
+        let (status, _, body) = server.get(bad, &[]);
+        assert!(matches!(status, 400 | 403 | 404), "{bad}: {status} {body}");
+        assert!(
+            !body.contains("OUTSIDE-SECRET") && !body.contains("root:"),
+            "{bad}"
+        );
+    }
+    let (status, _, _) = server.request(&format!(
+        "POST /files/summary.json HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}",
+        server.port
+    ));
+    assert_eq!(status, 405);
+    let (status, _, _) =
+        server.request("GET / HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 421, "a rebinding host is refused");
+
+    // Live: a third item appended to the run is picked up and shown.
+    let (_, _, live) = server.get("/live.json", &[]);
+    let first: Value = serde_json::from_str(&live).unwrap();
+    let results = run.join("single.jsonl");
+    let text = std::fs::read_to_string(&results).unwrap();
+    let mut r: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    r["id"] = Value::from("live-item");
+    std::fs::write(&results, format!("{text}{r}\n")).unwrap();
+    let start = Instant::now();
+    let next = loop {
+        let (_, _, live) = server.get("/live.json", &[]);
+        let now: Value = serde_json::from_str(&live).unwrap();
+        if now["generation"] != first["generation"] {
+            break now;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "never regenerated"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(next["error"].is_null(), "{next}");
+    let (_, _, page) = server.get("/", &[]);
+    assert!(page.contains("live-item"));
+    if let Some(browser) = chromium() {
+        let d = dom_url(
+            &browser,
+            tmp.path(),
+            &format!("{}#unit=.&policy=single&item=live-item", server.url),
+        );
+        assert!(d.contains("data-item=\"live-item\""), "the new item opens");
+    }
+}
