@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark of `colony view` on a synthetic 10,000-item reasoning run (SelfOrg-shaped traces
 # and one recorded call per item in calls/<policy>.jsonl): page generation time, page size,
-# and time to first render in headless Chromium (the page's performance.now() when ready,
+# and the times to first render in headless Chromium (the page's performance.now() when ready,
 # `data-ready-ms` on <body>), for the plain table, a deep link into one item, and a search.
 #
 # Usage: scripts/bench_viewer.sh [ITEMS] [COLONY_BINARY]   (default 10000, target/debug/colony)
@@ -53,7 +53,7 @@ start=$(date +%s.%N)
 "$bin" view "$run" --out "$work/report.html"
 end=$(date +%s.%N)
 echo "generation: $(python3 -c "print(f'{$end - $start:.2f}')") s wall ($bin)"
-echo "page size: $(stat -c %s "$work/report.html") bytes"
+echo "index page: $(stat -c %s "$work/report.html") bytes; data folder: $(du -sb "$work/report.data" | cut -f1) bytes"
 
 if [ ! -x "$browser" ]; then
   echo "SKIPPED browser timing: no Chromium at $browser"
@@ -70,11 +70,12 @@ load() {
     --user-data-dir="$profile" --dump-dom "file://$work/report.html$hash" 2>/dev/null)"
   t1=$(date +%s.%N)
   rm -rf "$profile"
-  local ready errors rows
-  ready="$(grep -o 'data-ready-ms="[0-9.]*"' <<<"$dom" | head -1 | cut -d'"' -f2)"
+  local ready detail errors rows
+  ready="$(grep -o 'data-ready-ms="[0-9.]*"' <<<"$dom" | head -1 | cut -d'"' -f2 || true)"
+  detail="$(grep -o 'data-detail-ms="[0-9.]*"' <<<"$dom" | head -1 | cut -d'"' -f2 || true)"
   errors="$(grep -c 'id="js-errors" class="shown"' <<<"$dom" || true)"
-  rows="$(grep -o '<tr data-row=' <<<"$dom" | wc -l)"
-  echo "  ${hash:-(table)}: ready at ${ready:-?} ms after navigation start; rows drawn ${rows}; js errors ${errors}; chromium process $(python3 -c "print(f'{$t1 - $t0:.2f}')") s"
+  rows="$(grep -o '<tr data-row=' <<<"$dom" | wc -l || true)"
+  echo "  ${hash:-(table)}: table at ${ready:-?} ms, detail at ${detail:--} ms after navigation start; rows drawn ${rows}; js errors ${errors}; chromium process $(python3 -c "print(f'{$t1 - $t0:.2f}')") s"
 }
 echo "time to first render (headless Chromium):"
 load ""

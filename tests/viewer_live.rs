@@ -306,9 +306,9 @@ fn the_server_is_read_only_confined_and_live() {
     assert!(header(&head, "content-type")
         .unwrap()
         .starts_with("text/javascript"));
-    assert!(js.contains("colonyDetail"));
-    let (status, _, d0) = server.get("/report.data/d0.js", &[]);
-    assert_eq!((status, d0.starts_with("colonyDetail(")), (200, true));
+    assert!(js.contains("colonyChunk"));
+    let (status, _, d0) = server.get("/report.data/c0.js", &[]);
+    assert_eq!((status, d0.starts_with("colonyChunk(")), (200, true));
     // Run files: read-only, never executable, only inside the run.
     let (status, head, body) = server.get("/files/summary.json", &[]);
     assert_eq!(status, 200);

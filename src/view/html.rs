@@ -1,7 +1,8 @@
 //! Assembles a report: the index page (`report.html`: the compact index of every unit's rows
 //! as an inert JSON block, and a link to the viewer script) and its data directory
-//! (`report.data/`: the viewer script and styles, and one `d<n>.js` file per item or episode,
-//! written as units are read and loaded by the page only when opened). Both are written under
+//! (`report.data/`: the viewer script and styles, and the details of every item or episode
+//! packed into `c<k>.js` chunk files of about [`CHUNK_BYTES`], written as units are read and
+//! loaded by the page only when one of their rows is opened). Both are written under
 //! temporary names and renamed at the end, so a reader never sees half a report.
 
 use std::fs::File;
@@ -55,16 +56,19 @@ pub fn escape_html(text: &str) -> String {
 
 /// The page being written: an index page plus a data directory beside it
 /// (`report.html` and `report.data/`, issue 27, part 2). Details are appended as they are
-/// built, one `d<n>.js` file each, which the page loads only when a row is opened; the viewer
+/// built, into chunk files (`c<k>.js`) that the page loads only when one of their rows is
+/// opened; the viewer
 /// script and styles are files there too, so the page holds no inline script and a strict
 /// Content-Security-Policy (`view --serve`) allows it.
 ///
-/// Decision: details are small scripts (`colonyDetail("GEN", n, {…})`) rather than `.json`
-/// files, because a page opened from `file://` may load a script from its own folder but
-/// may not `fetch` a file. The payload is [`script_json`] (no `<`, `>`, `&`, U+2028 or U+2029
-/// left raw), an object literal that cannot end or escape its call. `GEN` is the page's
-/// generation: a page whose data directory was regenerated under it says so instead of
-/// showing another run's rows.
+/// Decision: a chunk is a script call, `colonyChunk("GEN", k, "<base64>")`, rather than a
+/// `.json` file, because a page opened from `file://` may load a script from its own folder
+/// but may not `fetch` a file. Its one argument from the run is base64 (an alphabet that
+/// cannot end or escape the call) of the gzip of a JSON array of `[n, detail]` pairs, which
+/// the browser inflates with its own `DecompressionStream`: call logs repeat themselves, and
+/// the plain JSON of a Wildfire grid's details was ten times its compact logs on disk. `GEN`
+/// is the page's generation: a page whose data directory was regenerated under it says so
+/// instead of showing another run's rows.
 ///
 /// Everything is written under temporary names and renamed at the end (data directory
 /// first, then the page), so a reader never sees half a report.
@@ -80,7 +84,31 @@ pub struct PageWriter {
     detail_bytes: usize,
     detail_budget: usize,
     finished: bool,
+    chunk: Option<Chunk>,
+    chunk_starts: Vec<usize>,
 }
+
+/// The chunk being built: its details as a JSON array of `[n, detail]`, gzip-compressed as
+/// they come.
+struct Chunk {
+    gz: flate2::write::GzEncoder<Vec<u8>>,
+    path: PathBuf,
+    bytes: usize,
+}
+
+impl std::fmt::Debug for Chunk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chunk")
+            .field("path", &self.path)
+            .field("bytes", &self.bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Details are packed into chunks of about this many bytes of JSON (a larger detail gets a
+/// chunk of its own): opening one row parses at most a few megabytes, and a search over a
+/// 10,000-item run reads a few dozen files instead of 10,000.
+pub const CHUNK_BYTES: usize = 2 << 20;
 
 impl Drop for PageWriter {
     /// A report abandoned on an error leaves nothing behind (the old report stays whole).
@@ -160,6 +188,8 @@ impl PageWriter {
             detail_bytes: 0,
             detail_budget: MAX_PAGE_DETAIL_BYTES,
             finished: false,
+            chunk: None,
+            chunk_starts: Vec::new(),
         })
     }
 
@@ -173,18 +203,51 @@ impl PageWriter {
         std::fs::write(&path, bytes).map_err(ViewError::io(&path))
     }
 
-    /// Writes one detail file; returns its number (the page loads it as `d<number>.js`).
+    /// Appends one detail to the current chunk; returns its number.
     pub fn detail<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<usize, ViewError> {
         let n = self.next;
         self.next += 1;
-        let text = format!(
-            "colonyDetail(\"{}\",{n},{});\n",
-            self.generation,
-            script_json(value)
-        );
-        self.detail_bytes = self.detail_bytes.saturating_add(text.len());
-        self.write_file(&format!("d{n}.js"), text.as_bytes())?;
+        let body = serde_json::to_string(value).unwrap_or_else(|_| "null".into());
+        let roll = self
+            .chunk
+            .as_ref()
+            .is_some_and(|c| c.bytes > 0 && c.bytes.saturating_add(body.len()) > CHUNK_BYTES);
+        if roll || self.chunk.is_none() {
+            self.close_chunk()?;
+            let k = self.chunk_starts.len();
+            self.chunk = Some(Chunk {
+                gz: flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(3)),
+                path: self.data_tmp.join(format!("c{k}.js")),
+                bytes: 0,
+            });
+            self.chunk_starts.push(n);
+        }
+        self.detail_bytes = self.detail_bytes.saturating_add(body.len());
+        if let Some(c) = self.chunk.as_mut() {
+            let sep = if c.bytes == 0 { "[" } else { "," };
+            let item = format!("{sep}[{n},{body}]");
+            c.bytes = c.bytes.saturating_add(item.len());
+            c.gz.write_all(item.as_bytes())
+                .map_err(ViewError::io(&c.path))?;
+        }
         Ok(n)
+    }
+
+    /// Writes the current chunk's file: `colonyChunk("GEN", k, "<base64 of gzip>");`.
+    fn close_chunk(&mut self) -> Result<(), ViewError> {
+        let Some(mut c) = self.chunk.take() else {
+            return Ok(());
+        };
+        let k = self.chunk_starts.len() - 1;
+        c.gz.write_all(b"]").map_err(ViewError::io(&c.path))?;
+        let zipped = c.gz.finish().map_err(ViewError::io(&c.path))?;
+        use base64::Engine;
+        let text = format!(
+            "colonyChunk(\"{}\",{k},\"{}\");\n",
+            self.generation,
+            base64::engine::general_purpose::STANDARD.encode(zipped)
+        );
+        std::fs::write(&c.path, text).map_err(ViewError::io(&c.path))
     }
 
     /// The same page with a detail budget of `bytes` instead of [`MAX_PAGE_DETAIL_BYTES`]
@@ -207,9 +270,11 @@ impl PageWriter {
     /// data directory and the page into place; returns the page's size in bytes (the index
     /// page alone: details are loaded on demand).
     pub fn finish(mut self, index: &serde_json::Value) -> Result<u64, ViewError> {
+        self.close_chunk()?;
         let mut index = index.clone();
         index["generation"] = serde_json::Value::String(self.generation.clone());
         index["data"] = serde_json::Value::String(self.data_name.clone());
+        index["chunks"] = serde_json::json!(self.chunk_starts);
         self.write_file(
             "viewer.js",
             format!(
@@ -265,6 +330,33 @@ impl PageWriter {
             .len();
         Ok(bytes)
     }
+}
+
+/// The details of one chunk file (`report.data/c<k>.js`) as `(n, detail)` pairs: for tools
+/// and tests that read a report without a browser.
+pub fn read_chunk(path: &Path) -> Result<Vec<(u64, serde_json::Value)>, ViewError> {
+    use base64::Engine;
+    use std::io::Read;
+    let bad = |message: &str| ViewError::BadFile {
+        path: path.to_path_buf(),
+        message: message.to_string(),
+    };
+    let text = std::fs::read_to_string(path).map_err(ViewError::io(path))?;
+    let b64 = text
+        .trim_end()
+        .strip_suffix("\");")
+        .and_then(|t| t.rsplit_once(",\""))
+        .map(|(_, b)| b)
+        .ok_or_else(|| bad("not a colonyChunk(...) call"))?;
+    let zipped = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|e| bad(&format!("bad base64: {e}")))?;
+    let mut json = Vec::new();
+    flate2::read::GzDecoder::new(&zipped[..])
+        .take(1 << 30)
+        .read_to_end(&mut json)
+        .map_err(ViewError::io(path))?;
+    serde_json::from_slice(&json).map_err(|e| bad(&format!("bad JSON: {e}")))
 }
 
 /// One CSS class per legend entry of every compare unit (`.cell-<n>`; units of one page
@@ -359,16 +451,16 @@ mod tests {
         );
         let data = dir.path().join("page.data");
         let mut size = 0usize;
-        let mut files = 0;
+        let mut files = 0usize;
         for e in std::fs::read_dir(&data).unwrap() {
             let e = e.unwrap();
             let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('d') && name.ends_with(".js") {
+            if name.starts_with('c') && name.ends_with(".js") {
                 size += e.metadata().unwrap().len() as usize;
-                files += 1;
+                files += read_chunk(&e.path()).unwrap().len();
             }
         }
-        assert_eq!(files, 40);
+        assert_eq!(files, 40, "every detail is in a chunk");
         assert!(size < budget + 40 * MIN_DETAIL_ROOM + (1 << 20), "{size}");
         // Nothing temporary is left beside the page.
         let names: Vec<String> = std::fs::read_dir(dir.path())

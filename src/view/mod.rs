@@ -35,7 +35,7 @@ use thiserror::Error;
 
 pub use discover::{discover, Unit, UnitKind};
 pub use episode_frames::{legend, replay, split_picture, Frame, LegendEntry, Replay};
-pub use html::PageWriter;
+pub use html::{read_chunk, PageWriter};
 
 /// Errors of `colony view`: each names the file (and line) it is about.
 #[derive(Debug, Error)]
@@ -223,13 +223,8 @@ mod tests {
             (&serde_json::json!(true), &serde_json::json!("3"))
         );
         let d = rows[0][11].as_u64().unwrap();
-        let file = std::fs::read_to_string(run.join(format!("report.data/d{d}.js"))).unwrap();
-        let generation = index["generation"].as_str().unwrap();
-        let block = file
-            .strip_prefix(&format!("colonyDetail(\"{generation}\",{d},"))
-            .and_then(|s| s.strip_suffix(");\n"))
-            .unwrap();
-        let detail: serde_json::Value = serde_json::from_str(block).unwrap();
+        let chunk = html::read_chunk(&run.join("report.data/c0.js")).unwrap();
+        let detail = &chunk.iter().find(|(n, _)| *n == d).unwrap().1;
         assert_eq!(detail["entries"][0]["event"]["kind"], "memory_reset");
         assert_eq!(detail["trace"]["method"], "single");
         // A second report replaces the first whole; nothing temporary is left next to it.
@@ -237,7 +232,7 @@ mod tests {
         assert_eq!(again.rows, 2);
         let html = std::fs::read_to_string(run.join("report.html")).unwrap();
         let files = std::fs::read_to_string(run.join("report.data/viewer.js")).unwrap();
-        assert!(files.contains("colonyDetail") && !html.contains("colonyDetail("));
+        assert!(files.contains("colonyChunk") && !html.contains("colonyChunk("));
         let left: Vec<_> = std::fs::read_dir(run)
             .unwrap()
             .filter_map(Result::ok)

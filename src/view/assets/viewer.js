@@ -241,7 +241,7 @@ function detailFor(unit, policy, p) {
   return unit.kind === "eval" ? itemView(unit, n, policy) : episodeView(unit, n, p.step);
 }
 
-// Reads the details one by one (none is kept), stopping at LIMIT hits; a newer route
+// Reads the details chunk by chunk (none is kept), stopping at LIMIT hits; a newer route
 // stops it. The needle is matched in each detail's JSON text, as the JSON escapes it.
 var searchRun = 0;
 function searchView(q) {
@@ -251,33 +251,30 @@ function searchView(q) {
   var progress = h("p", { class: "muted search-progress" });
   append(out, [title, progress]);
   var needle = JSON.stringify(q.toLowerCase()).slice(1, -1);
-  var hits = 0, LIMIT = 200, all = [], i = 0;
-  units.forEach(function (unit) { unit.rows.forEach(function (r) { all.push([unit, r]); }); });
-  function finish() {
-    title.textContent = (hits >= LIMIT ? "first " + LIMIT : hits) + " match(es) for \u201c" + q + "\u201d";
-    progress.textContent = "searched " + i + " of " + all.length + " rows";
-    out.setAttribute("data-done", "1");
-  }
-  function scan(unit, r, d) {
-    if (!d) return;
+  var hits = 0, LIMIT = 200, rowOf = {};
+  units.forEach(function (unit) { unit.rows.forEach(function (r) { rowOf[r[r.length - 1]] = [unit, r]; }); });
+  function scan(n, d) {
+    var ur = rowOf[n];
+    if (!ur || !d || hits >= LIMIT) return;
     var text = JSON.stringify(d), at = text.toLowerCase().indexOf(needle);
     if (at < 0) return;
     hits++;
+    var unit = ur[0], r = ur[1];
     var snip = text.slice(Math.max(0, at - 60), at + needle.length + 60).replace(/\\n/g, " ").replace(/\\"/g, "\"");
     var link = rowLink(unit, r);
     out.appendChild(h("div", { class: "hit" }, [
       h("a", { href: hashOf(link), text: unit.path + " · " + link.policy + " · " + (unit.kind === "eval" ? "item " + link.item : "seed " + link.seed) }),
       pre("…" + snip + "…", "snippet")]));
   }
-  function next() {
-    if (run !== searchRun) return;
-    if (hits >= LIMIT || i >= all.length) { finish(); return; }
-    var unit = all[i][0], r = all[i][1];
-    i++;
-    progress.textContent = "searching row " + i + " of " + all.length + "…";
-    loadDetail(r[r.length - 1], function (d) { scan(unit, r, d); setTimeout(next, 0); }, false);
-  }
-  next();
+  scanDetails(scan, function () { return run === searchRun && hits < LIMIT; },
+    function (k) { progress.textContent = "searching file " + (k + 1) + " of " + CHUNKS.length + "…"; },
+    function (k) {
+      if (run !== searchRun) return;
+      title.textContent = (hits >= LIMIT ? "first " + LIMIT : hits) + " match(es) for \u201c" + q + "\u201d";
+      progress.textContent = "searched " + k + " of " + CHUNKS.length + " files";
+      out.setAttribute("data-done", "1");
+      document.body.setAttribute("data-detail-ms", performance.now().toFixed(1));
+    });
   return out;
 }
 

@@ -5,11 +5,17 @@
 var INDEX = JSON.parse(document.getElementById("colony-index").textContent);
 var DATA = encodeURIComponent(INDEX.data || "report.data");
 
-// Details live in DATA/d<n>.js, loaded only when a row is opened: each file calls
-// colonyDetail(generation, n, detail). Opened details are kept (the last CACHE_MAX); a
-// search reads details one by one and keeps none.
+// Details live in chunk files DATA/c<k>.js, loaded only when one of their rows is opened:
+// each file calls colonyChunk(generation, k, base64) with the gzip of a JSON array of
+// [n, detail] pairs, inflated here by the browser (INDEX.chunks[k] is the first detail of
+// chunk k). Opened details are kept (the last CACHE_MAX); a search reads
+// chunks one by one through a sink and keeps nothing.
+var CHUNKS = INDEX.chunks || [];
 var detailCache = {}, cacheOrder = [], CACHE_MAX = 16;
-var waiting = {};
+var waiting = {};      // detail -> callbacks
+var loading = {};      // chunk -> callbacks run when its file has loaded (or failed)
+var sinks = {};        // chunk -> function (n, detail) called for each of its details
+var pending = {};      // chunk -> promise of its details delivered
 var staleShown = false;
 
 function staleReport() {
@@ -19,13 +25,58 @@ function staleReport() {
   if (app) app.insertBefore(h("p", { class: "warning stale", text: "This report was regenerated since the page was loaded: reload the page." }), app.firstChild);
 }
 
-window.colonyDetail = function (generation, n, d) {
+function inflate(b64) {
+  var bin = atob(b64), bytes = new Uint8Array(bin.length);
+  for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).text();
+}
+
+window.colonyChunk = function (generation, k, b64) {
   if (generation !== INDEX.generation) { staleReport(); return; }
+  pending[k] = inflate(String(b64)).then(function (text) {
+    JSON.parse(text).forEach(function (e) { deliver(k, e[0], e[1]); });
+  });
+};
+
+function deliver(k, n, d) {
+  if (sinks[k]) sinks[k](n, d);
   var cbs = waiting[n];
   if (!cbs) return;
   delete waiting[n];
   cbs.forEach(function (cb) { cb(d, null); });
 };
+
+function chunkOf(n) {
+  var lo = 0, hi = CHUNKS.length - 1;
+  while (lo < hi) {
+    var mid = (lo + hi + 1) >> 1;
+    if (CHUNKS[mid] <= n) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+// Loads chunk k's file; done(error) once it has run (error: null) or failed.
+function loadChunk(k, done) {
+  if (loading[k]) { loading[k].push(done); return; }
+  loading[k] = [done];
+  var el = document.createElement("script");
+  el.src = DATA + "/c" + Number(k) + ".js";
+  function end(err) {
+    el.remove();
+    var cbs = loading[k];
+    delete loading[k];
+    cbs.forEach(function (f) { f(err); });
+  }
+  el.onload = function () {
+    var p = pending[k];
+    delete pending[k];
+    if (!p) { end(el.src + " holds no chunk " + k); return; }
+    p.then(function () { end(null); }, function (e) { end("could not read " + el.src + ": " + e); });
+  };
+  el.onerror = function () { end("could not load " + el.src + " (is the folder " + (INDEX.data || "report.data") + " next to the page?)"); };
+  document.head.appendChild(el);
+}
 
 function remember(n, d) {
   if (Object.prototype.hasOwnProperty.call(detailCache, n)) return;
@@ -34,22 +85,32 @@ function remember(n, d) {
   while (cacheOrder.length > CACHE_MAX) delete detailCache[cacheOrder.shift()];
 }
 
-// Calls cb(detail, error) once detail n is loaded (at once when it is cached); keep: cache it.
-function loadDetail(n, cb, keep) {
+// Calls cb(detail, error) once detail n is loaded (at once when it is cached).
+function loadDetail(n, cb) {
   if (Object.prototype.hasOwnProperty.call(detailCache, n)) { cb(detailCache[n], null); return; }
-  var done = function (d, err) { if (keep && d) remember(n, d); cb(d, err); };
-  if (waiting[n]) { waiting[n].push(done); return; }
-  waiting[n] = [done];
-  var el = document.createElement("script");
-  el.src = DATA + "/d" + Number(n) + ".js";
-  function fail(why) {
+  var first = !waiting[n];
+  (waiting[n] = waiting[n] || []).push(function (d, err) { if (d) remember(n, d); cb(d, err); });
+  if (!first) return;
+  loadChunk(chunkOf(n), function (err) {
     var cbs = waiting[n];
+    if (!cbs) return;
     delete waiting[n];
-    (cbs || []).forEach(function (f) { f(null, why); });
+    cbs.forEach(function (f) { f(null, err || "chunk " + chunkOf(n) + " holds no detail " + n); });
+  });
+}
+
+// Calls each(n, detail) for every detail of every chunk, one chunk at a time, until each
+// returns false or keepGoing() does; then done().
+function scanDetails(each, keepGoing, progress, done) {
+  var k = 0;
+  function next() {
+    if (k >= CHUNKS.length || !keepGoing()) { done(k); return; }
+    var chunk = k++;
+    progress(chunk);
+    sinks[chunk] = each;
+    loadChunk(chunk, function () { delete sinks[chunk]; setTimeout(next, 0); });
   }
-  el.onload = function () { el.remove(); if (waiting[n]) fail(el.src + " holds no detail " + n); };
-  el.onerror = function () { el.remove(); fail("could not load " + el.src + " (is the folder " + (INDEX.data || "report.data") + " next to the page?)"); };
-  document.head.appendChild(el);
+  next();
 }
 
 // A placeholder that build(detail) replaces once detail n has loaded.
@@ -59,7 +120,9 @@ function withDetail(n, build) {
     clear(box);
     if (!d) { box.appendChild(h("p", { class: "warning", text: "detail " + n + ": " + err })); return; }
     append(box, build(d));
-  }, true);
+    // When the last opened detail was drawn (the viewer benchmark reads it).
+    document.body.setAttribute("data-detail-ms", performance.now().toFixed(1));
+  });
   return box;
 }
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Benchmark of `colony view` on an existing run directory (issue 27, part 2): generation time,
+# the index page's size, the data folder's size and largest file, and in headless Chromium the
+# time to the first table (`data-ready-ms`) and to an opened detail (`data-detail-ms`, for deep
+# links), both the page's own performance.now() since navigation start.
+#
+# Usage: scripts/bench_view_run.sh RUN_DIR [HASH ...] (COLONY=target/release/colony by default)
+set -euo pipefail
+run="$1"; shift
+bin="${COLONY:-target/release/colony}"
+browser="${COLONY_CHROMIUM:-/usr/bin/chromium}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+echo "run: $run, $(du -sh "$run" | cut -f1) on disk"
+start=$(date +%s.%N)
+"$bin" view "$run" --out "$work/report.html"
+end=$(date +%s.%N)
+echo "generation: $(python3 -c "print(f'{$end - $start:.2f}')") s wall ($bin)"
+echo "index page: $(stat -c %s "$work/report.html") bytes; data folder: $(du -sb "$work/report.data" | cut -f1) bytes in $(ls "$work/report.data" | wc -l) files, largest $(ls -S "$work/report.data" | head -1) at $(stat -c %s "$work/report.data/$(ls -S "$work/report.data" | head -1)") bytes"
+[ -x "$browser" ] || { echo "SKIPPED browser timing: no Chromium at $browser"; exit 0; }
+load() {
+  local hash="$1" profile dom t0 t1
+  profile="$(mktemp -d)"
+  t0=$(date +%s.%N)
+  # No --virtual-time-budget: it would make performance.now() virtual.
+  dom="$("$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$profile" --dump-dom "file://$work/report.html$hash" 2>/dev/null)"
+  t1=$(date +%s.%N)
+  rm -rf "$profile"
+  local ready detail errors rows
+  ready="$(grep -o 'data-ready-ms="[0-9.]*"' <<<"$dom" | head -1 | cut -d'"' -f2 || true)"
+  detail="$(grep -o 'data-detail-ms="[0-9.]*"' <<<"$dom" | head -1 | cut -d'"' -f2 || true)"
+  errors="$(grep -c 'id="js-errors" class="shown"' <<<"$dom" || true)"
+  rows="$(grep -o '<tr data-row=' <<<"$dom" | wc -l || true)"
+  echo "  ${hash:-(table)}: table at ${ready:-?} ms, detail at ${detail:--} ms; rows ${rows}; js errors ${errors}; chromium process $(python3 -c "print(f'{$t1 - $t0:.2f}')") s"
+}
+echo "render (headless Chromium, ms since navigation start):"
+load ""
+for h in "$@"; do load "$h"; done
