@@ -382,3 +382,63 @@ fn the_server_is_read_only_confined_and_live() {
         assert!(d.contains("data-item=\"live-item\""), "the new item opens");
     }
 }
+
+/// The table's sort, filter and policy choice come from the address (issue 27, part 2), so a
+/// link reproduces the view.
+#[test]
+fn the_table_state_rides_in_the_address() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    run_ok(
+        eval_on("gsm8k", &gsm8k_sample(), "single,selforg", &run).args(["--limit", "4", "--quiet"]),
+    );
+    let (ok, _, err) = colony(&["view", run.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let page = run.join("report.html");
+    let Some(browser) = chromium() else { return };
+    let t = tmp.path();
+    let ids = |dom: &str| -> Vec<(String, String)> {
+        dom.split("<tr data-row=")
+            .skip(1)
+            .map(|row| {
+                let cells: Vec<&str> = row
+                    .split("<td")
+                    .skip(1)
+                    .map(|c| {
+                        let c = &c[c.find('>').unwrap() + 1..];
+                        &c[..c.find("</td>").unwrap()]
+                    })
+                    .collect();
+                (cells[0].to_string(), cells[2].to_string())
+            })
+            .collect()
+    };
+    let all = ids(&dom(&browser, t, &page, "#unit=."));
+    assert_eq!(all.len(), 8);
+    let only = ids(&dom(&browser, t, &page, "#unit=.&only=selforg"));
+    assert_eq!(only.len(), 4);
+    assert!(only.iter().all(|(p, _)| p == "selforg"), "{only:?}");
+    let sorted = ids(&dom(
+        &browser,
+        t,
+        &page,
+        "#unit=.&only=single&sort=id&desc=1",
+    ));
+    let order: Vec<&str> = sorted.iter().map(|(_, id)| id.as_str()).collect();
+    assert_eq!(order, ["3", "2", "1", "0"]);
+    let filtered = dom(&browser, t, &page, "#unit=.&filter=selforg&sort=id");
+    assert_eq!(ids(&filtered).len(), 4);
+    assert!(
+        filtered.contains("placeholder=\"filter rows…\" value=\"selforg\""),
+        "the filter box shows the filter"
+    );
+    // The state stays while a row is open.
+    let open = dom(
+        &browser,
+        t,
+        &page,
+        "#unit=.&only=single&policy=single&item=2",
+    );
+    assert_eq!(ids(&open).len(), 4);
+    assert!(open.contains("data-item=\"2\""));
+}
