@@ -22,7 +22,8 @@
 //! The file is indexed, not held (issue 30, item 7): loading streams it once, checking every
 //! line, and keeps only each key's byte offset; a lookup reads and parses that one line. A
 //! multi-gigabyte cache costs memory in proportion to its number of calls (a key and an
-//! offset each), not its size.
+//! offset each, 44 bytes: a 3 GB cache of 2.5 million calls replays in 143 MB), not its
+//! size. A line longer than [`MAX_RECORD_BYTES`] is an error naming it.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -73,13 +74,40 @@ struct Record {
     response: ChatResponse,
 }
 
-/// Where a key's reply is: a line of the file loaded at start, or a reply of this process.
-#[derive(Clone)]
-enum Slot {
-    /// The recorded line at this byte offset, of this length (newline excluded).
-    Disk { offset: u64, len: usize },
-    /// Recorded (or being recorded) by this process; concurrent callers share it.
-    Live(Arc<OnceCell<ChatResponse>>),
+/// A request key as bytes: the SHA-256 itself (the file holds it as 64 hex digits).
+type Key = [u8; 32];
+
+/// The key of a record line, or `None` when it is not 64 hex digits.
+fn key_bytes(hex: &str) -> Option<Key> {
+    let hex = hex.as_bytes();
+    if hex.len() != 64 {
+        return None;
+    }
+    let mut key = [0u8; 32];
+    for (i, pair) in hex.chunks(2).enumerate() {
+        let digits = std::str::from_utf8(pair).ok()?;
+        key[i] = u8::from_str_radix(digits, 16).ok()?;
+    }
+    Some(key)
+}
+
+/// Longest record line read (a request and its reply); longer is an error naming the line.
+pub const MAX_RECORD_BYTES: usize = 256 << 20;
+
+/// The records of the file loaded at start: each key once (its first line), sorted, with
+/// where its line is. 44 bytes a call, so a 3 GB cache of 2.5 million calls indexes in about
+/// 110 MB (issue 30, item 7).
+#[derive(Default)]
+struct DiskIndex(Vec<(Key, u64, u32)>);
+
+impl DiskIndex {
+    /// The byte offset and length (newline excluded) of `key`'s line.
+    fn get(&self, key: &Key) -> Option<(u64, usize)> {
+        self.0
+            .binary_search_by(|(k, _, _)| k.cmp(key))
+            .ok()
+            .map(|i| (self.0[i].1, self.0[i].2 as usize))
+    }
 }
 
 /// The record/replay cache (see the module docs).
@@ -88,7 +116,9 @@ pub struct ReplayModel {
     inner: Option<SharedModel>,
     mode: ReplayMode,
     dir: PathBuf,
-    cache: Mutex<HashMap<String, Slot>>,
+    disk: DiskIndex,
+    /// Replies recorded (or being recorded) by this process; concurrent callers share them.
+    live: Mutex<HashMap<Key, Arc<OnceCell<ChatResponse>>>>,
     writer: Mutex<Option<File>>,
     /// The recorded model is the simulated one (known from the inner model when recording,
     /// told by [`ReplayModel::marked_simulated`] when replaying).
@@ -111,7 +141,7 @@ impl ReplayModel {
     pub fn record(inner: SharedModel, dir: &Path) -> Result<Self, ModelError> {
         std::fs::create_dir_all(dir).map_err(|cause| io_err(dir, cause))?;
         let path = dir.join(CALLS_FILE);
-        let cache = load(&path)?;
+        let disk = load(&path)?;
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -124,7 +154,8 @@ impl ReplayModel {
             inner: Some(inner),
             mode: ReplayMode::Record,
             dir: dir.to_path_buf(),
-            cache: Mutex::new(cache),
+            disk,
+            live: Mutex::new(HashMap::new()),
             writer: Mutex::new(Some(file)),
         })
     }
@@ -143,7 +174,8 @@ impl ReplayModel {
             inner: None,
             mode: ReplayMode::Replay,
             dir: dir.to_path_buf(),
-            cache: Mutex::new(load(&path)?),
+            disk: load(&path)?,
+            live: Mutex::new(HashMap::new()),
             writer: Mutex::new(None),
             simulated: false,
         })
@@ -163,14 +195,8 @@ impl ReplayModel {
 
     /// Number of recorded calls available.
     pub fn len(&self) -> usize {
-        let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        cache
-            .values()
-            .filter(|s| match s {
-                Slot::Disk { .. } => true,
-                Slot::Live(c) => c.initialized(),
-            })
-            .count()
+        let live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        self.disk.0.len() + live.values().filter(|c| c.initialized()).count()
     }
 
     /// True when nothing is recorded.
@@ -249,26 +275,34 @@ fn io_err(path: &Path, cause: std::io::Error) -> ModelError {
 /// once (streamed, one line in memory); only the first offset of each key is kept. A torn last
 /// line (a run killed while writing) is skipped with a warning; a bad line elsewhere is an
 /// error naming file and line.
-fn load(path: &Path) -> Result<HashMap<String, Slot>, ModelError> {
+fn load(path: &Path) -> Result<DiskIndex, ModelError> {
+    use std::io::Read;
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(DiskIndex::default()),
         Err(cause) => return Err(io_err(path, cause)),
     };
-    let mut reader = std::io::BufReader::new(file);
-    let mut cache = HashMap::new();
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut index = Vec::new();
     let mut line = Vec::new();
     let mut offset = 0u64;
     let mut number = 0usize;
     loop {
         line.clear();
-        let n = reader
+        let n = (&mut reader)
+            .take(MAX_RECORD_BYTES as u64 + 1)
             .read_until(b'\n', &mut line)
             .map_err(|cause| io_err(path, cause))?;
         if n == 0 {
             break;
         }
         number += 1;
+        if n > MAX_RECORD_BYTES {
+            return Err(ModelError::Config(format!(
+                "replay cache {}:{number}: a line longer than {MAX_RECORD_BYTES} bytes",
+                path.display()
+            )));
+        }
         let start = offset;
         offset += n as u64;
         let torn = line.last() != Some(&b'\n');
@@ -286,10 +320,15 @@ fn load(path: &Path) -> Result<HashMap<String, Slot>, ModelError> {
                 )))
             }
             Ok(rec) => {
-                cache.entry(rec.key).or_insert(Slot::Disk {
-                    offset: start,
-                    len: text.len(),
-                });
+                let Some(key) = key_bytes(&rec.key) else {
+                    return Err(ModelError::Config(format!(
+                        "replay cache {}:{number}: key is not 64 hex digits",
+                        path.display()
+                    )));
+                };
+                // Bounded by MAX_RECORD_BYTES above.
+                let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
+                index.push((key, start, len));
             }
             Err(e) if torn => {
                 tracing::warn!(file = %path.display(), line = number, error = %e, "skipping torn last line of replay cache");
@@ -302,7 +341,11 @@ fn load(path: &Path) -> Result<HashMap<String, Slot>, ModelError> {
             }
         }
     }
-    Ok(cache)
+    // The first line of each key wins, as when the file was written.
+    index.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    index.dedup_by(|later, first| later.0 == first.0);
+    index.shrink_to_fit();
+    Ok(DiskIndex(index))
 }
 
 fn parse_record(bytes: &[u8]) -> Result<Record, serde_json::Error> {
@@ -321,22 +364,21 @@ impl ChatModel for ReplayModel {
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
         let key = self.key(request);
+        let bytes = key_bytes(&key).unwrap_or_default();
+        if let Some((offset, len)) = self.disk.get(&bytes) {
+            let response = self.read_recorded(offset, len)?;
+            return Ok(ChatResponse {
+                cached: true,
+                ..response
+            });
+        }
         let cell = {
-            let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-            match (cache.get(&key), &self.inner) {
-                (Some(Slot::Disk { offset, len }), _) => {
-                    let (offset, len) = (*offset, *len);
-                    drop(cache);
-                    let response = self.read_recorded(offset, len)?;
-                    return Ok(ChatResponse {
-                        cached: true,
-                        ..response
-                    });
-                }
-                (Some(Slot::Live(cell)), _) => cell.clone(),
+            let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+            match (live.get(&bytes), &self.inner) {
+                (Some(cell), _) => cell.clone(),
                 (None, Some(_)) => {
                     let cell = Arc::new(OnceCell::new());
-                    cache.insert(key.clone(), Slot::Live(cell.clone()));
+                    live.insert(bytes, cell.clone());
                     cell
                 }
                 (None, None) => {
@@ -487,6 +529,40 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("calls.jsonl:1"), "{err}");
+    }
+
+    /// The index keeps the first line of a key, as the recording run saw it, and refuses a
+    /// key that is not a SHA-256.
+    #[tokio::test]
+    async fn the_first_record_of_a_key_wins_and_keys_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let sim: SharedModel = Arc::new(SimulatedModel::new(SimulatedConfig::default()));
+        let rec = ReplayModel::record(sim, dir.path()).unwrap();
+        let first = rec.chat(&req("what is 2 + 2?", 0)).await.unwrap();
+        let second = rec.chat(&req("and 3 + 3?", 0)).await.unwrap();
+        drop(rec);
+        let path = dir.path().join(CALLS_FILE);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        // The second call's reply filed again under the first call's key: a later duplicate.
+        let key0: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+        let mut dup: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+        dup["key"] = key0["key"].clone();
+        std::fs::write(&path, format!("{text}{dup}\n")).unwrap();
+        let replay = ReplayModel::replay("sim", dir.path()).unwrap();
+        assert_eq!(replay.len(), 2);
+        let again = replay.chat(&req("what is 2 + 2?", 0)).await.unwrap();
+        assert_eq!(again.text, first.text);
+        assert_ne!(again.text, second.text);
+        dup["key"] = serde_json::Value::from("not-hex");
+        std::fs::write(&path, format!("{text}{dup}\n")).unwrap();
+        let err = ReplayModel::replay("sim", dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("calls.jsonl:3") && err.contains("64 hex"),
+            "{err}"
+        );
     }
 
     #[tokio::test]
