@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # Benchmark of `colony view` on a synthetic 10,000-item reasoning run (SelfOrg-shaped traces
-# and one recorded call per item in calls/<policy>.jsonl): page generation time, page size,
-# and the times to first render in headless Chromium (the page's performance.now() when ready,
-# `data-ready-ms` on <body>), for the plain table, a deep link into one item, and a search.
+# and four recorded calls per item in calls/<policy>.jsonl), measured by bench_view_run.sh:
+# generation time, sizes, and render times in headless Chromium for the plain table, a deep
+# link into one item, and a search.
 #
-# Usage: scripts/bench_viewer.sh [ITEMS] [COLONY_BINARY]   (default 10000, target/debug/colony)
+# Usage: scripts/bench_viewer.sh [ITEMS] [COLONY_BINARY]   (default 10000, target/release/colony)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 items="${1:-10000}"
-bin="${2:-target/debug/colony}"
-browser="${COLONY_CHROMIUM:-/usr/bin/chromium}"
+bin="${2:-target/release/colony}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 run="$work/run"
@@ -48,37 +47,4 @@ with open(f"{run}/summary.json", "w") as f:
     f.write("{}")
 PY
 
-echo "run: $items items, $(du -sh "$run" | cut -f1) on disk"
-start=$(date +%s.%N)
-"$bin" view "$run" --out "$work/report.html"
-end=$(date +%s.%N)
-echo "generation: $(python3 -c "print(f'{$end - $start:.2f}')") s wall ($bin)"
-echo "index page: $(stat -c %s "$work/report.html") bytes; data folder: $(du -sb "$work/report.data" | cut -f1) bytes"
-
-if [ ! -x "$browser" ]; then
-  echo "SKIPPED browser timing: no Chromium at $browser"
-  exit 0
-fi
-load() {
-  local hash="$1" profile
-  profile="$(mktemp -d)"
-  local t0 t1 dom
-  t0=$(date +%s.%N)
-  # --virtual-time-budget waits for details and searches (they load after the load event);
-  # the page clock becomes virtual, so the time is the whole Chromium process, start-up included.
-  dom="$("$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --virtual-time-budget=60000 \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$profile" --dump-dom "file://$work/report.html$hash" 2>/dev/null)"
-  t1=$(date +%s.%N)
-  rm -rf "$profile"
-  local ready detail errors rows
-  ready="$(grep -o 'data-ready-ms="[0-9.]*"' <<<"$dom" | head -1 | cut -d'"' -f2 || true)"
-  detail="$(grep -o 'data-detail-ms="[0-9.]*"' <<<"$dom" | head -1 | cut -d'"' -f2 || true)"
-  errors="$(grep -c 'id="js-errors" class="shown"' <<<"$dom" || true)"
-  rows="$(grep -o '<tr data-row=' <<<"$dom" | wc -l || true)"
-  echo "  ${hash:-(table)}: rendered in $(python3 -c "print(f'{$t1 - $t0:.2f}')") s (whole chromium process); detail drawn: ${detail:+yes}; rows drawn ${rows}; js errors ${errors}"
-}
-echo "time to first render (headless Chromium):"
-load ""
-load "#unit=.&policy=selforg&item=9999"
-load "#q=item%209876."
+COLONY="$bin" scripts/bench_view_run.sh "$run" "#unit=.&policy=selforg&item=9999" "#q=item%209876."

@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{colony, colony_cmd, run_ok};
+use common::{colony, colony_cmd, compare_args, run_ok};
 use serde_json::Value;
 
 const SUITE: &str = r#"name = "tiny"
@@ -153,22 +153,15 @@ fn merge_skips_links_and_publishes_whole_or_not_at_all() {
 fn view_reads_episodes_only_inside_the_run() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
-    run_ok(&mut colony_cmd([
-        "compare",
-        "--env",
+    let args = compare_args(
         "cube",
-        "--set",
-        "n=1",
-        "--policies",
+        &["--set", "n=1"],
         "scripted:noop",
-        "--seeds",
-        "0",
-        "--max-steps",
-        "2",
-        "--out",
-        run.to_str().unwrap(),
-        "--quiet",
-    ]));
+        &["--seeds", "0", "--max-steps", "2"],
+        &run,
+    );
+    let (ok, _, err) = colony(&args);
+    assert!(ok, "{err}");
     // An outside directory holding files the viewer would embed.
     let outside = tmp.path().join("outside");
     let ep = outside.join("scripted:noop/0");

@@ -7,15 +7,15 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use common::browser::{chromium, dom, dom_url};
 use common::eval_run::{eval_on, gsm8k_sample};
-use common::{colony, run_ok, BIN};
+use common::{colony, compare_args, first_line_server, run_ok};
 use serde_json::Value;
 
 /// Sets `data-pwned` on `<html>` if it ever runs.
@@ -97,22 +97,13 @@ fn hostile_suite(root: &Path) -> std::path::PathBuf {
     .unwrap();
 
     let cmp = suite.join("cube");
-    let (ok, _, err) = colony(&[
-        "compare",
-        "--env",
+    let (ok, _, err) = colony(&compare_args(
         "cube",
-        "--set",
-        "n=1",
-        "--policies",
+        &["--set", "n=1"],
         "scripted:noop",
-        "--seeds",
-        "0",
-        "--max-steps",
-        "2",
-        "--quiet",
-        "--out",
-        cmp.to_str().unwrap(),
-    ]);
+        &["--seeds", "0", "--max-steps", "2"],
+        &cmp,
+    ));
     assert!(ok, "{err}");
     let episodes = cmp.join("episodes.jsonl");
     let mut e: Value =
@@ -219,18 +210,8 @@ struct Served {
 
 impl Served {
     fn start(run: &Path) -> Served {
-        let mut child = Command::new(BIN)
-            .args(["view", "--serve", "--port", "0"])
-            .arg(run)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().to_string();
+        let run = run.to_str().unwrap();
+        let (child, url) = first_line_server(&["view", "--serve", "--port", "0", run], &[]);
         assert!(url.starts_with("http://127.0.0.1:"), "{url:?}");
         let port = url
             .trim_start_matches("http://127.0.0.1:")

@@ -28,25 +28,31 @@ pub struct Mock {
 impl Mock {
     /// Starts `colony serve-mock ARGS` with extra environment variables and reads its address.
     pub fn start(args: &[&str], envs: &[(&str, &str)]) -> Mock {
-        let mut child = Command::new(BIN)
-            .arg("serve-mock")
-            .args(args)
-            .envs(envs.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().to_string();
+        let args = [&["serve-mock"][..], args].concat();
+        let (child, url) = first_line_server(&args, envs);
         assert!(
             url.starts_with("http://127.0.0.1:") && url.ends_with("/v1"),
             "{url:?}"
         );
         Mock { child, url }
     }
+}
+
+/// Starts `colony ARGS` (a server that prints its address first) with extra environment
+/// variables; returns the child and its first stdout line, trimmed.
+pub fn first_line_server(args: &[&str], envs: &[(&str, &str)]) -> (Child, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .envs(envs.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (child, line.trim().to_string())
 }
 
 impl Drop for Mock {
