@@ -382,6 +382,13 @@ fn endless_files_are_refused_whatever_their_metadata_says() {
         out.to_str().unwrap(),
     );
     let data = sample();
+    let script = format!("script:{zero}");
+    let actions = format!("@{zero}");
+    let state = tmp.path().join("state.json");
+    let reset = colony(&["env", "reset", "cube", "--set", "n=1", "--json"]);
+    assert!(reset.success, "{}", reset.stderr);
+    std::fs::write(&state, reset.stdout).unwrap();
+    let state = state.to_str().unwrap().to_string();
     let cases: Vec<Vec<&str>> = vec![
         vec!["run", toml, "--out", out, "--dry-run"],
         vec![
@@ -410,9 +417,60 @@ fn endless_files_are_refused_whatever_their_metadata_says() {
         ],
         vec!["env", "step", "cube", "--state", zero],
         vec!["env", "reset", "cube", "--layout", zero],
+        vec!["serve-mock", "--answer-key", zero],
+        vec!["serve-mock", "--answer-key", zero, "--dataset", "gsm8k"],
+        vec![
+            "compare",
+            "--env",
+            "cube",
+            "--set",
+            "n=1",
+            "--policies",
+            "independent",
+            "--seeds",
+            "0",
+            "--max-steps",
+            "1",
+            "--model",
+            &script,
+            "--out",
+            out,
+        ],
+        vec![
+            "env",
+            "step",
+            "cube",
+            "--state",
+            &state,
+            "--actions",
+            &actions,
+        ],
     ];
     for args in &cases {
         assert_error(&colony(args), args, &["zero", "more than"]);
+    }
+    // A record/replay cache that never ends: one line is read up to its bound, not forever.
+    let cache = tmp.path().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", cache.join("calls.jsonl")).unwrap();
+    let cache = cache.to_str().unwrap();
+    for mode in ["--record", "--replay"] {
+        let args = [
+            "eval",
+            "--dataset",
+            "gsm8k",
+            "--data",
+            &data,
+            "--policy",
+            "single",
+            "--model",
+            "sim",
+            mode,
+            cache,
+            "--out",
+            out,
+        ];
+        assert_error(&colony(&args), &args, &["calls.jsonl", "longer than"]);
     }
 }
 
@@ -553,4 +611,84 @@ fn a_closed_stdout_ends_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(141), "{stderr}");
+}
+
+/// Issue 30, item 5: the largest documented environment sizes run within the 2 GiB this file
+/// runs under in CI (`prlimit`), and one past each limit is refused naming its parameter.
+#[test]
+fn the_largest_documented_sizes_fit_and_one_more_is_refused() {
+    let largest: [&[&str]; 2] = [
+        &[
+            "env",
+            "reset",
+            "wildfire",
+            "--set",
+            "map_size=1000",
+            "--set",
+            "agents=2000",
+            "--json",
+        ],
+        &[
+            "env",
+            "reset",
+            "cube",
+            "--set",
+            "n=500",
+            "--set",
+            "grid_size=500",
+            "--json",
+        ],
+    ];
+    for args in largest {
+        let run = colony_within(args, Duration::from_secs(300));
+        assert!(run.success, "{args:?}: {}", run.stderr);
+        assert!(run.stdout.starts_with('{'), "{args:?}");
+    }
+    for (env, set, key) in [
+        ("wildfire", "map_size=1001", "map_size"),
+        ("wildfire", "agents=2001", "agents"),
+        ("cube", "n=501", "n"),
+        ("cube", "grid_size=501", "grid_size"),
+    ] {
+        let args = ["env", "reset", env, "--set", set, "--json"];
+        assert_error(&colony(&args), &args, &[key]);
+    }
+    let args = ["bench", "runtime", "--agents", "200001"];
+    assert_error(&colony(&args), &args, &["--agents", "200000"]);
+}
+
+/// Issue 30, item 3: a role-card folder without cards (a flag or a suite's `roles`, dry run
+/// included) is one error naming the folder, never a division by zero.
+#[test]
+fn a_role_folder_without_cards_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = tmp.path().join("o");
+    let (empty, out) = (empty.to_str().unwrap(), out.to_str().unwrap());
+    let data = sample();
+    let args = [
+        "eval",
+        "--dataset",
+        "gsm8k",
+        "--data",
+        &data,
+        "--policy",
+        "selforg",
+        "--roles",
+        empty,
+        "--out",
+        out,
+    ];
+    assert_error(&colony(&args), &args, &["empty", "no `*.toml` card"]);
+    let suite = write(
+        tmp.path(),
+        "roles.toml",
+        &format!(
+            "name = \"r\"\npolicies = [\"selforg\"]\nmodels = [\"sim\"]\nroles = \"/etc\"\n\n\
+             [[datasets]]\nname = \"gsm8k\"\ndata = \"{data}\"\n"
+        ),
+    );
+    let args = ["run", suite.to_str().unwrap(), "--out", out, "--dry-run"];
+    assert_error(&colony(&args), &args, &["/etc", "no `*.toml` card"]);
 }

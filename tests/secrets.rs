@@ -68,12 +68,22 @@ fn assert_clean(what: &str, text: &str) {
     }
 }
 
+/// Every file's text below `dir`, compressed ones read through: zstd call logs
+/// (`*.zst`) decompressed, the viewer's detail chunks (`report.data/c<k>.js`) decoded. A
+/// compressed file that cannot be read fails the test rather than being skipped.
 fn all_text(dir: &Path) -> String {
     let mut out = String::new();
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
         if p.is_dir() {
             out.push_str(&all_text(&p));
+        } else if name.ends_with(".zst") {
+            let bytes = zstd::decode_all(std::fs::File::open(&p).unwrap()).unwrap();
+            out.push_str(&String::from_utf8_lossy(&bytes));
+        } else if name.starts_with('c') && name.ends_with(".js") {
+            let chunk = colony::view::read_chunk(&p).unwrap();
+            out.push_str(&serde_json::to_string(&chunk).unwrap());
         } else if let Ok(t) = std::fs::read_to_string(&p) {
             out.push_str(&t);
         }
@@ -147,5 +157,10 @@ fn keys_echoed_by_a_server_and_written_in_urls_never_leak() {
         files.contains("invalid credentials"),
         "the server's message is kept"
     );
+    // In the compressed call log and in the viewer's compressed details too.
+    let calls = all_text(&run.join("calls"));
+    assert!(calls.contains("invalid credentials"), "{calls}");
+    let details = all_text(&run.join("report.data"));
+    assert!(details.contains("invalid credentials"), "{details}");
     assert_clean("eval files", &files);
 }

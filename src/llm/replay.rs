@@ -163,7 +163,7 @@ impl ReplayModel {
     /// Replays the calls recorded in `dir` for model `model_id`; never calls a model.
     pub fn replay(model_id: &str, dir: &Path) -> Result<Self, ModelError> {
         let path = dir.join(CALLS_FILE);
-        if !path.is_file() {
+        if !path.exists() {
             return Err(ModelError::Config(format!(
                 "replay directory {} has no {CALLS_FILE} (record a run first with --record)",
                 dir.display()

@@ -28,8 +28,9 @@ use crate::eval::results::ItemResult;
 use crate::eval::CallRouting;
 use crate::llm::{ModelKind, ModelSpec};
 
-/// Largest results or plan file read whole, in bytes.
-const MAX_READ_BYTES: u64 = 4 << 30;
+/// Largest results or plan file read whole, in bytes (issue 30: within the 2 GiB budget with
+/// its parsed records; README states it).
+const MAX_READ_BYTES: u64 = 256 << 20;
 
 /// Why shards could not be merged.
 #[derive(Debug, Error)]

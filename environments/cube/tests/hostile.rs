@@ -16,6 +16,8 @@ fn documented_bounds_are_enforced() {
     assert_eq!(param_key(&["grid_size=1000000000"]), "grid_size");
     assert_eq!(param_key(&["grid_size=65536"]), "grid_size");
     assert_eq!(param_key(&["grid_size=2001"]), "grid_size");
+    assert_eq!(param_key(&["grid_size=501"]), "grid_size");
+    assert_eq!(param_key(&["n=501"]), "n");
     assert_eq!(param_key(&["n=10000000"]), "n");
     assert_eq!(param_key(&["deliver_reward=-inf"]), "deliver_reward");
     assert_eq!(param_key(&["deliver_reward=NaN"]), "deliver_reward");

@@ -19,6 +19,7 @@
 
 pub mod config;
 pub mod describe;
+pub mod dotnet_random;
 pub mod entry;
 pub mod env;
 mod error;

@@ -10,8 +10,9 @@ colony_env_api::hostile_tests!(
     skip = slow_in_debug,
 );
 
-/// Valid but large maps (a 2001-side map is 4 M cells) take seconds to generate in a debug
-/// build; they are accepted by design, so the fast tests skip them.
+/// Valid but large maps (up to the 1000 limit, 1 M cells) take seconds to generate in a debug
+/// build; the fast tests skip them, and `tests/hostile_cli.rs` runs the largest one under
+/// the 2 GiB limit.
 fn slow_in_debug(key: &str, value: &str) -> bool {
     key == "map_size" && value.trim().parse::<u32>().is_ok_and(|v| v > 200)
 }
@@ -19,8 +20,10 @@ fn slow_in_debug(key: &str, value: &str) -> bool {
 /// The cases of the hardening issue, each refused naming its parameter or field.
 #[test]
 fn documented_bounds_are_enforced() {
+    assert_eq!(param_key(&["map_size=1001"]), "map_size");
     assert_eq!(param_key(&["map_size=4001"]), "map_size");
     assert_eq!(param_key(&["map_size=1000000000"]), "map_size");
+    assert_eq!(param_key(&["agents=2001"]), "agents");
     assert_eq!(param_key(&["agents=100001"]), "agents");
     assert_eq!(param_key(&["max_steps=4294967295"]), "max_steps");
     assert_eq!(param_key(&["fire_frames=4294967295"]), "fire_frames");
