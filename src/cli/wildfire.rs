@@ -44,6 +44,15 @@ pub struct DoNothingArgs {
     /// Configurations (numbers or ids), comma-separated; default: the open-ended ones 13–17.
     #[arg(long, value_delimiter = ',', default_value = "13,14,15,16,17")]
     pub levels: Vec<String>,
+    /// The official rule set: `orch` or `paper` (the code behind the paper's Table 3;
+    /// docs/design/wildfire.md §19).
+    #[arg(long, default_value = "orch", value_parser = parse_rules)]
+    pub rules: colony_wildfire::config::Rules,
+}
+
+fn parse_rules(s: &str) -> Result<colony_wildfire::config::Rules, String> {
+    colony_wildfire::config::Rules::from_name(s)
+        .ok_or_else(|| format!("unknown rule set {s:?}; known: orch, paper"))
 }
 
 /// Arguments of `colony wildfire bench-gen`.
@@ -184,7 +193,7 @@ async fn do_nothing(a: DoNothingArgs) -> Result<()> {
     use crate::policy::embodied::Scripted;
     let mut out = BTreeMap::new();
     for name in &a.levels {
-        let level = colony_wildfire::metrics::resolve(name)?;
+        let level = colony_wildfire::metrics::resolve(name)?.with_rules(a.rules);
         let mut total = 0.0;
         for &seed in &level.seeds {
             let mut env = colony_env_api::boxed(colony_wildfire::WildfireEnv::new(level.clone())?);
@@ -199,9 +208,10 @@ async fn do_nothing(a: DoNothingArgs) -> Result<()> {
         }
         let mean = total / level.seeds.len().max(1) as f64;
         eprintln!(
-            "{} ({}): Do-Nothing mean {mean:.2} over {} seeds (paper {:.2})",
+            "{} ({}, rules {}): Do-Nothing mean {mean:.2} over {} seeds (paper {:.2})",
             level.number,
             level.id,
+            level.rules.name(),
             level.seeds.len(),
             level.do_nothing
         );

@@ -110,6 +110,96 @@ impl AgentKind {
     }
 }
 
+/// The official code a simulation follows (issue 28; docs/design/wildfire.md §19). The two
+/// official repositories disagree, and the paper's Table 3 was produced by the older one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rules {
+    /// `generalroboticslab/WILDFIRE-ORCH`'s constants and level presets, with this crate's
+    /// synchronous three-phase fire update and true neighbour directions (design §5.3): the
+    /// default, as before issue 28.
+    #[default]
+    Orch,
+    /// The paper-era code (`paulvarkey/CREW`, whose test script runs the paper's Table 9
+    /// seeds): immediate burn above 8, 15 extinguishing ticks, a wet bonus of 5 and 30 ticks of
+    /// drying; the in-place row scan of `CellGrid.Simulate` with its cascade, its neighbour
+    /// directions (three of them wrong) and its never-updated border ring; burnt-out cells
+    /// kill ground agents and civilians; buildings cost 10 in the score; suppress fires
+    /// anywhere but the spawn cell; and on levels 13–17 vegetation offset 30, a fire tick every
+    /// 500 frames, water only on level 13, and 100 steps (200 on the Full Environment, whose
+    /// civilians move every 100 frames).
+    Paper,
+}
+
+impl Rules {
+    /// Every rule set, in the order `--set rules=` lists them.
+    pub const ALL: [Rules; 2] = [Rules::Orch, Rules::Paper];
+
+    /// The name used by `--set rules=NAME`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rules::Orch => "orch",
+            Rules::Paper => "paper",
+        }
+    }
+
+    /// The rule set called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Rules> {
+        Rules::ALL.into_iter().find(|r| r.name() == name.trim())
+    }
+
+    /// The fire constants of this rule set.
+    pub fn fire(self) -> FireRules {
+        match self {
+            Rules::Orch => FireRules {
+                immediate_burn: 10.0,
+                extinguish_ticks: 10,
+                wet_bonus: 20.0,
+                wet_ticks: 25,
+                in_place: false,
+                building_penalty: 0.0,
+                extinguished_lethal: false,
+            },
+            Rules::Paper => FireRules {
+                immediate_burn: 8.0,
+                extinguish_ticks: 15,
+                wet_bonus: 5.0,
+                wet_ticks: 30,
+                in_place: true,
+                building_penalty: 10.0,
+                extinguished_lethal: true,
+            },
+        }
+    }
+}
+
+/// The fire constants and update of a rule set ([`Rules::fire`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FireRules {
+    /// Spread value above which a cell goes straight to `OnFire` (`thresh_up`).
+    pub immediate_burn: f64,
+    /// Fire ticks from `Extinguishing` to `Extinguished` (`burning_time`).
+    pub extinguish_ticks: u8,
+    /// Moisture added to a wet cell in the spread value.
+    pub wet_bonus: f64,
+    /// Fire ticks a watered cell stays wet (`drying_time`).
+    pub wet_ticks: u8,
+    /// The official in-place scan (`CellGrid.Simulate`) instead of three synchronous phases.
+    pub in_place: bool,
+    /// Score penalty per building destroyed on suppress and Full levels.
+    pub building_penalty: f64,
+    /// Whether a burnt-out (`Extinguished`) cell kills ground agents and civilians too, as the
+    /// paper-era `Firefighter`, `Bulldozer` and `Civilian.FixedUpdate` do.
+    pub extinguished_lethal: bool,
+}
+
+impl FireRules {
+    /// Whether a ground agent or a civilian standing on a cell in state `f` dies.
+    pub fn kills(&self, f: crate::grid::Fire) -> bool {
+        f.is_lethal() || (self.extinguished_lethal && f == crate::grid::Fire::Extinguished)
+    }
+}
+
 /// Level types (§12.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -234,9 +324,31 @@ pub struct LevelConfig {
     pub seeds: Vec<u64>,
     /// The paper's Do-Nothing mean score `DN_ℓ` (§13.1).
     pub do_nothing: f64,
+    /// The official rule set followed (issue 28).
+    #[serde(default)]
+    pub rules: Rules,
 }
 
 impl LevelConfig {
+    /// This level under `rules`: the paper-era presets of levels 13–17 for [`Rules::Paper`]
+    /// (CREW `build_config.py` and `run_tests.sh`, docs/design/wildfire.md §19.1); the
+    /// presets of levels 1–12 are the same in both codes as far as §19 read them.
+    pub fn with_rules(mut self, rules: Rules) -> Self {
+        self.rules = rules;
+        if rules == Rules::Paper && (13..=17).contains(&self.number) {
+            self.veg_offset = 30;
+            self.fire_frames = 500;
+            self.water = self.number == 13;
+            self.max_steps = if self.number == 17 { 200 } else { 100 };
+            if self.number == 17 {
+                // The preset's 300 never reaches Unity: Python passes `-CivilianMoveSpeed`,
+                // Unity reads `-CivilianMovingSpeed`, so the default of 100 frames holds.
+                self.civ_frames = 100;
+            }
+        }
+        self
+    }
+
     /// Number of agents (saturating; [`LevelConfig::check`] bounds it).
     pub fn team_size(&self) -> u32 {
         self.team.iter().fold(0u32, |a, &b| a.saturating_add(b))
@@ -340,6 +452,7 @@ fn lv(
         trees_destroyed_fire_only: false,
         seeds: Vec::new(),
         do_nothing: 0.0,
+        rules: Rules::Orch,
     }
 }
 

@@ -22,6 +22,7 @@ fn params() -> Vec<ParamSpec> {
         ParamSpec::new("max_steps", "0", "step limit override, at most 1000000000 (0 = the level's)"),
         ParamSpec::new("fire_frames", "0", "frames per fire tick override, at most 1000000000 (0 = the level's)"),
         ParamSpec::new("trees_destroyed_fire_only", "false", "count only trees destroyed by fire in TreesDestroyed (docs/design/wildfire.md §12.3)"),
+        ParamSpec::new("rules", "orch", "official rule set: `orch` (WILDFIRE-ORCH's constants and presets) or `paper` (the paper-era code behind Table 3: in-place fire scan, buildings in the score, its level 13–17 presets; docs/design/wildfire.md §19)"),
     ]
 }
 
@@ -40,8 +41,18 @@ pub fn level_from_params(mut p: EnvParams) -> Result<LevelConfig, EnvError> {
     let max_steps: u32 = p.take("max_steps", 0)?;
     let fire_frames: u32 = p.take("fire_frames", 0)?;
     let fire_only: bool = p.take("trees_destroyed_fire_only", false)?;
+    let rules_name: String = p.take("rules", "orch".to_string())?;
     p.finish(&params())?;
-    let mut l = if level.is_empty() {
+    let rules = crate::config::Rules::from_name(&rules_name).ok_or_else(|| {
+        param_err(
+            "rules",
+            format!(
+                "unknown rule set {:?}; known: orch, paper",
+                colony_env_api::clip(&rules_name)
+            ),
+        )
+    })?;
+    let l = if level.is_empty() {
         if map_size > 0 || agents > 0 {
             bench_level(100, 20)
         } else {
@@ -61,6 +72,7 @@ pub fn level_from_params(mut p: EnvParams) -> Result<LevelConfig, EnvError> {
             )
         })?
     };
+    let mut l = l.with_rules(rules);
     if map_size > 0 {
         if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&map_size) {
             return Err(param_err(

@@ -1,7 +1,8 @@
 //! The fire model: spread value, the three-phase synchronous fire tick, water and cutting
 //! (docs/design/wildfire.md §5, §6.4 cutting rule).
 
-use crate::grid::{Cell, Fire, Grid, WET_TICKS};
+use crate::config::{FireRules, Rules};
+use crate::grid::{Cell, Fire, Grid};
 use crate::state::Counters;
 
 /// Slope coefficient `k` per degree (§2).
@@ -11,12 +12,11 @@ const RELIEF_OVER_CELL: f64 = 890.0 / 30.0;
 /// Moisture constant and wet bonus (§2).
 const MOISTURE_CONSTANT: f64 = 10.0;
 const WET_BONUS: f64 = 20.0;
-/// Ignition and immediate-burn thresholds (§2).
+/// Ignition and immediate-burn thresholds (§2; the same in every rule set).
 pub const IGNITION_THRESHOLD: f64 = 0.5;
-/// Spread value above which a cell goes straight to `OnFire`.
+/// Spread value above which a cell goes straight to `OnFire` under the default rules (see
+/// [`FireRules::immediate_burn`]).
 pub const IMMEDIATE_BURN_THRESHOLD: f64 = 10.0;
-/// Extinguishing duration in fire ticks (§2).
-const EXTINGUISH_TICKS: u8 = 10;
 
 /// Slope angle in degrees from an elevation difference (uphill positive).
 pub fn slope_degrees(delta_elevation: f64) -> f64 {
@@ -35,13 +35,21 @@ pub fn slope_factor(theta: f64) -> f64 {
 
 /// Spread value `p(s → c)` from source `s` to neighbour `c` (§5.2).
 pub fn spread_value(grid: &Grid, s: Cell, c: Cell) -> f64 {
+    let (dx, dy) = ((c.0 - s.0) as f64, (c.1 - s.1) as f64);
+    spread_value_along(grid, s, c, (dx, dy), WET_BONUS)
+}
+
+/// Spread value from `s` to `c` with the wind measured along `dir` (not necessarily the true
+/// direction from `s` to `c`: see [`official_direction`]) and a wet cell's moisture raised by
+/// `wet_bonus`.
+pub fn spread_value_along(grid: &Grid, s: Cell, c: Cell, dir: (f64, f64), wet_bonus: f64) -> f64 {
     let (si, ci) = (grid.idx(s), grid.idx(c));
     let f = slope_factor(slope_degrees(grid.elevation[ci] - grid.elevation[si]));
-    let wet = if grid.wet[ci] > 0 { WET_BONUS } else { 0.0 };
+    let wet = if grid.wet[ci] > 0 { wet_bonus } else { 0.0 };
     let dryness = 1.0 - (grid.moisture[ci] + wet) / MOISTURE_CONSTANT;
     let (wx, wy) = (grid.wind_x[si], grid.wind_y[si]);
     let wn = (wx * wx + wy * wy).sqrt();
-    let (dx, dy) = ((c.0 - s.0) as f64, (c.1 - s.1) as f64);
+    let (dx, dy) = dir;
     let dn = (dx * dx + dy * dy).sqrt();
     let align = if wn > 0.0 && dn > 0.0 {
         (wx * dx + wy * dy) / (wn * dn)
@@ -51,10 +59,40 @@ pub fn spread_value(grid: &Grid, s: Cell, c: Cell) -> f64 {
     f * dryness * (align + 1.0) / 2.0
 }
 
+/// The direction the official `CellGrid.Direction()` pairs with the neighbour at offset
+/// `(dx, dy)` (docs/design/wildfire.md §19.1). The official grid's first index is our `x` and
+/// its second our `y`, and its directions are `(Δy, −Δx)`, except three: the neighbour at
+/// `(+1, 0)` gets `(−1, 0)`, the one at `(0, −1)` gets `(0, −1)`, and the one at `(−1, −1)`
+/// gets `(1/√2, −1/√2)`.
+pub fn official_direction(dx: i32, dy: i32) -> (f64, f64) {
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    match (dx, dy) {
+        (-1, -1) => (h, -h),
+        (-1, 0) => (0.0, 1.0),
+        (-1, 1) => (h, h),
+        (0, 1) => (1.0, 0.0),
+        (1, 1) => (h, -h),
+        (1, 0) => (-1.0, 0.0),
+        (1, -1) => (-h, -h),
+        (0, -1) => (0.0, -1.0),
+        _ => (0.0, 0.0),
+    }
+}
+
 /// Ignites a cell at setup (`Ignited`).
 pub fn ignite(grid: &mut Grid, c: Cell) {
     let i = grid.idx(c);
     grid.fire[i] = Fire::Ignited;
+    mark_fresh(grid, i);
+}
+
+/// Records that cell `i`'s fire state changed outside a tick (see [`Grid::fresh`]).
+fn mark_fresh(grid: &mut Grid, i: usize) {
+    let n = grid.len();
+    if grid.fresh.len() != n {
+        grid.fresh = vec![false; n];
+    }
+    grid.fresh[i] = true;
 }
 
 /// Destroys a cell's contents when it starts burning (§5.3 phase 1).
@@ -78,9 +116,97 @@ const NEIGHBOURS: [(i32, i32); 8] = [
     (1, 1),
 ];
 
-/// One fire tick: ageing, spread, drying, each reading only the previous phase (§5.3).
-/// Returns whether fire is still active (some cell `Ignited` or `OnFire`).
+/// One fire tick under the default rules ([`Rules::Orch`]); see [`fire_tick_with`].
 pub fn fire_tick(grid: &mut Grid, counters: &mut Counters) -> bool {
+    fire_tick_with(grid, counters, &Rules::Orch.fire())
+}
+
+/// One fire tick under `rules`, then drying. Returns whether fire is still active (some cell
+/// `Ignited` or `OnFire`).
+pub fn fire_tick_with(grid: &mut Grid, counters: &mut Counters, rules: &FireRules) -> bool {
+    if rules.in_place {
+        in_place_tick(grid, counters, rules);
+    } else {
+        synchronous_tick(grid, counters, rules);
+    }
+    // Drying.
+    let mut active = false;
+    for i in 0..grid.len() {
+        if grid.wet[i] > 0 {
+            grid.wet[i] -= 1;
+        }
+        active |= grid.fire[i].is_burning();
+    }
+    active
+}
+
+/// The official update (`CellGrid.Simulate` of the paper-era code), in place: interior cells
+/// only, the official grid's rows (our `x`) outer and columns (our `y`) inner. Each cell ages
+/// first (an `Ignited` or `OnFire` cell that was so before this tick moves on; an
+/// `Extinguishing` one counts a tick); then, if it is `OnFire`, it spreads to its `Burnable`
+/// neighbours at once. So a neighbour pushed straight to `OnFire` that comes later in the scan
+/// spreads in the same tick, and one that came earlier never spreads. Border cells are never
+/// updated: one that is ignited stays `Ignited`.
+fn in_place_tick(grid: &mut Grid, counters: &mut Counters, rules: &FireRules) {
+    let n = grid.len();
+    if grid.fresh.len() != n {
+        grid.fresh = vec![false; n];
+    }
+    let s = grid.size as i32;
+    for x in 1..s - 1 {
+        for y in 1..s - 1 {
+            let i = grid.idx((x, y));
+            let fresh = grid.fresh[i];
+            match grid.fire[i] {
+                Fire::Ignited if !fresh => {
+                    grid.fire[i] = Fire::OnFire;
+                    grid.fresh[i] = true;
+                    burn_contents(grid, i, counters);
+                }
+                Fire::OnFire if !fresh => {
+                    grid.fire[i] = Fire::Extinguishing;
+                    grid.ext_timer[i] = 0;
+                    grid.fresh[i] = true;
+                }
+                Fire::Extinguishing if !fresh => {
+                    grid.ext_timer[i] = grid.ext_timer[i].saturating_add(1);
+                    if grid.ext_timer[i] >= rules.extinguish_ticks {
+                        grid.fire[i] = Fire::Extinguished;
+                        grid.fresh[i] = true;
+                    }
+                }
+                Fire::Unburnable => {}
+                _ => grid.fresh[i] = false,
+            }
+            if grid.fire[i] != Fire::OnFire {
+                continue;
+            }
+            let targets: Vec<(usize, Cell, (f64, f64))> = NEIGHBOURS
+                .iter()
+                .map(|&(dx, dy)| ((x + dx, y + dy), official_direction(dx, dy)))
+                .map(|(c, dir)| (grid.idx(c), c, dir))
+                .filter(|&(ci, _, _)| grid.fire[ci] == Fire::Burnable)
+                .collect();
+            for (ci, c, dir) in targets {
+                let p = spread_value_along(grid, (x, y), c, dir, rules.wet_bonus);
+                if p > rules.immediate_burn {
+                    grid.fire[ci] = Fire::OnFire;
+                    grid.fresh[ci] = true;
+                    burn_contents(grid, ci, counters);
+                } else if p > IGNITION_THRESHOLD {
+                    grid.fire[ci] = Fire::Ignited;
+                    grid.fresh[ci] = true;
+                }
+            }
+        }
+    }
+    // `CellGrid.Update`: every cell's previous state becomes its state.
+    grid.fresh.iter_mut().for_each(|f| *f = false);
+}
+
+/// Ageing, spread and drying as three synchronous phases, each reading only the previous one
+/// (§5.3): the default rules.
+fn synchronous_tick(grid: &mut Grid, counters: &mut Counters, rules: &FireRules) {
     let n = grid.len();
     let mut sources = Vec::new();
     // Phase 1: ageing.
@@ -99,7 +225,7 @@ pub fn fire_tick(grid: &mut Grid, counters: &mut Counters) -> bool {
             }
             Fire::Extinguishing => {
                 grid.ext_timer[i] = grid.ext_timer[i].saturating_add(1);
-                if grid.ext_timer[i] >= EXTINGUISH_TICKS {
+                if grid.ext_timer[i] >= rules.extinguish_ticks {
                     grid.fire[i] = Fire::Extinguished;
                 }
             }
@@ -119,8 +245,14 @@ pub fn fire_tick(grid: &mut Grid, counters: &mut Counters) -> bool {
             if grid.fire[ci] != Fire::Burnable {
                 continue;
             }
-            let p = spread_value(grid, s, c);
-            if p > IMMEDIATE_BURN_THRESHOLD {
+            let p = spread_value_along(
+                grid,
+                s,
+                c,
+                ((c.0 - s.0) as f64, (c.1 - s.1) as f64),
+                rules.wet_bonus,
+            );
+            if p > rules.immediate_burn {
                 outcomes.push((ci, true));
             } else if p > IGNITION_THRESHOLD {
                 outcomes.push((ci, false));
@@ -141,15 +273,6 @@ pub fn fire_tick(grid: &mut Grid, counters: &mut Counters) -> bool {
     for &si in &sources {
         grid.spread_pending[si] = false;
     }
-    // Phase 3: drying.
-    let mut active = false;
-    for i in 0..n {
-        if grid.wet[i] > 0 {
-            grid.wet[i] -= 1;
-        }
-        active |= grid.fire[i].is_burning();
-    }
-    active
 }
 
 /// Whether some cell is `Ignited` or `OnFire`.
@@ -157,8 +280,13 @@ pub fn fire_active(grid: &Grid) -> bool {
     grid.fire.iter().any(|f| f.is_burning())
 }
 
-/// Water on a cell (§5.4): puts out a hot cell, otherwise wets it for 25 ticks.
+/// Water on a cell under the default rules (§5.4); see [`apply_water_with`].
 pub fn apply_water(grid: &mut Grid, c: Cell, counters: &mut Counters) {
+    apply_water_with(grid, c, counters, &Rules::Orch.fire());
+}
+
+/// Water on a cell: puts out a hot cell, otherwise wets it for the rules' drying time.
+pub fn apply_water_with(grid: &mut Grid, c: Cell, counters: &mut Counters, rules: &FireRules) {
     if !grid.contains(c) {
         return;
     }
@@ -166,9 +294,10 @@ pub fn apply_water(grid: &mut Grid, c: Cell, counters: &mut Counters) {
     if grid.fire[i].is_lethal() {
         grid.fire[i] = Fire::Extinguished;
         grid.spread_pending[i] = false;
+        mark_fresh(grid, i);
         counters.extinguished_by_water += 1;
     } else {
-        grid.wet[i] = WET_TICKS;
+        grid.wet[i] = rules.wet_ticks;
     }
 }
 

@@ -126,6 +126,11 @@ pub struct Grid {
     pub ext_timer: Vec<u8>,
     /// Fire ticks of wetness left (0 = dry).
     pub wet: Vec<u8>,
+    /// Cells whose fire state changed since the last fire tick ended (the official
+    /// `prev_state != state`), read by the in-place update of [`crate::config::Rules::Paper`];
+    /// empty in states saved before it existed (then no cell is fresh).
+    #[serde(default)]
+    pub fresh: Vec<bool>,
 }
 
 impl Grid {
@@ -145,6 +150,7 @@ impl Grid {
             spread_pending: vec![false; n],
             ext_timer: vec![0; n],
             wet: vec![0; n],
+            fresh: vec![false; n],
         }
     }
 

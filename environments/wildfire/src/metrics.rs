@@ -21,6 +21,12 @@ pub fn trees_destroyed(s: &WildfireState) -> f64 {
     s.counters.trees_burned.saturating_add(agents) as f64
 }
 
+/// What destroyed buildings cost under the level's rules (10 each in the paper-era
+/// `GameManager.CheckScore`, nothing under the default rules).
+fn buildings_penalty(s: &WildfireState) -> f64 {
+    s.level.rules.fire().building_penalty * s.counters.buildings_destroyed as f64
+}
+
 /// The level's score (§12.3).
 pub fn score(s: &WildfireState) -> f64 {
     match s.level.kind {
@@ -34,12 +40,15 @@ pub fn score(s: &WildfireState) -> f64 {
         LevelKind::Transport => s.transported.len() as f64,
         LevelKind::Rescue => s.civilians.iter().filter(|c| c.rescued).count() as f64,
         LevelKind::Suppress => {
-            -(trees_destroyed(s) + AGENT_PENALTY * s.counters.agents_lost as f64)
+            -(trees_destroyed(s)
+                + AGENT_PENALTY * s.counters.agents_lost as f64
+                + buildings_penalty(s))
         }
         LevelKind::Full => {
             -(trees_destroyed(s)
                 + AGENT_PENALTY * s.counters.agents_lost as f64
-                + CIVILIAN_PENALTY * s.counters.civilians_lost as f64)
+                + CIVILIAN_PENALTY * s.counters.civilians_lost as f64
+                + buildings_penalty(s))
         }
     }
 }

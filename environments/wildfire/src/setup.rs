@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{AgentKind, LevelConfig, LevelKind};
+use crate::config::{AgentKind, LevelConfig, LevelKind, Rules};
 use crate::error::WildfireError;
 use crate::fire::ignite;
 use crate::generate::{generate_grid, stream, streams};
@@ -226,7 +226,14 @@ pub fn new_episode(level: &LevelConfig, seed: u64) -> Result<WildfireState, Wild
             )?;
         }
         LevelKind::Suppress => {
-            let f = placer.fire(&mut grid, &mut targets, (0.1, 0.8), 0.2)?;
+            // The paper-era code puts the fire anywhere but the spawn cell
+            // (`min_distance = 0f * map_size`, docs/design/wildfire.md §19.1).
+            let away = if level.rules == Rules::Paper {
+                0.0
+            } else {
+                0.2
+            };
+            let f = placer.fire(&mut grid, &mut targets, (0.1, 0.8), away)?;
             fire_ever_ignited = true;
             if level.water {
                 placer.water(&mut grid, &mut targets, f, |_| true)?;
@@ -235,11 +242,16 @@ pub fn new_episode(level: &LevelConfig, seed: u64) -> Result<WildfireState, Wild
         LevelKind::Full => {
             let f = placer.fire(&mut grid, &mut targets, (0.15, 0.7), 0.25)?;
             fire_ever_ignited = true;
-            let w = placer.water(&mut grid, &mut targets, f, |c| c.0 != f.0 && c.1 != f.1)?;
+            // The paper-era Full Environment has no water (§19.1).
+            let w = if level.water {
+                Some(placer.water(&mut grid, &mut targets, f, |c| c.0 != f.0 && c.1 != f.1)?)
+            } else {
+                None
+            };
             placer.clusters(
                 &mut targets,
                 level.civilians.0,
-                |c| c != f && c != w,
+                |c| c != f && Some(c) != w,
                 |c| far(c.0, f.0, 0.25 * sf) && far(c.1, f.1, 0.25 * sf),
             )?;
         }

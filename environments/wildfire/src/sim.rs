@@ -11,7 +11,9 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::config::{AgentKind, LevelKind, DELAY_FRAMES, FPS};
 use crate::config::{FRAMES_PER_STEP, PASSENGER_CAPACITY, WATER_CAPACITY};
-use crate::fire::{apply_water, cut_trees, dump_cells, fire_active, fire_tick, spray_cells};
+use crate::fire::{
+    apply_water_with, cut_trees, dump_cells, fire_active, fire_tick_with, spray_cells,
+};
 use crate::grid::{Cell, Fire, Grid, Land};
 use crate::primitive::LowLevel;
 use crate::state::{Delayed, WildfireState};
@@ -218,7 +220,7 @@ fn dump_water(s: &mut WildfireState, i: usize) {
     }
     s.agents[i].water -= 1;
     for c in dump_cells(&s.grid, s.agents[i].cell()) {
-        apply_water(&mut s.grid, c, &mut s.counters);
+        apply_water_with(&mut s.grid, c, &mut s.counters, &s.level.rules.fire());
     }
 }
 
@@ -234,7 +236,7 @@ fn delayed_action(s: &mut WildfireState, i: usize, d: Delayed) {
             }
             s.agents[i].water -= 1;
             for c in spray_cells(&s.grid, o, aim) {
-                apply_water(&mut s.grid, c, &mut s.counters);
+                apply_water_with(&mut s.grid, c, &mut s.counters, &s.level.rules.fire());
             }
         }
     }
@@ -307,7 +309,8 @@ fn frame(s: &mut WildfireState, rng: &mut ChaCha8Rng) {
             continue;
         }
         let here = s.agents[i].cell();
-        if s.agents[i].kind.is_ground() && s.grid.fire[s.grid.idx(here)].is_lethal() {
+        if s.agents[i].kind.is_ground() && s.level.rules.fire().kills(s.grid.fire[s.grid.idx(here)])
+        {
             let a = &mut s.agents[i];
             a.alive = false;
             a.target = None;
@@ -342,7 +345,7 @@ fn frame(s: &mut WildfireState, rng: &mut ChaCha8Rng) {
     if s.frame
         .is_multiple_of(u64::from(s.level.fire_frames.max(1)))
     {
-        fire_tick(&mut s.grid, &mut s.counters);
+        fire_tick_with(&mut s.grid, &mut s.counters, &s.level.rules.fire());
     }
     task_zones(s);
 }
@@ -357,7 +360,7 @@ fn civilians(s: &mut WildfireState, rng: &mut ChaCha8Rng) {
             continue;
         }
         let c = s.civilians[k].cell();
-        if s.grid.fire[s.grid.idx(c)].is_lethal() {
+        if s.level.rules.fire().kills(s.grid.fire[s.grid.idx(c)]) {
             s.civilians[k].alive = false;
             s.counters.civilians_lost += 1;
             continue;
