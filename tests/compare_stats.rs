@@ -7,8 +7,9 @@
 mod common;
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
-use common::{colony, jsonl, read_json};
+use common::{colony, compare_args, jsonl, read_json};
 
 /// t_{0.975, 4}, from the published table.
 const T975_DF4: f64 = 2.776_445;
@@ -104,19 +105,12 @@ fn scores_carry_sd_t_intervals_and_paired_tests() {
         "{table}"
     );
     assert!(table.contains("5 seed(s) per policy"), "{table}");
-    let (ok, _, err) = colony(&[
-        "compare",
-        "--env",
+    let (ok, _, err) = colony(&compare_args(
         "cube",
-        "--policies",
+        &[],
         "scripted:noop",
-        "--seeds",
-        "0",
-        "--baseline",
-        "nope",
-        "--quiet",
-        "--out",
-        out,
-    ]);
+        &["--seeds", "0", "--baseline", "nope"],
+        Path::new(out),
+    ));
     assert!(!ok && err.contains("--baseline nope"), "{err}");
 }

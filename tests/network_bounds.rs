@@ -237,6 +237,15 @@ fn assert_too_large(err: &ModelError, limit: usize) {
 // ---------------------------------------------------------------------------------------------
 // Client: response bodies are read with a limit.
 
+/// The server saw one request (no retry) and could push little past the limit before the
+/// client hung up.
+async fn one_request_cut_short(server: &Hostile) {
+    server.wait_closed().await;
+    assert_eq!(server.requests.load(Ordering::SeqCst), 1);
+    let written = server.written.load(Ordering::SeqCst);
+    assert!(written < 64 << 20, "server wrote {written} bytes");
+}
+
 /// An endless chunked JSON body ends at the limit, long before the 60 s request timeout, with
 /// one request only (not retried although 5 retries are allowed), and the server could push
 /// only about the limit plus the loopback socket buffers before the client hung up.
@@ -249,10 +258,7 @@ async fn endless_chunked_json_stops_at_the_limit_without_retries() {
     let err = c.chat(&hello()).await.unwrap_err();
     assert_too_large(&err, limit);
     assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
-    server.wait_closed().await;
-    assert_eq!(server.requests.load(Ordering::SeqCst), 1);
-    let written = server.written.load(Ordering::SeqCst);
-    assert!(written < 64 << 20, "server wrote {written} bytes");
+    one_request_cut_short(&server).await;
 }
 
 /// An endless server-sent-events stream is bounded the same way: the limit covers the whole
@@ -266,10 +272,7 @@ async fn endless_event_stream_stops_at_the_limit() {
         .await
         .unwrap_err();
     assert_too_large(&err, limit);
-    server.wait_closed().await;
-    assert_eq!(server.requests.load(Ordering::SeqCst), 1);
-    let written = server.written.load(Ordering::SeqCst);
-    assert!(written < 64 << 20, "server wrote {written} bytes");
+    one_request_cut_short(&server).await;
 }
 
 /// A `Content-Length` over the limit fails at once, without waiting for the body (the server

@@ -287,3 +287,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     std::fs::rename(&tmp, path)
 }
+
+/// A result or summary value without its wall-clock fields (keys containing `wall` or
+/// `latency`, and `calls_per_s`): the only thing two runs of the same work with the same seeds
+/// and recorded calls may differ in, so `timeless(a) == timeless(b)` checks that a resumed,
+/// merged or replayed run reproduced another.
+pub fn timeless(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| {
+                    !k.contains("wall") && !k.contains("latency") && k.as_str() != "calls_per_s"
+                })
+                .map(|(k, x)| (k.clone(), timeless(x)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(timeless).collect()),
+        other => other.clone(),
+    }
+}

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+pub use colony::eval::results::timeless;
 use serde_json::Value;
 
 pub mod browser;
@@ -365,21 +366,4 @@ pub fn results_by_id(dir: &Path, policy: &str) -> Vec<Value> {
     }
     rows.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
     rows
-}
-
-/// `v` without its wall-clock fields (`*wall*`, `*latency*`): the only thing two runs of the
-/// same work may differ in.
-pub fn timeless(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| {
-                    !k.contains("wall") && !k.contains("latency") && k.as_str() != "calls_per_s"
-                })
-                .map(|(k, x)| (k.clone(), timeless(x)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(timeless).collect()),
-        other => other.clone(),
-    }
 }

@@ -43,17 +43,9 @@ pub fn sub_goals(s: &WildfireState) -> Vec<SubGoal> {
         kind,
         LevelKind::Suppress | LevelKind::Scout | LevelKind::Full
     ) {
-        for q in 0..4 {
-            out.push(SubGoal {
-                id: format!("fire-{}", QUARTERS[q]),
-                description: format!(
-                    "suppress the fire in the {} quarter of the map: {} burning cells",
-                    QUARTER_NAMES[q], burning[q]
-                ),
-                progress: -(burning[q] as f64),
-                open: burning[q] > 0,
-            });
-        }
+        out.extend(count_goals("fire", &burning, |q, n| {
+            format!("suppress the fire in the {q} quarter of the map: {n} burning cells")
+        }));
     }
     if matches!(kind, LevelKind::Scout | LevelKind::Full) {
         for q in 0..4 {
@@ -95,17 +87,9 @@ pub fn sub_goals(s: &WildfireState) -> Vec<SubGoal> {
                 left[quarter(g.size, c)] += 1;
             }
         }
-        for q in 0..4 {
-            out.push(SubGoal {
-                id: format!("cut-{}", QUARTERS[q]),
-                description: format!(
-                    "cut the marked trees in the {} quarter of the map: {} target cells left",
-                    QUARTER_NAMES[q], left[q]
-                ),
-                progress: -(left[q] as f64),
-                open: left[q] > 0,
-            });
-        }
+        out.extend(count_goals("cut", &left, |q, n| {
+            format!("cut the marked trees in the {q} quarter of the map: {n} target cells left")
+        }));
     }
     if kind == LevelKind::Transport {
         let to = s
@@ -188,6 +172,23 @@ pub fn legend() -> Vec<LegendEntry> {
         LegendEntry::new("D", "#6a1b9a", "#ffffff", "drone"),
         LegendEntry::new("H", "#00838f", "#ffffff", "helicopter"),
     ]
+}
+
+/// One sub-goal per map quarter that is done when its count reaches 0 (`<prefix>-<quarter>`,
+/// progress `−count`); `describe(quarter name, count)` words it.
+fn count_goals(
+    prefix: &str,
+    counts: &[usize; 4],
+    describe: impl Fn(&str, usize) -> String,
+) -> Vec<SubGoal> {
+    (0..4)
+        .map(|q| SubGoal {
+            id: format!("{prefix}-{}", QUARTERS[q]),
+            description: describe(QUARTER_NAMES[q], counts[q]),
+            progress: -(counts[q] as f64),
+            open: counts[q] > 0,
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use colony::eval::results::timeless;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_colony-plugin-demo");
@@ -64,22 +65,6 @@ fn lines(path: &Path) -> Vec<Value> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// `v` without wall-clock fields, the only thing two runs of the same work may differ in.
-fn timeless(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| {
-                    !k.contains("wall") && !k.contains("latency") && k.as_str() != "calls_per_s"
-                })
-                .map(|(k, x)| (k.clone(), timeless(x)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(timeless).collect()),
-        other => other.clone(),
-    }
 }
 
 const POLICIES: &str = "independent,demo_nearest:k=5,scripted:heuristic";
