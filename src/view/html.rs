@@ -3,7 +3,7 @@
 //! (`report.data/`: the viewer script and styles, and the details of every item or episode
 //! packed into `c<k>.js` chunk files of about [`CHUNK_BYTES`], written as units are read and
 //! loaded by the page only when one of their rows is opened). Both are written under
-//! temporary names and renamed at the end, so a reader never sees half a report.
+//! temporary names and renamed at the end, the page last, so a reader never sees half a report.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -70,13 +70,17 @@ pub fn escape_html(text: &str) -> String {
 /// is the page's generation: a page whose data directory was regenerated under it says so
 /// instead of showing another run's rows.
 ///
-/// Everything is written under temporary names and renamed at the end (data directory
-/// first, then the page), so a reader never sees half a report.
+/// Each generation's data goes to its own folder, `report.data/g-GEN/` (written as
+/// `.g-GEN.tmp`, renamed when complete); the page is written to a temporary file and renamed
+/// last, in one step, so a reader finds the old report or the new one, never a page without
+/// its data. Older generations are swept afterwards (a page still open on one then says the
+/// report was regenerated).
 #[derive(Debug)]
 pub struct PageWriter {
     out: PathBuf,
     tmp: PathBuf,
     data_name: String,
+    data_root: PathBuf,
     data_tmp: PathBuf,
     generation: String,
     title: String,
@@ -172,17 +176,24 @@ impl PageWriter {
             .unwrap_or_else(|| Path::new("."));
         std::fs::create_dir_all(dir).map_err(ViewError::io(dir))?;
         let data_name = data_dir_name(out);
-        let data_tmp = temp_path(&dir.join(&data_name));
-        if data_tmp.exists() {
-            std::fs::remove_dir_all(&data_tmp).map_err(ViewError::io(&data_tmp))?;
+        let data_root = dir.join(&data_name);
+        if data_root.exists() && !data_root.is_dir() {
+            return Err(ViewError::BadFile {
+                path: data_root,
+                message: "exists and is not a directory; the report's data goes there".into(),
+            });
         }
+        std::fs::create_dir_all(&data_root).map_err(ViewError::io(&data_root))?;
+        let generation = generation_token();
+        let data_tmp = data_root.join(format!(".g-{generation}.tmp"));
         std::fs::create_dir(&data_tmp).map_err(ViewError::io(&data_tmp))?;
         Ok(Self {
             out: out.to_path_buf(),
             tmp: temp_path(out),
             data_name,
+            data_root,
             data_tmp,
-            generation: generation_token(),
+            generation,
             title: title.to_string(),
             next: 0,
             detail_bytes: 0,
@@ -271,9 +282,11 @@ impl PageWriter {
     /// page alone: details are loaded on demand).
     pub fn finish(mut self, index: &serde_json::Value) -> Result<u64, ViewError> {
         self.close_chunk()?;
+        let folder = format!("g-{}", self.generation);
+        let data_rel = format!("{}/{folder}", self.data_name);
         let mut index = index.clone();
         index["generation"] = serde_json::Value::String(self.generation.clone());
-        index["data"] = serde_json::Value::String(self.data_name.clone());
+        index["data"] = serde_json::Value::String(data_rel.clone());
         index["chunks"] = serde_json::json!(self.chunk_starts);
         self.write_file(
             "viewer.js",
@@ -286,7 +299,11 @@ impl PageWriter {
             "viewer.css",
             format!("{CSS}\n{}", legend_css(&index)).as_bytes(),
         )?;
-        let data = escape_html(&url_segment(&self.data_name));
+        let data = format!(
+            "{}/{}",
+            escape_html(&url_segment(&self.data_name)),
+            escape_html(&url_segment(&folder))
+        );
         let page = format!(
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
@@ -308,23 +325,13 @@ impl PageWriter {
                 .map_err(|e| ViewError::io(&self.tmp)(e.into_error()))?;
             file.sync_all().map_err(ViewError::io(&self.tmp))?;
         }
-        let dir = self.data_tmp.parent().unwrap_or_else(|| Path::new("."));
-        let data = dir.join(&self.data_name);
-        let old = dir.join(format!(".{}.old-{}", self.data_name, std::process::id()));
-        if data.is_dir() {
-            std::fs::rename(&data, &old).map_err(ViewError::io(&data))?;
-        } else if data.exists() {
-            return Err(ViewError::BadFile {
-                path: data,
-                message: "exists and is not a directory; the report's data goes there".into(),
-            });
-        }
+        // The generation's folder first, then the page in one rename: a reader sees the old
+        // report or the new one, never a page without its data.
+        let data = self.data_root.join(&folder);
         std::fs::rename(&self.data_tmp, &data).map_err(ViewError::io(&data))?;
         std::fs::rename(&self.tmp, &self.out).map_err(ViewError::io(&self.out))?;
         self.finished = true;
-        if old.exists() {
-            std::fs::remove_dir_all(&old).map_err(ViewError::io(&old))?;
-        }
+        sweep_generations(&self.data_root, &folder);
         let bytes = std::fs::metadata(&self.out)
             .map_err(ViewError::io(&self.out))?
             .len();
@@ -357,6 +364,24 @@ pub fn read_chunk(path: &Path) -> Result<Vec<(u64, serde_json::Value)>, ViewErro
         .read_to_end(&mut json)
         .map_err(ViewError::io(path))?;
     serde_json::from_slice(&json).map_err(|e| bad(&format!("bad JSON: {e}")))
+}
+
+/// Removes every other generation's folder (and a crashed run's temporaries) from a report's
+/// data folder, once the page points at `keep`; what cannot be removed is only logged, since
+/// the new report is already in place.
+fn sweep_generations(data_root: &Path, keep: &str) {
+    let Ok(entries) = std::fs::read_dir(data_root) else {
+        return;
+    };
+    for e in entries.filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = name.starts_with("g-") || name.starts_with(".g-");
+        if ours && name != keep {
+            if let Err(err) = std::fs::remove_dir_all(e.path()) {
+                tracing::warn!(dir = %e.path().display(), error = %err, "could not remove an old report generation");
+            }
+        }
+    }
 }
 
 /// One CSS class per legend entry of every compare unit (`.cell-<n>`; units of one page
@@ -449,7 +474,12 @@ mod tests {
             page_bytes < 64 << 10,
             "the index page holds no detail: {page_bytes}"
         );
-        let data = dir.path().join("page.data");
+        let data = std::fs::read_dir(dir.path().join("page.data"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
         let mut size = 0usize;
         let mut files = 0usize;
         for e in std::fs::read_dir(&data).unwrap() {

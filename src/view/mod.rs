@@ -11,7 +11,7 @@
 //!   absurd lines are skipped and huge strings clipped with a visible note, a corrupt line is
 //!   a one-line error naming the file and line.
 //! - Each item's or episode's details (trace, calls, steps, replayed grid frames) go into
-//!   their own file in the data folder, written as they are built; the page's table renders
+//!   the data folder's compressed chunk files, written as they are built; the page's table renders
 //!   from a compact index and loads a detail only when it is opened (issue 27, part 2), so a
 //!   Wildfire grid of hundreds of episodes opens as fast as one episode and memory here
 //!   stays per unit.
@@ -223,7 +223,10 @@ mod tests {
             (&serde_json::json!(true), &serde_json::json!("3"))
         );
         let d = rows[0][11].as_u64().unwrap();
-        let chunk = html::read_chunk(&run.join("report.data/c0.js")).unwrap();
+        let data = run
+            .join("report.data")
+            .join(format!("g-{}", info.generation));
+        let chunk = html::read_chunk(&data.join("c0.js")).unwrap();
         let detail = &chunk.iter().find(|(n, _)| *n == d).unwrap().1;
         assert_eq!(detail["entries"][0]["event"]["kind"], "memory_reset");
         assert_eq!(detail["trace"]["method"], "single");
@@ -231,7 +234,15 @@ mod tests {
         let again = write_report(run, None).unwrap();
         assert_eq!(again.rows, 2);
         let html = std::fs::read_to_string(run.join("report.html")).unwrap();
-        let files = std::fs::read_to_string(run.join("report.data/viewer.js")).unwrap();
+        let data = run
+            .join("report.data")
+            .join(format!("g-{}", again.generation));
+        let files = std::fs::read_to_string(data.join("viewer.js")).unwrap();
+        // Only the new generation's folder is left.
+        assert_eq!(
+            std::fs::read_dir(run.join("report.data")).unwrap().count(),
+            1
+        );
         assert!(files.contains("colonyChunk") && !html.contains("colonyChunk("));
         let left: Vec<_> = std::fs::read_dir(run)
             .unwrap()

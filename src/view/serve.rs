@@ -3,23 +3,29 @@
 //! one port (issue 27, parts 2 and 3).
 //!
 //! Decisions:
-//! - The report is the one `colony view` writes, generated into a private temporary folder
-//!   (never into the run directory, which a running `colony` owns). A watcher fingerprints
-//!   the run directory's files (names, sizes, modification times) every second; when they
-//!   change it regenerates, at most once per twice the last generation's duration (and never
-//!   more often than every 2 s), and swaps the new report in whole. The page polls
-//!   `live.json` and reloads itself when the generation changes; its address keeps the view.
+//! - The report is the one `colony view` writes, generated into a temporary folder only its
+//!   user may read (never into the run directory, which a running `colony` owns). A watcher
+//!   fingerprints the run directory's files (names, sizes, modification times) every second;
+//!   when they change it regenerates, at most once per twice the last generation's duration
+//!   (and never more often than every 2 s), and swaps the new report in whole. The previous
+//!   generation stays served (its data folder has its own name), so a page opened on it keeps
+//!   working; older ones are deleted, and so is a generation that failed. The page polls
+//!   `live.json`: it reloads itself when a newer report exists and nothing is open, and shows
+//!   a banner otherwise; its address keeps the view.
+//! - Only the user who started it: the printed URL carries a random token, which the first
+//!   request turns into an `HttpOnly`, `SameSite=Strict` cookie; every request must carry one
+//!   or the other (other users of a shared machine can reach 127.0.0.1 too). Requests whose
+//!   `Host` is not this loopback address, and cross-site requests, are refused.
 //! - Read-only: only `GET` and `HEAD`; no request writes anything. Paths are names: the
-//!   generated report (`/`, `/report.html`, `/report.data/NAME`), `live.json`, and the run
-//!   directory's own regular files under `/files/PATH`, refused when any component is empty,
-//!   `.`, `..` or hidden, or when the resolved file lies outside the run directory (a symlink
-//!   out of it). Run files are served as `text/plain` or `application/octet-stream` (images
-//!   as images) with `nosniff` and a sandboxing policy, so nothing from a run executes.
+//!   generated report (`/`, `/report.html`, `/report.data/g-GEN/NAME`), `live.json`, and the
+//!   run directory's own regular files under `/files/PATH`; a component that is `.`, `..`,
+//!   hidden or holds a separator is refused (empty components are skipped), and so is a file
+//!   that resolves outside the run directory or through a hidden name (a symlink). Run files
+//!   are streamed as `text/plain` or `application/octet-stream` (images as images) with
+//!   `nosniff` and a sandboxing policy, so nothing from a run executes.
 //! - Every response carries a restrictive Content-Security-Policy: scripts and styles only
 //!   from the server itself (the viewer script and the detail files), images from the server
 //!   or `data:` (the plots), `fetch` only to the server, no frames, forms or base URL.
-//! - Bound to 127.0.0.1 only, and requests whose `Host` is not this loopback address are
-//!   refused (a DNS-rebinding page elsewhere cannot read the run).
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -44,14 +50,14 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'
 const FILE_POLICY: &str =
     "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
 
-/// Largest run file served whole; larger ones are refused with a message naming the file.
+/// Largest run file served; larger ones are refused with a message naming the file.
 pub const MAX_SERVED_FILE_BYTES: u64 = 64 << 20;
 
 /// Most files the watcher looks at per fingerprint (a bigger tree is fingerprinted partly).
 const MAX_WATCHED_FILES: usize = 200_000;
 
-/// Deepest directory level the watcher descends to.
-const MAX_WATCH_DEPTH: usize = 8;
+/// Deepest directory level the watcher descends to (units are discovered as deep).
+const MAX_WATCH_DEPTH: usize = super::discover::MAX_DEPTH + 2;
 
 /// How often the watcher looks for changes.
 const POLL: Duration = Duration::from_secs(1);
@@ -59,11 +65,23 @@ const POLL: Duration = Duration::from_secs(1);
 /// Shortest time between two generations.
 const MIN_REGENERATE: Duration = Duration::from_secs(2);
 
-/// The report being served.
+/// The cookie that carries the token.
+const COOKIE: &str = "colony_view";
+
+/// A generated report.
 #[derive(Debug, Clone)]
-struct Current {
+struct Generation {
+    /// Its folder (`report.html` and `report.data/g-GEN/`).
     dir: PathBuf,
-    generation: String,
+    /// Its token.
+    token: String,
+}
+
+/// The report served and the one before it.
+#[derive(Debug, Clone)]
+struct Served {
+    current: Generation,
+    previous: Option<Generation>,
 }
 
 #[derive(Debug)]
@@ -71,11 +89,13 @@ struct Shared {
     run_dir: PathBuf,
     work: PathBuf,
     port: u16,
-    current: RwLock<Current>,
+    token: String,
+    served: RwLock<Served>,
     error: RwLock<Option<String>>,
 }
 
-/// A running view server; dropping it without [`ViewServer::shutdown`] leaves the task running.
+/// A running view server. [`ViewServer::shutdown`] removes its temporary folder; dropping it
+/// without shutting down leaves the tasks running and the folder behind.
 #[derive(Debug)]
 pub struct ViewServer {
     addr: SocketAddr,
@@ -90,35 +110,43 @@ impl ViewServer {
         let run_dir = run_dir.canonicalize().map_err(|_| ViewError::NotFound {
             path: run_dir.to_path_buf(),
         })?;
-        let work = tempdir_for_view()?;
+        let where_ = PathBuf::from(format!("127.0.0.1:{port}"));
+        let bind_err = |e: std::io::Error| ViewError::Io {
+            path: where_.clone(),
+            source: std::io::Error::new(e.kind(), format!("{e} (pick another with --port)")),
+        };
         let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
             .await
-            .map_err(ViewError::io(Path::new("127.0.0.1")))?;
-        let addr = listener
-            .local_addr()
-            .map_err(ViewError::io(Path::new("127.0.0.1")))?;
+            .map_err(bind_err)?;
+        let addr = listener.local_addr().map_err(bind_err)?;
+        let work = private_tempdir()?;
+        let fingerprint_at_start = fingerprint(&run_dir);
         let first = {
             let (dir, w) = (run_dir.clone(), work.clone());
-            let result = tokio::task::spawn_blocking(move || generate(&dir, &w, 0))
+            tokio::task::spawn_blocking(move || generate(&dir, &w, 0))
                 .await
                 .map_err(|e| ViewError::Io {
                     path: run_dir.clone(),
                     source: std::io::Error::other(e.to_string()),
                 })
-                .and_then(|r| r);
-            match result {
-                Ok(first) => first,
-                Err(e) => {
-                    let _ = std::fs::remove_dir_all(&work);
-                    return Err(e);
-                }
+                .and_then(|r| r)
+        };
+        let first = match first {
+            Ok(first) => first,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&work);
+                return Err(e);
             }
         };
         let shared = Arc::new(Shared {
             run_dir,
             work,
             port: addr.port(),
-            current: RwLock::new(first),
+            token: random_token(),
+            served: RwLock::new(Served {
+                current: first,
+                previous: None,
+            }),
             error: RwLock::new(None),
         });
         let shutdown = CancellationToken::new();
@@ -131,7 +159,11 @@ impl ViewServer {
             Some(Duration::from_secs(10)),
             shutdown.clone(),
         ));
-        let watcher = tokio::spawn(watch(Arc::clone(&shared), shutdown.clone()));
+        let watcher = tokio::spawn(watch(
+            Arc::clone(&shared),
+            shutdown.clone(),
+            fingerprint_at_start,
+        ));
         Ok(ViewServer {
             addr,
             shared,
@@ -140,14 +172,14 @@ impl ViewServer {
         })
     }
 
-    /// The page's address, e.g. `http://127.0.0.1:PORT/`.
+    /// The page's address with its token, e.g. `http://127.0.0.1:PORT/?token=…`.
     pub fn url(&self) -> String {
-        format!("http://{}/", self.addr)
+        format!("http://{}/?token={}", self.addr, self.shared.token)
     }
 
     /// The generation of the report now served.
     pub fn generation(&self) -> String {
-        read(&self.shared.current).generation
+        read(&self.shared.served).current.token
     }
 
     /// Stops serving and watching, and removes the generated reports.
@@ -178,8 +210,14 @@ fn write<T>(lock: &RwLock<T>, value: T) {
     }
 }
 
-/// A fresh private folder for the generated reports.
-fn tempdir_for_view() -> Result<PathBuf, ViewError> {
+/// 128 random bits as hex.
+fn random_token() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+/// A fresh folder for the generated reports that only this user may read.
+fn private_tempdir() -> Result<PathBuf, ViewError> {
+    use std::os::unix::fs::DirBuilderExt;
     let base = std::env::temp_dir();
     for attempt in 0..100u32 {
         let nanos = SystemTime::now()
@@ -189,7 +227,7 @@ fn tempdir_for_view() -> Result<PathBuf, ViewError> {
             "colony-view-{}-{nanos:x}-{attempt}",
             std::process::id()
         ));
-        match std::fs::create_dir(&dir) {
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
             Ok(()) => return Ok(dir),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(ViewError::io(&dir)(e)),
@@ -200,18 +238,24 @@ fn tempdir_for_view() -> Result<PathBuf, ViewError> {
     )))
 }
 
-/// Writes generation `n` of the report into `work/gen-n/`.
-fn generate(run_dir: &Path, work: &Path, n: u64) -> Result<Current, ViewError> {
+/// Writes generation `n` of the report into `work/gen-n/`; a failed one leaves nothing.
+fn generate(run_dir: &Path, work: &Path, n: u64) -> Result<Generation, ViewError> {
     let dir = work.join(format!("gen-{n}"));
-    let info = write_report(run_dir, Some(&dir.join("report.html")))?;
-    Ok(Current {
-        dir,
-        generation: info.generation,
-    })
+    match write_report(run_dir, Some(&dir.join("report.html"))) {
+        Ok(info) => Ok(Generation {
+            dir,
+            token: info.generation,
+        }),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(e)
+        }
+    }
 }
 
-/// Names, sizes and modification times of the run's files, hashed; the generated report
-/// (`report.html`, `*.data/`) and hidden temporary files are left out.
+/// Names, sizes and modification times of the run's files, hashed; the report `colony view`
+/// writes into the run directory itself (`report.html`, `report.data/`) and hidden
+/// temporary files are left out.
 fn fingerprint(run_dir: &Path) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -226,7 +270,8 @@ fn fingerprint(run_dir: &Path) -> u64 {
         for e in entries {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            if name.starts_with('.') || name == "report.html" || name.ends_with(".data") {
+            let report = depth == 0 && (name == "report.html" || name == "report.data");
+            if name.starts_with('.') || report {
                 continue;
             }
             seen += 1;
@@ -249,14 +294,13 @@ fn fingerprint(run_dir: &Path) -> u64 {
 }
 
 /// Regenerates the report when the run directory changes, until `stop`.
-async fn watch(shared: Arc<Shared>, stop: CancellationToken) {
+async fn watch(shared: Arc<Shared>, stop: CancellationToken, mut last: u64) {
     let run_dir = shared.run_dir.clone();
     let fp = |dir: PathBuf| async move {
         tokio::task::spawn_blocking(move || fingerprint(&dir))
             .await
             .unwrap_or(0)
     };
-    let mut last = fp(run_dir.clone()).await;
     let mut n = 0u64;
     let mut took = Duration::ZERO;
     let mut at = Instant::now();
@@ -272,23 +316,31 @@ async fn watch(shared: Arc<Shared>, stop: CancellationToken) {
         n += 1;
         let started = Instant::now();
         let (dir, work) = (run_dir.clone(), shared.work.clone());
-        let result = tokio::task::spawn_blocking(move || generate(&dir, &work, n)).await;
+        let job = tokio::task::spawn_blocking(move || generate(&dir, &work, n));
+        // Ctrl-C does not wait for a generation: the process ends and the folder goes.
+        let result = tokio::select! {
+            _ = stop.cancelled() => return,
+            r = job => r,
+        };
         took = started.elapsed();
         at = Instant::now();
         last = now;
         match result {
             Ok(Ok(next)) => {
-                let old = read(&shared.current);
-                write(&shared.current, next);
-                write(&shared.error, None);
-                // The generation before the previous one: a page may still be loading from
-                // the previous; none from older ones.
-                if n >= 2 {
-                    let older = shared.work.join(format!("gen-{}", n - 2));
-                    if older != old.dir {
-                        let _ = std::fs::remove_dir_all(older);
+                let old = read(&shared.served);
+                if let Some(gone) = old.previous {
+                    if let Err(e) = std::fs::remove_dir_all(&gone.dir) {
+                        tracing::warn!(dir = %gone.dir.display(), error = %e, "could not remove an old report");
                     }
                 }
+                write(
+                    &shared.served,
+                    Served {
+                        current: next,
+                        previous: Some(old.current),
+                    },
+                );
+                write(&shared.error, None);
                 tracing::info!(
                     generation = n,
                     seconds = took.as_secs_f64(),
@@ -364,8 +416,8 @@ fn file_type(name: &str) -> &'static str {
     }
 }
 
-/// A name from the address: one component, not empty, `.`, `..` or hidden, nothing that
-/// could mean another folder.
+/// A name from the address or from a resolved path: one component, not empty, `.`, `..` or
+/// hidden, nothing that could mean another folder.
 fn plain_component(c: &str) -> bool {
     !c.is_empty()
         && !c.starts_with('.')
@@ -391,45 +443,51 @@ fn decode(c: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-async fn send_file(path: PathBuf, content_type: &str, policy: &str, head: bool) -> Response {
-    let read = tokio::task::spawn_blocking(move || -> std::io::Result<Option<Vec<u8>>> {
-        let meta = std::fs::metadata(&path)?;
-        if !meta.is_file() {
-            return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
+/// Streams a regular file (headers only for `HEAD`), refusing one larger than
+/// [`MAX_SERVED_FILE_BYTES`] with a message naming it.
+async fn send_file(
+    path: PathBuf,
+    shown: &str,
+    content_type: &str,
+    policy: &str,
+    head: bool,
+) -> Response {
+    let file = match tokio::fs::File::open(&path).await {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return text(StatusCode::NOT_FOUND, format!("{shown}: no such file"))
         }
-        if meta.len() > MAX_SERVED_FILE_BYTES {
-            return Ok(None);
-        }
-        use std::io::Read;
-        let mut bytes = Vec::new();
-        std::fs::File::open(&path)?
-            .take(MAX_SERVED_FILE_BYTES + 1)
-            .read_to_end(&mut bytes)?;
-        if bytes.len() as u64 > MAX_SERVED_FILE_BYTES {
-            return Ok(None);
-        }
-        Ok(Some(bytes))
-    })
-    .await;
-    match read {
-        Ok(Ok(Some(bytes))) => {
-            let body = if head {
-                Body::empty()
-            } else {
-                Body::from(bytes)
-            };
-            respond(StatusCode::OK, content_type, body, policy)
-        }
-        Ok(Ok(None)) => text(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("larger than {MAX_SERVED_FILE_BYTES} bytes: read it from the run directory"),
-        ),
-        Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-            text(StatusCode::NOT_FOUND, "no such file".into())
-        }
-        Ok(Err(e)) => text(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-        Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        Err(e) => return text(StatusCode::INTERNAL_SERVER_ERROR, format!("{shown}: {e}")),
+    };
+    // The opened file's own metadata: what is streamed is what was checked.
+    let meta = match file.metadata().await {
+        Ok(m) => m,
+        Err(e) => return text(StatusCode::INTERNAL_SERVER_ERROR, format!("{shown}: {e}")),
+    };
+    if !meta.is_file() {
+        return text(StatusCode::NOT_FOUND, format!("{shown}: not a file"));
     }
+    if meta.len() > MAX_SERVED_FILE_BYTES {
+        return text(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "{shown}: larger than {MAX_SERVED_FILE_BYTES} bytes; read it from the run directory"
+            ),
+        );
+    }
+    use tokio::io::AsyncReadExt;
+    let body = if head {
+        Body::empty()
+    } else {
+        Body::from_stream(tokio_util::io::ReaderStream::new(
+            file.take(MAX_SERVED_FILE_BYTES),
+        ))
+    };
+    let mut r = respond(StatusCode::OK, content_type, body, policy);
+    if let Ok(v) = HeaderValue::from_str(&meta.len().to_string()) {
+        r.headers_mut().insert(header::CONTENT_LENGTH, v);
+    }
+    r
 }
 
 /// Whether the request's `Host` names this server's loopback address.
@@ -444,6 +502,35 @@ fn host_ok(headers: &HeaderMap, port: u16) -> bool {
     ]
     .iter()
     .any(|h| h.eq_ignore_ascii_case(host))
+}
+
+/// The token a request carries, in its query (`?token=`) or its cookie.
+fn carried_token<'a>(uri: &'a Uri, headers: &'a HeaderMap) -> (Option<&'a str>, Option<&'a str>) {
+    let query = uri
+        .query()
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .find_map(|kv| kv.strip_prefix("token="));
+    let cookie = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|c| {
+            c.trim()
+                .strip_prefix(COOKIE)
+                .and_then(|c| c.strip_prefix('='))
+        });
+    (query, cookie)
+}
+
+/// Compares two tokens in time independent of where they differ.
+fn same_token(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 async fn handle(
@@ -464,6 +551,24 @@ async fn handle(
             "this server answers only to its loopback address".into(),
         );
     }
+    let cross_site = headers
+        .get("sec-fetch-site")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v == "cross-site");
+    if cross_site {
+        return text(
+            StatusCode::FORBIDDEN,
+            "cross-site requests are refused".into(),
+        );
+    }
+    let (query, cookie) = carried_token(&uri, &headers);
+    let by_query = query.is_some_and(|t| same_token(t, &shared.token));
+    if !by_query && !cookie.is_some_and(|t| same_token(t, &shared.token)) {
+        return text(
+            StatusCode::FORBIDDEN,
+            "this view needs the token of the URL `colony view --serve` printed".into(),
+        );
+    }
     let head = method == Method::HEAD;
     let parts: Option<Vec<String>> = uri
         .path()
@@ -481,12 +586,13 @@ async fn handle(
             "paths are names inside the run directory".into(),
         );
     }
-    let current = read(&shared.current);
+    let served = read(&shared.served);
     let names: Vec<&str> = parts.iter().map(String::as_str).collect();
-    match names.as_slice() {
+    let mut response = match names.as_slice() {
         [] | ["report.html"] | ["index.html"] => {
             send_file(
-                current.dir.join("report.html"),
+                served.current.dir.join("report.html"),
+                "report.html",
                 "text/html; charset=utf-8",
                 CONTENT_SECURITY_POLICY,
                 head,
@@ -495,7 +601,7 @@ async fn handle(
         }
         ["live.json"] => {
             let body = serde_json::json!({
-                "generation": current.generation,
+                "generation": served.current.token,
                 "error": read(&shared.error),
             });
             respond(
@@ -505,30 +611,64 @@ async fn handle(
                 CONTENT_SECURITY_POLICY,
             )
         }
-        ["report.data", name] => {
-            send_file(
-                current.dir.join("report.data").join(name),
-                report_type(name),
-                CONTENT_SECURITY_POLICY,
-                head,
-            )
-            .await
+        ["report.data", folder, name] => {
+            // The current generation's data or the previous one's, by the folder's name.
+            let generation = std::iter::once(&served.current)
+                .chain(served.previous.as_ref())
+                .find(|g| folder.strip_prefix("g-") == Some(g.token.as_str()));
+            match generation {
+                Some(g) => {
+                    send_file(
+                        g.dir.join("report.data").join(folder).join(name),
+                        name,
+                        report_type(name),
+                        CONTENT_SECURITY_POLICY,
+                        head,
+                    )
+                    .await
+                }
+                None => text(
+                    StatusCode::NOT_FOUND,
+                    format!("{folder}: this report generation is gone; reload the page"),
+                ),
+            }
         }
         ["files", rest @ ..] if !rest.is_empty() => {
             let path = rest.iter().fold(shared.run_dir.clone(), |p, c| p.join(c));
+            let shown = rest.join("/");
             match path.canonicalize() {
-                Ok(real) if real.starts_with(&shared.run_dir) => {
-                    send_file(real, file_type(rest[rest.len() - 1]), FILE_POLICY, head).await
-                }
-                Ok(_) => text(
-                    StatusCode::FORBIDDEN,
-                    "that file lies outside the run directory".into(),
-                ),
-                Err(_) => text(StatusCode::NOT_FOUND, "no such file".into()),
+                Ok(real) => match real.strip_prefix(&shared.run_dir) {
+                    Ok(inside)
+                        if inside
+                            .components()
+                            .all(|c| plain_component(&c.as_os_str().to_string_lossy())) =>
+                    {
+                        send_file(real.clone(), &shown, file_type(&shown), FILE_POLICY, head).await
+                    }
+                    Ok(_) => text(
+                        StatusCode::FORBIDDEN,
+                        format!("{shown}: resolves to a hidden file"),
+                    ),
+                    Err(_) => text(
+                        StatusCode::FORBIDDEN,
+                        format!("{shown}: lies outside the run directory"),
+                    ),
+                },
+                Err(_) => text(StatusCode::NOT_FOUND, format!("{shown}: no such file")),
             }
         }
         _ => text(StatusCode::NOT_FOUND, "no such page".into()),
+    };
+    if by_query {
+        let cookie = format!(
+            "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
+            shared.token
+        );
+        if let Ok(v) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().insert(header::SET_COOKIE, v);
+        }
     }
+    response
 }
 
 #[cfg(test)]

@@ -234,6 +234,17 @@ function unitView(unit) {
   return view;
 }
 
+// The two policies of `compare=A,B`. A label may hold commas itself, so the split is the one
+// where both sides are policies of the unit (else the first comma).
+function comparePair(unit, value) {
+  var known = policiesOf(unit);
+  for (var i = value.indexOf(","); i >= 0; i = value.indexOf(",", i + 1)) {
+    var a = value.slice(0, i), b = value.slice(i + 1);
+    if (known.indexOf(a) >= 0 && known.indexOf(b) >= 0) return [a, b];
+  }
+  return value.split(",").slice(0, 2);
+}
+
 function detailFor(unit, policy, p) {
   var r = findRow(unit, policy, p);
   if (!r) return h("p", { class: "warning", text: "No row for policy " + policy + (unit.kind === "eval" ? ", item " + p.item : ", seed " + p.seed) + " in " + unit.path + "." });
@@ -268,10 +279,11 @@ function searchView(q) {
   }
   scanDetails(scan, function () { return run === searchRun && hits < LIMIT; },
     function (k) { progress.textContent = "searching file " + (k + 1) + " of " + CHUNKS.length + "…"; },
-    function (k) {
+    function (k, failed) {
       if (run !== searchRun) return;
       title.textContent = (hits >= LIMIT ? "first " + LIMIT : hits) + " match(es) for \u201c" + q + "\u201d";
       progress.textContent = "searched " + k + " of " + CHUNKS.length + " files";
+      if (failed) out.insertBefore(h("p", { class: "warning", text: failed + " of them could not be read: the matches are incomplete (reload the page)" }), progress.nextSibling);
       out.setAttribute("data-done", "1");
       document.body.setAttribute("data-detail-ms", performance.now().toFixed(1));
     });
@@ -317,7 +329,7 @@ function route() {
     shell.search.value = p.q;
     right.appendChild(searchView(p.q));
   } else if (p.compare) {
-    var two = p.compare.split(",").slice(0, 2);
+    var two = comparePair(unit, p.compare);
     right.appendChild(h("div", { class: "side-by-side" }, two.map(function (pol) {
       return h("div", { class: "side", "data-policy": pol }, detailFor(unit, pol, p));
     })));
@@ -333,12 +345,25 @@ function route() {
   }
 }
 
-// Served by `colony view --serve`: reload when the server has regenerated the report (a run
-// still going); the address keeps the view.
+// Served by `colony view --serve`: when the server has a newer report (a run still going),
+// reload at once if nothing is open, else offer it in a banner (an open item or search is
+// not taken away); the address keeps the view. A failing regeneration is shown too.
 if (location.protocol === "http:" || location.protocol === "https:") {
+  var liveBanner = null;
+  var banner = function (text, cls) {
+    if (!liveBanner) { liveBanner = h("p", { class: "warning live" }); app.insertBefore(liveBanner, app.firstChild); }
+    liveBanner.className = "warning live " + cls;
+    clear(liveBanner);
+    append(liveBanner, text);
+  };
   setInterval(function () {
     fetch("live.json", { cache: "no-store" }).then(function (r) { return r.ok ? r.json() : null; }).then(function (j) {
-      if (j && j.generation && j.generation !== INDEX.generation) location.reload();
+      if (!j) return;
+      if (j.error) banner("The report could not be regenerated: " + j.error, "live-error");
+      if (!j.generation || j.generation === INDEX.generation) return;
+      var p = parseHash();
+      if (!p.policy && !p.compare && !p.q) { location.reload(); return; }
+      banner(["New results are in. ", h("a", { href: "#", text: "Reload", onclick: function (e) { e.preventDefault(); location.reload(); } })], "live-new");
     }).catch(function () {});
   }, 3000);
 }

@@ -3,7 +3,7 @@
 // data, so a reply containing markup stays text.
 
 var INDEX = JSON.parse(document.getElementById("colony-index").textContent);
-var DATA = encodeURIComponent(INDEX.data || "report.data");
+var DATA = String(INDEX.data || "report.data").split("/").map(encodeURIComponent).join("/");
 
 // Details live in chunk files DATA/c<k>.js, loaded only when one of their rows is opened:
 // each file calls colonyChunk(generation, k, base64) with the gzip of a JSON array of
@@ -39,12 +39,18 @@ window.colonyChunk = function (generation, k, b64) {
   });
 };
 
+// Runs f, reporting an exception to #js-errors without stopping the caller (a detail that
+// fails to draw must not silently take the rest of its chunk with it).
+function guarded(f) {
+  try { f(); } catch (e) { setTimeout(function () { throw e; }, 0); }
+}
+
 function deliver(k, n, d) {
-  if (sinks[k]) sinks[k](n, d);
+  if (sinks[k]) { var sink = sinks[k]; guarded(function () { sink(n, d); }); }
   var cbs = waiting[n];
   if (!cbs) return;
   delete waiting[n];
-  cbs.forEach(function (cb) { cb(d, null); });
+  cbs.forEach(function (cb) { guarded(function () { cb(d, null); }); });
 };
 
 function chunkOf(n) {
@@ -99,16 +105,16 @@ function loadDetail(n, cb) {
   });
 }
 
-// Calls each(n, detail) for every detail of every chunk, one chunk at a time, until each
-// returns false or keepGoing() does; then done().
+// Calls each(n, detail) for every detail of every chunk, one chunk at a time, while
+// keepGoing() holds; then done(chunks read, chunks that failed to load).
 function scanDetails(each, keepGoing, progress, done) {
-  var k = 0;
+  var k = 0, failed = 0;
   function next() {
-    if (k >= CHUNKS.length || !keepGoing()) { done(k); return; }
+    if (k >= CHUNKS.length || !keepGoing()) { done(k, failed); return; }
     var chunk = k++;
     progress(chunk);
     sinks[chunk] = each;
-    loadChunk(chunk, function () { delete sinks[chunk]; setTimeout(next, 0); });
+    loadChunk(chunk, function (err) { delete sinks[chunk]; if (err) failed++; setTimeout(next, 0); });
   }
   next();
 }
@@ -118,8 +124,13 @@ function withDetail(n, build) {
   var box = h("div", { class: "detail-box", "data-detail": n }, h("p", { class: "muted loading", text: "loading…" }));
   loadDetail(n, function (d, err) {
     clear(box);
-    if (!d) { box.appendChild(h("p", { class: "warning", text: "detail " + n + ": " + err })); return; }
-    append(box, build(d));
+    if (!d) { box.appendChild(h("p", { class: "warning detail-error", text: "detail " + n + ": " + err })); return; }
+    try {
+      append(box, build(d));
+    } catch (e) {
+      box.appendChild(h("p", { class: "warning detail-error", text: "detail " + n + " could not be drawn: " + e }));
+      throw e;
+    }
     // When the last opened detail was drawn (the viewer benchmark reads it).
     document.body.setAttribute("data-detail-ms", performance.now().toFixed(1));
   });
