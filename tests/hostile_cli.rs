@@ -338,6 +338,34 @@ fn counts_in_flight_are_bounded() {
         ];
         assert_error(&colony(&args), &args, &[flag]);
     }
+    // The same bound as a models.toml key and as suite keys (checked before anything runs).
+    let models = write(
+        tmp.path(),
+        "models.toml",
+        "[models.big]\nmodel = \"m\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmax_concurrency = 100000000\n",
+    );
+    let args = [
+        "chat",
+        "--model",
+        "big",
+        "--models-config",
+        models.to_str().unwrap(),
+        "hi",
+    ];
+    assert_error(&colony(&args), &args, &["max_concurrency", "65536"]);
+    let data = sample();
+    for key in ["items_in_flight", "episodes_in_flight"] {
+        let suite = write(
+            tmp.path(),
+            &format!("{key}.toml"),
+            &format!(
+                "name = \"r\"\npolicies = [\"single\"]\nmodels = [\"sim\"]\n{key} = 100000000\n\n\
+                 [[datasets]]\nname = \"gsm8k\"\ndata = \"{data}\"\n"
+            ),
+        );
+        let args = ["run", suite.to_str().unwrap(), "--out", out, "--dry-run"];
+        assert_error(&colony(&args), &args, &[key, "65536"]);
+    }
 }
 
 /// Issue 30, item 2: the reasoning roster is bounded, as a flag and as a suite key (even under
