@@ -483,22 +483,12 @@ fn endless_files_are_refused_whatever_their_metadata_says() {
     std::os::unix::fs::symlink("/dev/zero", cache.join("calls.jsonl")).unwrap();
     let cache = cache.to_str().unwrap();
     for mode in ["--record", "--replay"] {
-        let args = [
-            "eval",
-            "--dataset",
-            "gsm8k",
-            "--data",
-            &data,
-            "--policy",
+        assert_eval_error(
             "single",
-            "--model",
-            "sim",
-            mode,
-            cache,
-            "--out",
+            &[mode, cache],
             out,
-        ];
-        assert_error(&colony(&args), &args, &["calls.jsonl", "longer than"]);
+            &["calls.jsonl", "longer than"],
+        );
     }
 }
 
@@ -694,21 +684,13 @@ fn a_role_folder_without_cards_is_an_error() {
     std::fs::create_dir_all(&empty).unwrap();
     let out = tmp.path().join("o");
     let (empty, out) = (empty.to_str().unwrap(), out.to_str().unwrap());
-    let data = sample();
-    let args = [
-        "eval",
-        "--dataset",
-        "gsm8k",
-        "--data",
-        &data,
-        "--policy",
+    assert_eval_error(
         "selforg",
-        "--roles",
-        empty,
-        "--out",
+        &["--roles", empty],
         out,
-    ];
-    assert_error(&colony(&args), &args, &["empty", "no `*.toml` card"]);
+        &["empty", "no `*.toml` card"],
+    );
+    let data = sample();
     let suite = write(
         tmp.path(),
         "roles.toml",

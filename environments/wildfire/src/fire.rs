@@ -88,11 +88,16 @@ pub fn ignite(grid: &mut Grid, c: Cell) {
 
 /// Records that cell `i`'s fire state changed outside a tick (see [`Grid::fresh`]).
 fn mark_fresh(grid: &mut Grid, i: usize) {
+    fresh_flags(grid)[i] = true;
+}
+
+/// The grid's fresh flags, one per cell (a state saved without them has none: all false).
+fn fresh_flags(grid: &mut Grid) -> &mut Vec<bool> {
     let n = grid.len();
     if grid.fresh.len() != n {
         grid.fresh = vec![false; n];
     }
-    grid.fresh[i] = true;
+    &mut grid.fresh
 }
 
 /// Destroys a cell's contents when it starts burning (§5.3 phase 1).
@@ -148,10 +153,7 @@ pub fn fire_tick_with(grid: &mut Grid, counters: &mut Counters, rules: &FireRule
 /// spreads in the same tick, and one that came earlier never spreads. Border cells are never
 /// updated: one that is ignited stays `Ignited`.
 fn in_place_tick(grid: &mut Grid, counters: &mut Counters, rules: &FireRules) {
-    let n = grid.len();
-    if grid.fresh.len() != n {
-        grid.fresh = vec![false; n];
-    }
+    fresh_flags(grid);
     let s = grid.size as i32;
     for x in 1..s - 1 {
         for y in 1..s - 1 {
@@ -181,13 +183,15 @@ fn in_place_tick(grid: &mut Grid, counters: &mut Counters, rules: &FireRules) {
             if grid.fire[i] != Fire::OnFire {
                 continue;
             }
-            let targets: Vec<(usize, Cell, (f64, f64))> = NEIGHBOURS
-                .iter()
-                .map(|&(dx, dy)| ((x + dx, y + dy), official_direction(dx, dy)))
-                .map(|(c, dir)| (grid.idx(c), c, dir))
-                .filter(|&(ci, _, _)| grid.fire[ci] == Fire::Burnable)
-                .collect();
-            for (ci, c, dir) in targets {
+            // Each neighbour is checked when it is reached: spreading to one cannot change
+            // another, so this equals the official filter-then-apply.
+            for (dx, dy) in NEIGHBOURS {
+                let c = (x + dx, y + dy);
+                let ci = grid.idx(c);
+                if grid.fire[ci] != Fire::Burnable {
+                    continue;
+                }
+                let dir = official_direction(dx, dy);
                 let p = spread_value_along(grid, (x, y), c, dir, rules.wet_bonus);
                 if p > rules.immediate_burn {
                     grid.fire[ci] = Fire::OnFire;

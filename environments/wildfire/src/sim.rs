@@ -302,6 +302,7 @@ fn carry_along(s: &mut WildfireState, i: usize) {
 }
 
 fn frame(s: &mut WildfireState, rng: &mut ChaCha8Rng) {
+    let rules = s.level.rules.fire();
     s.frame += 1;
     let local = ((s.frame - 1) % u64::from(FRAMES_PER_STEP)) as u32 + 1;
     for i in 0..s.agents.len() {
@@ -309,8 +310,7 @@ fn frame(s: &mut WildfireState, rng: &mut ChaCha8Rng) {
             continue;
         }
         let here = s.agents[i].cell();
-        if s.agents[i].kind.is_ground() && s.level.rules.fire().kills(s.grid.fire[s.grid.idx(here)])
-        {
+        if s.agents[i].kind.is_ground() && rules.kills(s.grid.fire[s.grid.idx(here)]) {
             let a = &mut s.agents[i];
             a.alive = false;
             a.target = None;
@@ -345,7 +345,7 @@ fn frame(s: &mut WildfireState, rng: &mut ChaCha8Rng) {
     if s.frame
         .is_multiple_of(u64::from(s.level.fire_frames.max(1)))
     {
-        fire_tick_with(&mut s.grid, &mut s.counters, &s.level.rules.fire());
+        fire_tick_with(&mut s.grid, &mut s.counters, &rules);
     }
     task_zones(s);
 }
@@ -354,13 +354,14 @@ fn civilians(s: &mut WildfireState, rng: &mut ChaCha8Rng) {
     if s.civilians.is_empty() {
         return;
     }
+    let rules = s.level.rules.fire();
     let walk = s.frame.is_multiple_of(u64::from(s.level.civ_frames.max(1)));
     for k in 0..s.civilians.len() {
         if !s.civilians[k].alive || s.civilians[k].carried_by.is_some() {
             continue;
         }
         let c = s.civilians[k].cell();
-        if s.level.rules.fire().kills(s.grid.fire[s.grid.idx(c)]) {
+        if rules.kills(s.grid.fire[s.grid.idx(c)]) {
             s.civilians[k].alive = false;
             s.counters.civilians_lost += 1;
             continue;
