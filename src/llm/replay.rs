@@ -212,6 +212,16 @@ impl ReplayModel {
 
 /// The cache key of `request` sent to `model` (hex SHA-256 of the canonical fields).
 pub fn request_key(model: &str, r: &ChatRequest) -> String {
+    hex(&request_digest(model, r))
+}
+
+/// The 64 hex digits of a key, as the file holds them.
+fn hex(key: &Key) -> String {
+    key.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The SHA-256 of the canonical fields of `request` sent to `model` (see [`request_key`]).
+fn request_digest(model: &str, r: &ChatRequest) -> Key {
     let fields = KeyFields {
         model,
         messages: &r.messages,
@@ -224,8 +234,7 @@ pub fn request_key(model: &str, r: &ChatRequest) -> String {
     };
     // Serializing plain structs of strings and numbers cannot fail.
     let bytes = serde_json::to_vec(&fields).unwrap_or_default();
-    let digest = Sha256::digest(&bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(&bytes).into()
 }
 
 /// Cuts a torn last line (no trailing newline) so new records start on a line of their own;
@@ -363,8 +372,8 @@ impl ChatModel for ReplayModel {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
-        let key = self.key(request);
-        let bytes = key_bytes(&key).unwrap_or_default();
+        let bytes = request_digest(&self.id, request);
+        let key = hex(&bytes);
         if let Some((offset, len)) = self.disk.get(&bytes) {
             let response = self.read_recorded(offset, len)?;
             return Ok(ChatResponse {
