@@ -16,7 +16,9 @@ start=$(date +%s.%N)
 "$bin" view "$run" --out "$work/report.html"
 end=$(date +%s.%N)
 echo "generation: $(python3 -c "print(f'{$end - $start:.2f}')") s wall ($bin)"
-echo "index page: $(stat -c %s "$work/report.html") bytes; data folder: $(du -sb "$work/report.data" | cut -f1) bytes in $(ls "$work/report.data" | wc -l) files, largest $(ls -S "$work/report.data" | head -1) at $(stat -c %s "$work/report.data/$(ls -S "$work/report.data" | head -1)") bytes"
+data="$(ls -d "$work"/report.data/g-*)"   # this generation's folder
+largest="$(ls -S "$data" | head -1)"
+echo "index page: $(stat -c %s "$work/report.html") bytes; data folder: $(du -sb "$data" | cut -f1) bytes in $(ls "$data" | wc -l) files, largest $largest at $(stat -c %s "$data/$largest") bytes"
 [ -x "$browser" ] || { echo "SKIPPED browser timing: no Chromium at $browser"; exit 0; }
 load() {
   local hash="$1" profile dom t0 t1
