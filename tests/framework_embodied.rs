@@ -1,9 +1,9 @@
 //! `embodied` end to end (docs/design/frameworks.md §14.4): the exact call pattern on Wildfire
-//! level 1 with scripted replies (per step: perceptions, 2 rounds × live agents of
-//! `embodied.messages`, live agents × `embodied.action`, live agents × `execution`, busy
-//! agents included), private messages in both chats, GLOBAL in everyone's, unknown agents
-//! ignored, messages purged at `t0 + 3`; then every environment with the in-process simulated
-//! model, and once against `serve-mock` over HTTP.
+//! level 1 with scripted replies, in WILDFIRE-ORCH's order (per step: perceptions, one round
+//! × live agents of `embodied.messages`, live agents × `embodied.action`, an `execution` per
+//! agent that gave an action, busy agents included), private messages in both chats, GLOBAL in
+//! everyone's, unknown agents ignored, messages purged at `t0 + 2`; then every environment
+//! with the in-process simulated model, and once against `serve-mock` over HTTP.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -21,7 +21,7 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
     let mut lines: Vec<(&str, u64, &str, &str)> = vec![
         // Step 0: agent 1 writes privately to 2 (and to an unknown AGENT_9), agent 2 stays
         // silent, agent 3 writes to everyone; agent 2 starts a long move, agent 3 gives no
-        // action (do DO_NOTHING).
+        // action (the no-op, no EXECUTION call).
         (
             "1",
             0,
@@ -40,7 +40,6 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
         ("3", 0, "embodied.action", "<reasoning>unsure</reasoning>"),
         ("1", 0, "execution", DO_NOTHING),
         ("2", 0, "execution", "[1, 28, 28, \"move to (28, 28)\"]"),
-        ("3", 0, "execution", DO_NOTHING),
     ];
     for step in 1..4u64 {
         for a in AGENTS {
@@ -52,30 +51,37 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
     let (row, calls, steps) = scripted_wildfire("embodied", 4, &lines);
     assert_eq!(row["steps"], 4, "{row}");
     // Every step, every live agent (agent 2 still moving at step 1 included): perceptions,
-    // two message rounds in id order, actions, executions.
-    let mut want: Vec<(String, String)> = Vec::new();
-    for purpose in ["perception", "embodied.messages", "embodied.messages"] {
-        want.extend(AGENTS.map(|a| (a.to_string(), purpose.to_string())));
-    }
-    for purpose in ["embodied.action", "execution"] {
-        want.extend(AGENTS.map(|a| (a.to_string(), purpose.to_string())));
-    }
-    for step in 0..4u64 {
-        assert_eq!(call_pattern(&calls, step), want, "step {step}");
+    // one message round in id order, actions, executions of the actions given.
+    let want = |executed: &[&str]| {
+        let mut v: Vec<(String, String)> = Vec::new();
+        for purpose in ["perception", "embodied.messages", "embodied.action"] {
+            v.extend(AGENTS.map(|a| (a.to_string(), purpose.to_string())));
+        }
+        v.extend(
+            executed
+                .iter()
+                .map(|a| (a.to_string(), "execution".to_string())),
+        );
+        v
+    };
+    assert_eq!(call_pattern(&calls, 0), want(&["1", "2"]), "step 0");
+    for step in 1..4u64 {
+        assert_eq!(call_pattern(&calls, step), want(&AGENTS), "step {step}");
     }
     let find = |step, agent, purpose, nth| nth_call(&calls, step, agent, purpose, nth);
-    let msg = |step, agent, round| user_prompt(find(step, agent, "embodied.messages", round));
+    let msg = |step, agent| user_prompt(find(step, agent, "embodied.messages", 0));
     let act = |step, agent| user_prompt(find(step, agent, "embodied.action", 0));
     // Later speakers see earlier messages of the same round; private stays private.
-    assert!(msg(0, "2", 0).contains("Private with AGENT_1:\nTIME 0: AGENT_1: fire at (3, 4)"));
-    assert!(!msg(0, "1", 0).contains("cutting west"));
-    assert!(msg(0, "1", 1).contains("GLOBAL:\nTIME 0: AGENT_3: cutting west"));
-    assert!(!msg(0, "3", 1).contains("fire at (3, 4)"));
+    assert!(msg(0, "2").contains("Private with AGENT_1:\nTIME 0: AGENT_1: fire at (3, 4)"));
+    assert!(!msg(0, "1").contains("cutting west"));
+    assert!(msg(1, "1").contains("GLOBAL:\nTIME 0: AGENT_3: cutting west"));
+    assert!(!msg(0, "3").contains("fire at (3, 4)"));
     assert!(act(0, "1").contains("Private with AGENT_2:\nTIME 0: AGENT_1: fire at (3, 4)"));
-    let m = msg(0, "1", 0);
+    // The messages prompt names the teammates and carries nothing of theirs.
+    let m = msg(0, "1");
     assert!(m.contains("<agent name=\"AGENT_1\" self=\"true\">"));
-    assert!(m.contains("<agent name=\"AGENT_2\">") && m.contains("<agent name=\"AGENT_3\">"));
-    assert!(m.contains("cost"));
+    assert!(!m.contains("<agent name=\"AGENT_2\">") && m.contains("(AGENT_2, AGENT_3)"));
+    assert!(m.contains("cost") && m.contains("visible for 2 steps"));
     assert!(m
         .lines()
         .last()
@@ -84,27 +90,29 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
     let a = act(0, "2");
     assert!(a.contains("explicit target coordinates") && a.contains("located at ("));
     assert!(a.lines().last().unwrap().starts_with("Reply with:"));
+    // The agent's past actions are the framework's record of each step's action.
+    assert!(
+        act(1, "2").contains("1. move to (28, 28)"),
+        "{}",
+        act(1, "2")
+    );
+    assert!(act(1, "3").contains("1. do nothing"));
     // The unknown agent's message went nowhere.
     assert!(calls.iter().all(|c| !user_prompt(c).contains("ghost")));
-    // Visible at steps 0, 1, 2 (both rounds, sent twice), purged at the start of step 3.
-    for step in 1..3 {
-        assert_eq!(
-            act(step, "2").matches("fire at (3, 4)").count(),
-            2,
-            "{step}"
-        );
-        assert_eq!(act(step, "1").matches("cutting west").count(), 2, "{step}");
-        assert!(!act(step, "3").contains("fire at"), "{step}");
-    }
+    // Visible at steps 0 and 1, purged at the start of step 2 (lifespan 2).
+    assert_eq!(act(1, "2").matches("fire at (3, 4)").count(), 1);
+    assert_eq!(act(1, "1").matches("cutting west").count(), 1);
+    assert!(!act(1, "3").contains("fire at"));
     for a in AGENTS {
-        assert!(!msg(3, a, 0).contains("fire at") && !msg(3, a, 0).contains("cutting west"));
+        assert!(!msg(2, a).contains("fire at") && !msg(2, a).contains("cutting west"));
     }
-    // A missing action is "do nothing" through EXECUTION; every execution became the action,
-    // the busy agent 2's re-decision at step 1 included.
-    assert!(user_prompt(find(0, "3", "execution", 0)).contains("do nothing"));
+    // Every execution became the action, the busy agent 2's re-decision at step 1 included.
     assert!(user_prompt(find(0, "2", "execution", 0)).contains("move to (28, 28)"));
     for step in 0..4u64 {
         for a in AGENTS {
+            if step == 0 && a == "3" {
+                continue;
+            }
             let e = find(step, a, "execution", 0);
             assert!(e["action"].is_string(), "{e}");
         }
@@ -115,22 +123,22 @@ fn wildfire_call_pattern_chats_and_lifespan_with_scripted_replies() {
         .contains("do nothing"));
     // The trace counts messages, fallbacks and purges.
     let t = |s: usize| &steps[s]["trace"];
-    assert_eq!(t(0)["private_sent"], 2, "{}", t(0));
-    assert_eq!(t(0)["global_sent"], 2, "{}", t(0));
+    assert_eq!(t(0)["private_sent"], 1, "{}", t(0));
+    assert_eq!(t(0)["global_sent"], 1, "{}", t(0));
     assert_eq!(t(0)["missing_action"], 1, "{}", t(0));
-    assert_eq!(t(0)["silent_turns"], 2, "{}", t(0));
-    assert_eq!(t(0)["sent"].as_array().unwrap().len(), 4, "{}", t(0));
-    // 2 private messages × 2 chats + 2 global × 3 chats.
-    assert_eq!(t(2)["chat_entries"], 10, "{}", t(2));
-    assert_eq!(t(2)["purged"], 0, "{}", t(2));
-    assert_eq!(t(3)["purged"], 10, "{}", t(3));
-    assert_eq!(t(3)["chat_entries"], 0, "{}", t(3));
+    assert_eq!(t(0)["silent_turns"], 1, "{}", t(0));
+    assert_eq!(t(0)["sent"].as_array().unwrap().len(), 2, "{}", t(0));
+    // 1 private message × 2 chats + 1 global × 3 chats.
+    assert_eq!(t(1)["chat_entries"], 5, "{}", t(1));
+    assert_eq!(t(1)["purged"], 0, "{}", t(1));
+    assert_eq!(t(2)["purged"], 5, "{}", t(2));
+    assert_eq!(t(2)["chat_entries"], 0, "{}", t(2));
 }
 
 #[test]
 fn every_environment_with_the_simulated_model() {
     on_every_environment("embodied", |env, calls, _| {
-        // Per decided step: 2 rounds of messages over the same agents, then their actions.
+        // Per decided step: one round of messages over the same agents, then their actions.
         let mut steps: Vec<u64> = calls.iter().map(|c| c["step"].as_u64().unwrap()).collect();
         steps.dedup();
         assert!(!steps.is_empty(), "{env}");
@@ -145,9 +153,7 @@ fn every_environment_with_the_simulated_model() {
             let messages = of("embodied.messages");
             let actions = of("embodied.action");
             assert!(!actions.is_empty(), "{env} step {s}");
-            assert_eq!(messages.len(), 2 * actions.len(), "{env} step {s}");
-            assert_eq!(messages[..actions.len()], actions[..], "{env} step {s}");
-            assert_eq!(messages[actions.len()..], actions[..], "{env} step {s}");
+            assert_eq!(messages, actions, "{env} step {s}");
         }
     });
 }

@@ -309,8 +309,12 @@ impl Agent {
     fn request(&self, prompt: &str, options: &AskOptions) -> ChatRequest {
         let memory: &[Message] = if options.stateless { &[] } else { &self.memory };
         let mut messages = Vec::with_capacity(memory.len() + 2);
-        if !self.role.system_prompt.is_empty() {
-            messages.push(Message::system(self.role.system_prompt.as_str()));
+        let system = options
+            .system
+            .as_deref()
+            .unwrap_or(self.role.system_prompt.as_str());
+        if !system.is_empty() {
+            messages.push(Message::system(system));
         }
         messages.extend_from_slice(memory);
         messages.push(Message::user(prompt));

@@ -29,6 +29,9 @@ pub struct AskOptions {
     /// request so the offline simulated model picks the responder of this prompt by it, not by
     /// its wording ([`crate::llm::responder`]).
     pub purpose: Option<String>,
+    /// A system prompt for this call in place of the role card's (the CREW-Wildfire
+    /// frameworks give each kind of call its own short role, as the official code does).
+    pub system: Option<String>,
 }
 
 impl AskOptions {
@@ -66,6 +69,12 @@ impl AskOptions {
     /// Sets the purpose tag (the field of the same name).
     pub fn purpose(mut self, purpose: impl Into<String>) -> Self {
         self.purpose = Some(purpose.into());
+        self
+    }
+
+    /// Sets this call's system prompt (the field of the same name).
+    pub fn system(mut self, system: impl Into<String>) -> Self {
+        self.system = Some(system.into());
         self
     }
 }

@@ -220,9 +220,23 @@ impl Caller {
         purpose: &str,
         prompt: String,
     ) -> Result<CallLog, EmbodiedError> {
+        self.ask_as(step, view, purpose, None, prompt).await
+    }
+
+    /// [`Caller::ask`] with `system` as the call's system prompt in place of the agent's
+    /// instructions (`None`: the instructions).
+    pub async fn ask_as(
+        &self,
+        step: u64,
+        view: &AgentView,
+        purpose: &str,
+        system: Option<&str>,
+        prompt: String,
+    ) -> Result<CallLog, EmbodiedError> {
+        let system = system.unwrap_or(view.instructions.as_str());
         let mut messages = Vec::with_capacity(2);
-        if !view.instructions.is_empty() {
-            messages.push(Message::system(view.instructions.as_str()));
+        if !system.is_empty() {
+            messages.push(Message::system(system));
         }
         messages.push(Message::user(prompt.as_str()));
         let mut log = CallLog {
@@ -257,7 +271,8 @@ impl Caller {
             .stateless()
             .seed(self.call_seed(step, &view.id, purpose))
             .tag(format!("step {step} {purpose}"))
-            .purpose(purpose);
+            .purpose(purpose)
+            .system(system);
         if let Some(d) = self.timeout {
             options = options.timeout(d);
         }

@@ -6,7 +6,8 @@
 //! and, off Wildfire, the framework's own record of each agent's past and current actions
 //! (Wildfire keeps its primitives itself).
 //!
-//! Each step:
+//! Each step (every step, as WILDFIRE-ORCH's loop; with nobody deciding only the perceptions
+//! are made):
 //! 1. perceptions of every live agent ([`framework::perceive`]: the PERCEPTION call on
 //!    Wildfire, purpose `perception`; the observation text elsewhere); `GlobalData` = one
 //!    [`framework::agent_block`] per live agent (its perception, which on Wildfire carries
@@ -18,7 +19,9 @@
 //!      `prompts/camon/generate_plan.jinja`, `GlobalData` with `a` marked self) → `<action>`
 //!      for itself and optional pairs `<AGENT_k-action>` + `<AGENT_k-message>`;
 //!    * otherwise: **ProposePlan** (purpose `camon.propose`, `prompts/camon/propose.jinja`,
-//!      made as `a`) → `<action>`; then **ReviewPlan** (purpose `camon.review`,
+//!      made as `a`) → `<action>`; without one, `a` idles this step, no review is made and
+//!      `a` still becomes the leader (WILDFIRE-ORCH `propose_plan`); else **ReviewPlan**
+//!      (purpose `camon.review`,
 //!      `prompts/camon/review.jinja`, made as the leader, `GlobalData` with the proposer
 //!      marked self) → `<decision>`, `<action>` for `a` (the proposal when missing),
 //!      `<message>` to `a` (appended to `M_a`) and optional pairs; then **`Leader ← a`**;
@@ -33,11 +36,12 @@
 //!
 //! Fallbacks (§14.1), counted in [`CamonCounts`] (see [`Camon::counts`]), logged with
 //! `tracing::debug!` and written into the step's trace: a missing or empty `<action>` of
-//! GeneratePlan means "do nothing"; a missing proposal is shown to the leader as
-//! `(no action proposed)`; a missing review `<action>` falls back to the proposal, and to
-//! "do nothing" without one; "do nothing" goes through EXECUTION on Wildfire and elsewhere
-//! leaves the agent out of the replies (the environment's no-op); a missing `<message>` is
-//! not sent; a missing `<decision>` (or one that is neither word) is not an acceptance.
+//! GeneratePlan means "do nothing" and its override pairs are not read (WILDFIRE-ORCH
+//! `generate_plan` returns before reading them); a missing proposal means "do nothing" with
+//! no review; a missing review `<action>` falls back to the proposal; "do nothing" leaves the
+//! agent out of the replies (the environment's no-op) with no EXECUTION call, as the official
+//! type-0 option; a missing `<message>` is not sent; a missing `<decision>` (or one that is
+//! neither word) is not an acceptance.
 //!
 //! Decisions: the chat's `TIME t` is the environment step `t` (0 first); a pair naming the
 //! speaker, the proposer under review, a lost agent or a passenger is ignored, and so is an
@@ -52,7 +56,7 @@ use minijinja::context;
 use serde_json::json;
 
 use super::framework::{self, Names, Opening};
-use super::framework_step::{remember, FrameworkSteps, Stepped};
+use super::framework_step::{numeric_options, remember, FrameworkSteps, Stepped};
 use super::tags::tag_content;
 use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::policy::reasoning::prompts::render;
@@ -78,7 +82,7 @@ pub type ChatEntry = (u64, AgentId, String);
 pub struct CamonCounts {
     /// GeneratePlan calls.
     pub plans: u64,
-    /// ProposePlan calls (each followed by one ReviewPlan).
+    /// ProposePlan calls (each with an `<action>` followed by one ReviewPlan).
     pub proposals: u64,
     /// Reviews that accepted.
     pub accepted: u64,
@@ -88,7 +92,7 @@ pub struct CamonCounts {
     pub missing_decision: u64,
     /// GeneratePlan replies without an `<action>` (the leader did nothing).
     pub missing_plan_action: u64,
-    /// ProposePlan replies without an `<action>`.
+    /// ProposePlan replies without an `<action>` (no review; the agent did nothing).
     pub missing_proposal: u64,
     /// Reviews without an `<action>` (the proposal was used, or "do nothing" without one).
     pub missing_review_action: u64,
@@ -228,14 +232,15 @@ impl Plan {
 impl FrameworkSteps for Camon {
     const NAME: &'static str = "camon";
 
-    fn fresh() -> Self {
-        Self {
+    fn fresh(options: &str) -> Result<Self, EmbodiedError> {
+        numeric_options(Self::NAME, options, &[])?;
+        Ok(Self {
             leader: None,
             chats: BTreeMap::new(),
             history: BTreeMap::new(),
             current: BTreeMap::new(),
             counts: CamonCounts::default(),
-        }
+        })
     }
 
     async fn step(
@@ -331,18 +336,21 @@ impl FrameworkSteps for Camon {
                 counts.plans += 1;
                 let reply = log.reply.clone().unwrap_or_default();
                 let action = tag_content(&reply, "action");
-                if action.is_none() {
-                    counts.missing_plan_action += 1;
-                    tracing::debug!(step = o.step, agent = %a.id, "camon: no <action> in the plan, doing nothing");
-                } else {
+                let had_action = action.is_some();
+                if had_action {
                     plan.decider.insert(a.id.clone(), calls.len());
+                } else {
+                    counts.missing_plan_action += 1;
+                    tracing::debug!(step = o.step, agent = %a.id, "camon: no <action> in the plan, doing nothing and reading no pairs");
                 }
                 calls.push(log);
                 plan.events.push(json!({"plan": a.id, "action": action}));
                 plan.assigned.insert(a.id.clone(), action);
-                let (pairs, ignored) = override_pairs(&o.names, &reply, &live_ids, &[&a.id]);
-                counts.ignored_pairs += ignored;
-                plan.apply(pairs, &a.id, o.step, &mut chats, &mut counts);
+                if had_action {
+                    let (pairs, ignored) = override_pairs(&o.names, &reply, &live_ids, &[&a.id]);
+                    counts.ignored_pairs += ignored;
+                    plan.apply(pairs, &a.id, o.step, &mut chats, &mut counts);
+                }
                 continue;
             }
             let prompt = render(
@@ -359,12 +367,17 @@ impl FrameworkSteps for Camon {
             let log = o.ask(calls, a, "camon.propose", prompt).await?;
             counts.proposals += 1;
             let proposal = log.reply.as_deref().and_then(|r| tag_content(r, "action"));
-            if proposal.is_none() {
-                counts.missing_proposal += 1;
-                tracing::debug!(step = o.step, agent = %a.id, "camon: no <action> proposed");
-            }
             let proposal_at = calls.len();
             calls.push(log);
+            let Some(proposal) = proposal else {
+                counts.missing_proposal += 1;
+                tracing::debug!(step = o.step, agent = %a.id, "camon: no <action> proposed, no review");
+                plan.events.push(json!({"proposal": a.id, "action": null}));
+                plan.assigned.insert(a.id.clone(), None);
+                leader = a.id.clone();
+                counts.transfers += 1;
+                continue;
+            };
             let Some(reviewer) = o.live.iter().find(|v| v.id == leader) else {
                 return Err(config_error("the leader is not a live agent"));
             };
@@ -374,7 +387,7 @@ impl FrameworkSteps for Camon {
                     name => o.names.name(&leader), team_composition, task, team_abilities,
                     global_data => global_data(&a.id),
                     proposer => name, proposer_kind => kind,
-                    proposal => proposal.as_deref().unwrap_or("(no action proposed)"),
+                    proposal => proposal.as_str(),
                     example => example(&leader, &a.id),
                 },
             )
@@ -396,10 +409,8 @@ impl FrameworkSteps for Camon {
                 None => {
                     counts.missing_review_action += 1;
                     tracing::debug!(step = o.step, agent = %leader, "camon: no <action> in the review, using the proposal");
-                    if proposal.is_some() {
-                        plan.decider.insert(a.id.clone(), proposal_at);
-                    }
-                    proposal
+                    plan.decider.insert(a.id.clone(), proposal_at);
+                    Some(proposal)
                 }
             };
             plan.events.push(json!({
@@ -433,11 +444,8 @@ impl FrameworkSteps for Camon {
                 }
                 Some(None) => {
                     counts.do_nothing += 1;
-                    tracing::debug!(step = o.step, agent = %v.id, "camon: no action given, doing nothing");
+                    tracing::debug!(step = o.step, agent = %v.id, "camon: no action given, the environment's no-op");
                     chosen.push((v.id.clone(), DO_NOTHING.to_string()));
-                    if v.execution.is_some() {
-                        to_execute.push((v.clone(), DO_NOTHING.to_string()));
-                    }
                 }
                 None => {}
             }
@@ -614,7 +622,7 @@ mod tests {
             "1",
             0,
             "camon.generate_plan",
-            "<reasoning>r</reasoning>\
+            "<reasoning>r</reasoning><action>move to (1, 1)</action>\
              <AGENT 2-action>move to (7, 7)<AGENT 2-action><AGENT_2-message>help me</AGENT_2-message>\
              <AGENT_3-action>cut all trees</AGENT_3-action><AGENT_3-message>cut</AGENT_3-message>\
              <AGENT_1-action>x</AGENT_1-action><AGENT_1-message>y</AGENT_1-message>",
@@ -636,15 +644,79 @@ mod tests {
                 ("3", "execution"),
             ])
         );
-        // No <action> for the leader: "do nothing" through EXECUTION.
-        assert!(prompt(&d.calls[4]).contains("do nothing"));
+        assert!(prompt(&d.calls[4]).contains("move to (1, 1)"));
         assert!(prompt(&d.calls[5]).contains("move to (7, 7)"));
         assert!(d.replies.contains_key("2"), "the interrupt is a reply");
         assert_eq!(p.chat("2")[0].2, "help me");
         assert_eq!(p.leader().map(String::as_str), Some("1"));
         let c = p.counts();
         assert_eq!((c.overrides, c.ignored_pairs), (2, 1));
-        assert_eq!((c.missing_plan_action, c.do_nothing), (1, 1));
+        assert_eq!((c.missing_plan_action, c.do_nothing), (0, 0));
+    }
+
+    #[tokio::test]
+    async fn a_plan_without_action_reads_no_pairs_and_a_missing_proposal_gets_no_review() {
+        let config = wildfire_lines(&[
+            (
+                "1",
+                0,
+                "camon.generate_plan",
+                "<AGENT_3-action>cut all trees</AGENT_3-action><AGENT_3-message>cut</AGENT_3-message>",
+            ),
+            ("3", 0, "camon.propose", "<reasoning>none</reasoning>"),
+        ]);
+        let mut p = Framework::<Camon>::new(config, "").unwrap();
+        let mut view = first_view("wildfire", &["level=1"]);
+        view.deciding.retain(|a| a.id != "2");
+        let d = p.decide(view).await.unwrap();
+        // WILDFIRE-ORCH: no pairs without the leader's own action; no review without a
+        // proposal, yet the proposer leads; idle agents take the no-op with no EXECUTION.
+        assert_eq!(
+            pattern(&d.calls),
+            want(&[
+                ("1", "perception"),
+                ("2", "perception"),
+                ("3", "perception"),
+                ("1", "camon.generate_plan"),
+                ("3", "camon.propose"),
+            ])
+        );
+        assert!(d.replies.is_empty());
+        assert!(p.chat("3").is_empty());
+        assert_eq!(p.leader().map(String::as_str), Some("3"));
+        let c = p.counts();
+        assert_eq!(
+            (
+                c.missing_plan_action,
+                c.missing_proposal,
+                c.overrides,
+                c.do_nothing,
+                c.transfers
+            ),
+            (1, 1, 0, 2, 1)
+        );
+        // Every call's system prompt is its short role.
+        assert!(d.calls[3].messages[0].content.contains("current leader"));
+        assert!(d.calls[0].messages[0].content.contains("perception module"));
+    }
+
+    #[tokio::test]
+    async fn nobody_deciding_still_perceives_every_agent() {
+        let config = wildfire_lines(&[]);
+        let mut p = Framework::<Camon>::new(config, "").unwrap();
+        assert!(p.decides_every_step());
+        let mut view = first_view("wildfire", &["level=1"]);
+        view.deciding.clear();
+        let d = p.decide(view).await.unwrap();
+        assert_eq!(
+            pattern(&d.calls),
+            want(&[
+                ("1", "perception"),
+                ("2", "perception"),
+                ("3", "perception")
+            ])
+        );
+        assert!(d.replies.is_empty());
     }
 
     #[tokio::test]
@@ -657,7 +729,6 @@ mod tests {
                 "<action>ACTION: UP</action>",
             ),
             ("Agent_1", 0, "camon.propose", "<reasoning>none</reasoning>"),
-            ("Agent_0", 0, "camon.review", "<message>rest</message>"),
             (
                 "Agent_2",
                 0,
@@ -671,13 +742,18 @@ mod tests {
             .decide(first_view("swarmbench", &["agents=3"]))
             .await
             .unwrap();
-        assert_eq!(d.calls.len(), 5, "no perception or execution call");
+        assert_eq!(
+            d.calls.len(),
+            4,
+            "no perception or execution call, no review of a missing proposal"
+        );
         assert_eq!(d.replies.len(), 2);
         assert_eq!(d.replies["Agent_0"], "ACTION: UP");
         assert_eq!(d.replies["Agent_2"], "ACTION: LEFT");
-        let marked: Vec<usize> = (0..5).filter(|&i| d.calls[i].decides).collect();
-        assert_eq!(marked, vec![0, 3]);
-        assert!(prompt(&d.calls[2]).contains("(no action proposed)"));
+        // Agent_1 proposed nothing, so it leads and reviews Agent_2's proposal.
+        assert_eq!(d.calls[3].agent, "Agent_1");
+        let marked: Vec<usize> = (0..4).filter(|&i| d.calls[i].decides).collect();
+        assert_eq!(marked, vec![0, 2]);
         assert_eq!(p.leader().map(String::as_str), Some("Agent_2"));
         let c = p.counts();
         assert_eq!(
@@ -686,7 +762,7 @@ mod tests {
                 c.missing_review_action,
                 c.missing_decision
             ),
-            (1, 2, 1)
+            (1, 1, 0)
         );
         assert_eq!(c.do_nothing, 1);
         assert_eq!(p.history["Agent_1"], vec![DO_NOTHING.to_string()]);

@@ -1,11 +1,13 @@
 //! `coela`: COELA, decentralized message-or-act (docs/design/frameworks.md §14.3, paper Algorithm
-//! 2, prompts A.8–A.9).
+//! 2, prompts A.8–A.9), with WILDFIRE-ORCH's call pattern (issue 28).
 //!
 //! State: one group chat shared by the whole team, `(t, sender, message)` entries capped to
-//! the [`CHAT_CAP`] most recent (paper A.19), and, off Wildfire, the framework's own record of
-//! each agent's past actions (Wildfire keeps the completed primitives itself).
+//! the `chat` most recent (default [`CHAT_CAP`] = 5, the official `add_message` cap; the
+//! paper's A.19 says 30, `coela:chat=30`), and the framework's own record of each agent's
+//! past actions off Wildfire (Wildfire keeps the completed primitives itself).
 //!
-//! Each step:
+//! Each step (every step, as WILDFIRE-ORCH's loop; with nobody deciding only the perceptions
+//! are made):
 //! 1. perceptions of every live agent (§14.1 step 3, [`framework::perceive`]: the PERCEPTION
 //!    call on Wildfire, purpose `perception`; the observation text elsewhere);
 //! 2. for each deciding live agent `a` in id order, **sequentially** (later agents see the
@@ -13,13 +15,13 @@
 //!    * **ProposeMessage** (purpose `coela.message`, `prompts/coela/message.jinja`) →
 //!      `<message>`;
 //!    * **ChooseAction** (purpose `coela.action`, `prompts/coela/action.jinja`): the same
-//!      context plus the proposed message offered as `[send message to groupchat] <message>`
-//!      next to the agent's abilities → `<action>`;
-//!    * an action starting with `SEND MESSAGE` (any case; leading quotes, brackets and
-//!      asterisks skipped, so `[send message to groupchat] …` counts too) appends the
-//!      proposed message to the chat and costs the agent its step: "do nothing" through
-//!      EXECUTION on Wildfire, left out of the replies elsewhere (the environment's no-op);
-//!      recorded as "sent a message";
+//!      context plus the proposed message offered as `[SEND_MESSAGE] <message>` next to the
+//!      agent's abilities → `<action>`;
+//!    * an action that sends ([`is_send_message`]) appends its text with the send token
+//!      removed to the chat (the proposed message when nothing is left; the official code
+//!      sends the action text) and costs the agent its step: it is left out of the replies,
+//!      so it takes the environment's no-op, with no EXECUTION call (the official type-0
+//!      "send message" option); recorded as "sent a message";
 //! 3. every other chosen action goes through [`framework::execute_all`] (purpose `execution`
 //!    on Wildfire, the text itself elsewhere).
 //!
@@ -27,12 +29,14 @@
 //! `coela.action` per deciding agent in agent order, then the executions in agent order.
 //!
 //! Fallbacks (§14.1, counted in [`CoelaCounts`], logged with `tracing::debug!` and written into
-//! the step's trace): a missing or empty `<message>` is not sent (the send option is then
-//! offered with the text `(no message)`, and choosing it costs the step without sending
-//! anything); a missing or empty `<action>` means "do nothing".
+//! the step's trace): a missing or empty `<message>` is offered as `(no message)` (choosing
+//! to send then sends what the action says, or nothing); a missing or empty `<action>` means
+//! "do nothing": the environment's no-op, with no EXECUTION call.
 //!
-//! Decisions: the chat's `TIME t` is the environment step `t` (0 first); off Wildfire the own
-//! past-action record keeps the last [`HISTORY_CAP`] entries to bound prompt growth.
+//! Decisions: the chat's `TIME t` is the environment step `t` (0 first); the chat keeps the
+//! newest entries (the official cap drops the newest, freezing the chat on its first five
+//! messages: a defect not copied); off Wildfire the own past-action record keeps the last
+//! [`HISTORY_CAP`] entries to bound prompt growth.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -42,7 +46,7 @@ use minijinja::context;
 use serde_json::json;
 
 use super::framework::{self, Briefing, Opening};
-use super::framework_step::{remember, FrameworkSteps, Stepped};
+use super::framework_step::{numeric_options, remember, FrameworkSteps, Stepped};
 use super::tags::tag_content;
 use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::policy::reasoning::prompts::render;
@@ -52,14 +56,18 @@ pub const MESSAGE_PROMPT: &str = include_str!("../../../prompts/coela/message.ji
 /// `prompts/coela/action.jinja`: ChooseAction (A.9).
 pub const ACTION_PROMPT: &str = include_str!("../../../prompts/coela/action.jinja");
 
-/// Messages the group chat keeps (paper A.19).
-pub const CHAT_CAP: usize = 30;
+/// Messages the group chat keeps by default (WILDFIRE-ORCH `COELA/agent.py` `add_message`;
+/// option `chat`, the paper's A.19 says 30).
+pub const CHAT_CAP: usize = 5;
+/// The token an action starts with (or holds) to send a message (WILDFIRE-ORCH
+/// `COELA/__main__.py`).
+pub const SEND_TOKEN: &str = "SEND_MESSAGE";
 /// Entries of the own past-action record kept per agent (off Wildfire).
 pub const HISTORY_CAP: usize = 30;
 
 /// What an agent that sent a message did, in its past-action record.
 const SENT: &str = "sent a message";
-/// The action of an agent whose action was not given, or that sent a message, on Wildfire.
+/// What the past-action record keeps for an agent whose action was not given.
 const DO_NOTHING: &str = "do nothing";
 
 /// The shared group chat: `(t, sender, message)`, oldest first, at most `cap` entries.
@@ -135,11 +143,44 @@ impl Coela {
     }
 }
 
-/// True when a chosen action is "send the proposed message" (see the module docs).
+/// True when a chosen action sends a message: it holds [`SEND_TOKEN`] anywhere (as the
+/// official code tests), or starts with `send message` in any case (leading quotes,
+/// brackets and asterisks skipped, so `[send message to groupchat] …` counts too).
 pub fn is_send_message(action: &str) -> bool {
-    let t = action.trim_start_matches(|c: char| c.is_whitespace() || "'\"`[*".contains(c));
-    t.get(..12)
-        .is_some_and(|head| head.eq_ignore_ascii_case("send message"))
+    action.contains(SEND_TOKEN) || {
+        let t = skip_marks(action);
+        t.get(..12)
+            .is_some_and(|head| head.eq_ignore_ascii_case("send message"))
+    }
+}
+
+fn skip_marks(text: &str) -> &str {
+    text.trim_start_matches(|c: char| c.is_whitespace() || "'\"`[]*:".contains(c))
+}
+
+/// The text a sending action sends: the action without [`SEND_TOKEN`] (or a leading
+/// `send message`, and a `[…]` label right after it), trimmed; `None` when nothing is left.
+pub fn sent_text(action: &str) -> Option<String> {
+    let mut t = action.replace(SEND_TOKEN, "");
+    let head = skip_marks(&t);
+    if head
+        .get(..12)
+        .is_some_and(|h| h.eq_ignore_ascii_case("send message"))
+    {
+        let rest = &head[12..];
+        // A short label closed by `]` right after the words (`… to groupchat]`) goes too.
+        let rest = match rest.find(']') {
+            Some(end) if end <= 20 && !rest[..end].contains('[') => &rest[end + 1..],
+            _ => rest,
+        };
+        t = rest.to_string();
+    }
+    let t = t.trim();
+    let t = t.strip_prefix("[]").unwrap_or(t);
+    let t = t
+        .trim_start_matches(|c: char| c.is_whitespace() || ":*".contains(c))
+        .trim_end_matches(|c: char| c.is_whitespace() || c == '*');
+    (!t.is_empty()).then(|| t.to_string())
 }
 
 /// `AGENT-TYPE` and `POSITION` of `agent`, when the environment profiles its agents
@@ -191,12 +232,13 @@ fn prompt(
 impl FrameworkSteps for Coela {
     const NAME: &'static str = "coela";
 
-    fn fresh() -> Self {
-        Self {
-            chat: GroupChat::new(CHAT_CAP),
+    fn fresh(options: &str) -> Result<Self, EmbodiedError> {
+        let v = numeric_options(Self::NAME, options, &[("chat", CHAT_CAP as u64, 1..=1000)])?;
+        Ok(Self {
+            chat: GroupChat::new(v[0] as usize),
             history: BTreeMap::new(),
             counts: CoelaCounts::default(),
-        }
+        })
     }
 
     async fn step(
@@ -240,15 +282,12 @@ impl FrameworkSteps for Coela {
             match action {
                 Some(act) if is_send_message(&act) => {
                     counts.send_choices += 1;
-                    if let Some(m) = message {
+                    if let Some(m) = sent_text(&act).or(message) {
                         counts.messages_sent += 1;
                         sent.push(json!({"agent": a.id, "message": m}));
                         chat.push(o.step, a.id.clone(), m);
                     }
                     record.push((a.id.clone(), SENT, None));
-                    if a.execution.is_some() {
-                        to_execute.push((a.clone(), DO_NOTHING.to_string()));
-                    }
                 }
                 Some(act) => {
                     if a.execution.is_none() {
@@ -259,11 +298,8 @@ impl FrameworkSteps for Coela {
                 }
                 None => {
                     counts.missing_action += 1;
-                    tracing::debug!(step = o.step, agent = %a.id, "coela: no <action>, doing nothing");
+                    tracing::debug!(step = o.step, agent = %a.id, "coela: no <action>, the environment's no-op");
                     record.push((a.id.clone(), DO_NOTHING, None));
-                    if a.execution.is_some() {
-                        to_execute.push((a.clone(), DO_NOTHING.to_string()));
-                    }
                 }
             }
             calls.push(log);
@@ -300,16 +336,42 @@ mod tests {
     use crate::policy::embodied::{CallerConfig, EmbodiedPolicy};
 
     #[test]
-    fn the_chat_keeps_the_30_most_recent_messages() {
-        let mut chat = GroupChat::new(CHAT_CAP);
-        for i in 0..40u64 {
-            chat.push(i, format!("{}", i % 3), format!("m{i}"));
+    fn the_chat_keeps_the_most_recent_messages() {
+        for (cap, first) in [(CHAT_CAP, 35u64), (30, 10)] {
+            let mut chat = GroupChat::new(cap);
+            for i in 0..40u64 {
+                chat.push(i, format!("{}", i % 3), format!("m{i}"));
+            }
+            let m = chat.messages();
+            assert_eq!(chat.len(), cap);
+            assert_eq!(m[0], (first, format!("{}", first % 3), format!("m{first}")));
+            assert_eq!(m[cap - 1].2, "m39");
+            assert!(m.windows(2).all(|w| w[0].0 < w[1].0));
         }
-        let m = chat.messages();
-        assert_eq!(chat.len(), 30);
-        assert_eq!(m[0], (10, "1".to_string(), "m10".to_string()));
-        assert_eq!(m[29].2, "m39");
-        assert!(m.windows(2).all(|w| w[0].0 < w[1].0));
+        let p = Framework::<Coela>::new(CallerConfig::default(), "chat=30").unwrap();
+        assert_eq!(p.chat.cap, 30);
+        let e = Framework::<Coela>::new(CallerConfig::default(), "chat=0").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("chat must be a whole number in 1..=1000"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_sent_text_is_the_action_without_the_send_words() {
+        for (action, sent) in [
+            ("SEND_MESSAGE fire at (3, 4)", Some("fire at (3, 4)")),
+            ("[SEND_MESSAGE] come help", Some("come help")),
+            ("I SEND_MESSAGE: go north", Some("I : go north")),
+            ("SEND MESSAGE on my way", Some("on my way")),
+            ("[send message to groupchat] hi", Some("hi")),
+            ("send message: [x] y", Some("[x] y")),
+            ("SEND_MESSAGE", None),
+            ("**SEND MESSAGE**", None),
+        ] {
+            assert_eq!(sent_text(action).as_deref(), sent, "{action}");
+        }
     }
 
     #[test]
@@ -321,11 +383,14 @@ mod tests {
             "'SEND MESSAGE hi'",
             "[send message to groupchat] hi",
             "**SEND MESSAGE**",
+            "SEND_MESSAGE hi",
+            "I choose to SEND_MESSAGE now",
         ] {
             assert!(is_send_message(yes), "{yes}");
         }
         for no in [
             "move to (1, 2)",
+            "send_message hi",
             "sending a message",
             "send",
             "do nothing",
@@ -356,7 +421,7 @@ mod tests {
                 "1",
                 0,
                 "coela.action",
-                "<action>SEND MESSAGE fire near (3, 4)</action>",
+                "<action>SEND_MESSAGE fire near (3, 4), come help</action>",
             ),
             ("2", 0, "coela.message", "<message>on my way<message>"),
             (
@@ -392,9 +457,6 @@ mod tests {
             ("2", "coela.action"),
             ("3", "coela.message"),
             ("3", "coela.action"),
-            ("1", "execution"),
-            ("2", "execution"),
-            ("3", "execution"),
         ]
         .iter()
         .map(|(a, p)| (a.to_string(), p.to_string()))
@@ -402,21 +464,18 @@ mod tests {
         assert_eq!(pattern(&d.calls), expected);
         // Agent 2 already sees agent 1's message of this step, and the send option.
         let prompt2 = &d.calls[5].messages.last().unwrap().content;
+        // The action's own text is what is sent.
         assert!(
-            prompt2.contains("TIME 0: AGENT_1: fire near (3, 4)"),
+            prompt2.contains("TIME 0: AGENT_1: fire near (3, 4), come help"),
             "{prompt2}"
         );
         let action3 = &d.calls[8].messages.last().unwrap().content;
-        assert!(action3.contains("- [send message to groupchat] (no message)"));
+        assert!(action3.contains("- [SEND_MESSAGE] (no message)"));
         assert!(action3.contains("TIME 0: AGENT_2: on my way"));
         assert!(action3.lines().last().unwrap().starts_with("Reply with:"));
-        // Every agent does nothing through EXECUTION.
-        for c in &d.calls[9..] {
-            assert!(c.messages.last().unwrap().content.contains("do nothing"));
-            assert!(c.decides);
-        }
-        assert_eq!(d.replies.len(), 3);
-        assert!(d.replies.values().all(|r| r == exec));
+        // Senders and the agent without an action take the no-op: no EXECUTION call.
+        assert!(d.replies.is_empty());
+        assert!(d.calls[4].messages[0].content.contains("planning module"));
         assert_eq!(p.chat().len(), 2);
         assert_eq!(
             p.counts(),

@@ -1,16 +1,18 @@
 //! `embodied`: Embodied, decentralized communication rounds (docs/design/frameworks.md §14.4, paper
-//! Algorithm 3, prompts A.10–A.11).
+//! Algorithm 3, prompts A.10–A.11), with WILDFIRE-ORCH's call pattern (issue 28).
 //!
 //! State: a [`ChatStore`]: for every agent one private chat with each other agent and one
 //! `GLOBAL` chat, entries `(t_sent, sender, text)`; a message sent at step `t0` is visible
-//! during steps `t0 … t0+LIFESPAN−1` and purged at the start of step `t0+LIFESPAN` (paper
-//! A.19: [`LIFESPAN`] = 3). Off Wildfire, also the framework's own record of each agent's past
-//! actions (Wildfire keeps the completed primitives itself).
+//! during steps `t0 … t0+lifespan−1` and purged at the start of step `t0+lifespan` (default
+//! [`LIFESPAN`] = 2: the official `clean_messages(t, 1)`; the paper's A.19 says 3). Also the
+//! framework's own record of each agent's actions, one per step (the official `action_round`
+//! records every step's action, on Wildfire too).
 //!
 //! Each step (every live agent, not only `view.deciding`: Embodied re-decides everybody):
 //! 1. purge expired messages; perceptions of every live agent ([`framework::perceive`]:
 //!    purpose `perception` on Wildfire, the observation text elsewhere);
-//! 2. [`ROUNDS`] = 2 communication rounds; in each, every live agent in id order,
+//! 2. `rounds` communication rounds (default [`ROUNDS`] = 1, the official
+//!    `communication_rounds`; the paper's A.19 says 2); in each, every live agent in id order,
 //!    **sequentially** (later speakers see earlier messages of the same round), makes a
 //!    **GenerateMessages** call (purpose `embodied.messages`, `prompts/embodied/messages.jinja`)
 //!    → any number of `<AGENT_k>message</AGENT_k>` (appended to the sender's chat with `k`
@@ -21,19 +23,21 @@
 //! 4. every action goes through [`framework::execute_all`] (purpose `execution` on Wildfire,
 //!    the text itself elsewhere) and becomes the agent's reply, replacing its current action.
 //!
+//! `embodied:rounds=2,lifespan=3` runs the paper's A.19 settings.
+//!
 //! Fallbacks (§14.1, counted in [`EmbodiedCounts`], logged with `tracing::debug!` and written
-//! into the step's trace): a missing or empty `<action>` means "do nothing" ("do nothing"
-//! through EXECUTION on Wildfire; the agent is left out of the replies elsewhere, so it takes
-//! the environment's no-op); a messages reply without any message is a silent turn; tags of
+//! into the step's trace): a missing or empty `<action>` leaves the agent out of the replies,
+//! so it takes the environment's no-op, with no EXECUTION call (the official code sends
+//! `[0, 0, 0]` without one); a messages reply without any message is a silent turn; tags of
 //! agents not in the team are ignored, and so are messages an agent addresses to itself.
 //!
 //! Decisions: `TIME t` is the environment step `t` (0 first); `<reasoning>` blocks are
 //! removed before parsing ([`without_reasoning`]); only the first `<GLOBAL>` of a
 //! reply counts (the paper's format shows one); a message ends at the next `<AGENT`,
 //! `</AGENT`, `<GLOBAL`, `</GLOBAL` or `<reasoning` so an unclosed tag does not swallow the
-//! next one; teammates appear in the messages prompt as blocks without their rules or
-//! observations (decentralized: an agent knows only what it is told); off Wildfire the own
-//! past-action record keeps the last [`HISTORY_CAP`] entries.
+//! next one; the messages prompt names the teammates but carries nothing of theirs
+//! (decentralized: an agent knows only what it is told, and the official prompt has no
+//! teammate section); the own action record keeps the last [`HISTORY_CAP`] entries.
 
 use std::collections::BTreeMap;
 
@@ -43,7 +47,7 @@ use minijinja::context;
 use serde_json::json;
 
 use super::framework::{self, Briefing, Opening};
-use super::framework_step::{remember, FrameworkSteps, Stepped};
+use super::framework_step::{numeric_options, remember, FrameworkSteps, Stepped};
 use super::tags::tag_content;
 use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::policy::reasoning::prompts::render;
@@ -56,14 +60,16 @@ pub const MESSAGES_PROMPT: &str = include_str!("../../../prompts/embodied/messag
 /// `prompts/embodied/action.jinja`: GenerateAction (A.11).
 pub const ACTION_PROMPT: &str = include_str!("../../../prompts/embodied/action.jinja");
 
-/// Communication rounds per step (paper A.19).
-pub const ROUNDS: usize = 2;
-/// Steps a message stays visible (paper A.19).
-pub const LIFESPAN: u64 = 3;
-/// Entries of the own past-action record kept per agent (off Wildfire).
+/// Communication rounds per step by default (WILDFIRE-ORCH `communication_rounds = 1`;
+/// option `rounds`, the paper's A.19 says 2).
+pub const ROUNDS: usize = 1;
+/// Steps a message stays visible by default (WILDFIRE-ORCH `clean_messages(t, 1)`; option
+/// `lifespan`, the paper's A.19 says 3).
+pub const LIFESPAN: u64 = 2;
+/// Entries of the own action record kept per agent.
 pub const HISTORY_CAP: usize = 30;
 
-/// The action of an agent whose action was not given, on Wildfire.
+/// What the action record keeps for an agent whose action was not given.
 const DO_NOTHING: &str = "do nothing";
 
 /// The fallbacks and messages of an episode so far.
@@ -89,6 +95,8 @@ pub struct EmbodiedFramework {
     chats: ChatStore,
     history: BTreeMap<AgentId, Vec<String>>,
     counts: EmbodiedCounts,
+    rounds: usize,
+    lifespan: u64,
 }
 
 impl EmbodiedFramework {
@@ -116,7 +124,6 @@ struct Context {
     kind: Option<String>,
     position: Option<String>,
     block: String,
-    others: String,
     recipients: String,
     past_actions: String,
     abilities: String,
@@ -127,6 +134,7 @@ fn prompt(
     c: &Context,
     b: &Briefing,
     chats: &str,
+    lifespan: u64,
 ) -> Result<String, EmbodiedError> {
     render(
         template,
@@ -137,12 +145,11 @@ fn prompt(
             team_composition => b.team_composition.trim_end(),
             task => b.task.trim_end(),
             block => c.block,
-            others => c.others,
             recipients => c.recipients,
             past_actions => c.past_actions,
             abilities => c.abilities,
             chats => chats,
-            lifespan => LIFESPAN,
+            lifespan => lifespan,
         },
     )
     .map_err(|e| EmbodiedError::Config {
@@ -159,42 +166,18 @@ impl EmbodiedFramework {
             .map(|a| {
                 let (kind, position) = identity(env, &a.id);
                 let mates: Vec<&AgentView> = live.iter().filter(|o| o.id != a.id).collect();
-                let others = mates
-                    .iter()
-                    .map(|o| {
-                        let bare = AgentView {
-                            instructions: String::new(),
-                            ..(*o).clone()
-                        };
-                        let name = names.name(&o.id);
-                        let note = format!(
-                            "Not visible to you: {name} shares what it sees through messages."
-                        );
-                        let status: Vec<(&str, String)> = identity(env, &o.id)
-                            .0
-                            .map(|k| ("Type", k))
-                            .into_iter()
-                            .collect();
-                        framework::agent_block(names, &bare, &note, &status, false)
-                    })
-                    .collect::<Vec<_>>();
                 let own = history.get(&a.id).map_or(&[][..], Vec::as_slice);
                 Context {
                     name: names.name(&a.id),
                     kind,
                     position,
                     block: framework::agent_block(names, a, o.perception(&a.id), &[], true),
-                    others: if others.is_empty() {
-                        "None".into()
-                    } else {
-                        others.join("\n")
-                    },
                     recipients: mates
                         .iter()
                         .map(|o| names.name(&o.id))
                         .collect::<Vec<_>>()
                         .join(", "),
-                    past_actions: framework::past_actions(env, &a.id, own),
+                    past_actions: framework::own_past_actions(own),
                     abilities: o.ability_bullets(&a.id),
                 }
             })
@@ -205,14 +188,23 @@ impl EmbodiedFramework {
 #[async_trait]
 impl FrameworkSteps for EmbodiedFramework {
     const NAME: &'static str = "embodied";
-    const EVERY_STEP: bool = true;
 
-    fn fresh() -> Self {
-        Self {
-            chats: ChatStore::new(LIFESPAN),
+    fn fresh(options: &str) -> Result<Self, EmbodiedError> {
+        let v = numeric_options(
+            Self::NAME,
+            options,
+            &[
+                ("rounds", ROUNDS as u64, 1..=5),
+                ("lifespan", LIFESPAN, 1..=20),
+            ],
+        )?;
+        Ok(Self {
+            chats: ChatStore::new(v[1]),
             history: BTreeMap::new(),
             counts: EmbodiedCounts::default(),
-        }
+            rounds: v[0] as usize,
+            lifespan: v[1],
+        })
     }
 
     async fn step(
@@ -228,13 +220,14 @@ impl FrameworkSteps for EmbodiedFramework {
         counts.purged += purged as u64;
 
         let mut sent = Vec::new();
-        for round in 1..=ROUNDS {
+        for round in 1..=self.rounds {
             for (a, ctx) in o.live.iter().zip(&ctxs) {
                 let p = prompt(
                     MESSAGES_PROMPT,
                     ctx,
                     &o.briefing,
                     &chats.render(&a.id, &o.names),
+                    self.lifespan,
                 )?;
                 let log = o.ask(calls, a, "embodied.messages", p).await?;
                 let (private, global) =
@@ -271,6 +264,7 @@ impl FrameworkSteps for EmbodiedFramework {
                 ctx,
                 &o.briefing,
                 &chats.render(&a.id, &o.names),
+                self.lifespan,
             )?);
         }
         let mut actions = o
@@ -292,11 +286,8 @@ impl FrameworkSteps for EmbodiedFramework {
                 }
                 None => {
                     counts.missing_action += 1;
-                    tracing::debug!(step = o.step, agent = %a.id, "embodied: no <action>, doing nothing");
+                    tracing::debug!(step = o.step, agent = %a.id, "embodied: no <action>, the environment's no-op");
                     record.push((a.id.clone(), DO_NOTHING.to_string()));
-                    if a.execution.is_some() {
-                        to_execute.push((a.clone(), DO_NOTHING.to_string()));
-                    }
                 }
             }
         }
@@ -335,7 +326,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn wildfire_two_rounds_then_actions_for_every_live_agent() {
+    async fn wildfire_paper_settings_two_rounds_then_actions_for_every_live_agent() {
         let exec = "[0, 0, 0, \"do nothing\"]";
         let mut lines = vec![
             (
@@ -359,7 +350,8 @@ mod tests {
             lines.push((a, 0, "perception", "I see trees."));
             lines.push((a, 0, "execution", exec));
         }
-        let mut p = Framework::<EmbodiedFramework>::new(script(&lines), "").unwrap();
+        let mut p =
+            Framework::<EmbodiedFramework>::new(script(&lines), "rounds=2,lifespan=3").unwrap();
         let mut view = first_view("wildfire", &["level=1"]);
         // Only agent 1 must decide; Embodied re-decides everybody anyway.
         view.deciding.truncate(1);
@@ -374,11 +366,12 @@ mod tests {
             ("2", "perception"),
             ("3", "perception"),
         ];
-        for _ in 0..ROUNDS {
+        for _ in 0..2 {
             want.extend(["1", "2", "3"].map(|a| (a, "embodied.messages")));
         }
         want.extend(["1", "2", "3"].map(|a| (a, "embodied.action")));
-        want.extend(["1", "2", "3"].map(|a| (a, "execution")));
+        // Agent 2 gave no action: the no-op, with no EXECUTION call.
+        want.extend(["1", "3"].map(|a| (a, "execution")));
         assert_eq!(pattern, want);
         // Later speakers see earlier messages of the same round; round 2 sees round 1.
         assert!(!user(&d.calls[3]).contains("fire at (3, 4)"));
@@ -392,7 +385,9 @@ mod tests {
         assert!(user(&d.calls[6]).contains("TIME 0: AGENT_3: cutting west"));
         let msg = user(&d.calls[3]);
         assert!(msg.contains("<agent name=\"AGENT_1\" self=\"true\">"));
-        assert!(msg.contains("<agent name=\"AGENT_2\">") && msg.contains("cost"));
+        // Teammates are named as recipients, with no block of theirs.
+        assert!(!msg.contains("<agent name=\"AGENT_2\">") && msg.contains("(AGENT_2, AGENT_3)"));
+        assert!(msg.contains("cost") && msg.contains("visible for 3 steps"));
         assert!(msg
             .lines()
             .last()
@@ -401,9 +396,9 @@ mod tests {
         let act = user(&d.calls[9]);
         assert!(act.contains("located at (") && act.contains("explicit target coordinates"));
         assert!(act.lines().last().unwrap().starts_with("Reply with:"));
-        assert!(user(&d.calls[13]).contains("do nothing"));
+        assert!(user(&d.calls[13]).contains("cut all trees"));
         assert!(d.calls[12..].iter().all(|c| c.decides));
-        assert_eq!(d.replies.len(), 3);
+        assert_eq!(d.replies.len(), 2);
         // Two rounds: agent 1 → 2 twice (both chats), agent 3 global twice (3 chats each).
         assert_eq!(p.chats().private_chat("2", "1").len(), 2);
         assert_eq!(p.chats().len(), 2 * 2 + 2 * 3);
@@ -444,16 +439,20 @@ mod tests {
             .decide(first_view("swarmbench", &["agents=2"]))
             .await
             .unwrap();
+        // The default: one round (WILDFIRE-ORCH).
         assert_eq!(
             d.calls.len(),
             2 * ROUNDS + 2,
             "no perception or execution call"
         );
+        assert_eq!(ROUNDS, 1);
         assert_eq!(d.replies.len(), 1);
         assert_eq!(d.replies["Agent_0"], "ACTION: UP");
-        assert!(d.calls[4].decides && !d.calls[5].decides);
-        assert!(user(&d.calls[5]).contains("Private with AGENT_0:\nTIME 0: AGENT_0: wall north"));
+        assert!(d.calls[2].decides && !d.calls[3].decides);
+        assert!(user(&d.calls[3]).contains("Private with AGENT_0:\nTIME 0: AGENT_0: wall north"));
+        assert!(user(&d.calls[0]).contains("visible for 2 steps"));
         assert_eq!(p.history["Agent_1"], vec![DO_NOTHING.to_string()]);
         assert!(Framework::<EmbodiedFramework>::new(CallerConfig::default(), "x=1").is_err());
+        assert!(Framework::<EmbodiedFramework>::new(CallerConfig::default(), "rounds=0").is_err());
     }
 }

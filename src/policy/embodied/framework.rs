@@ -28,6 +28,7 @@ use std::sync::Arc;
 use colony_env_api::{AgentId, DynEnvironment};
 use futures::future::join_all;
 
+use super::call_roles::call_role;
 use super::caller::merge_failure;
 use super::tags::TagText;
 use super::{AgentView, CallLog, Caller, CallerSlot, EmbodiedError, StepView};
@@ -261,17 +262,21 @@ impl AgentBlocks {
 }
 
 /// Perceptions of `agents` (§14.1 step 3), in parallel: a PERCEPTION call where the
-/// environment has one (purpose `perception`), else the observation text.
+/// environment has one (purpose `perception`; `system` in place of the agent's instructions
+/// when given), else the observation text.
 pub async fn perceive(
     caller: &Caller,
     env: &Arc<dyn DynEnvironment + Sync>,
     step: u64,
     agents: &[AgentView],
+    system: Option<&str>,
 ) -> Result<(BTreeMap<AgentId, String>, Vec<CallLog>), EmbodiedError> {
     let results = join_all(agents.iter().map(|a| async move {
         match &a.perception_prompt {
             Some(prompt) => {
-                let log = caller.ask(step, a, "perception", prompt.clone()).await?;
+                let log = caller
+                    .ask_as(step, a, "perception", system, prompt.clone())
+                    .await?;
                 Ok(vec![log])
             }
             None => Ok(Vec::new()),
@@ -322,7 +327,8 @@ pub async fn open_step<'a>(
     let names = Names::new(&view.agents);
     let live = live_views(&*env, &view.deciding)?;
     let caller = slot.caller(view.seed, &view.agents, &live)?;
-    let (perceptions, calls) = perceive(caller, &env, view.step, &live).await?;
+    let role = call_role("perception");
+    let (perceptions, calls) = perceive(caller, &env, view.step, &live, role).await?;
     let briefing = briefing(&*env, &names);
     Ok(Opening {
         env,
@@ -337,18 +343,20 @@ pub async fn open_step<'a>(
 }
 
 /// Turns a chosen text action of `agent` into the reply its environment parses: the EXECUTION
-/// call where the environment has one (purpose `execution`, §11.2), else the text itself.
-/// The returned call, if any, is marked as the one whose reply became the action.
+/// call where the environment has one (purpose `execution`, §11.2; `system` in place of the
+/// agent's instructions when given), else the text itself. The returned call, if any, is
+/// marked as the one whose reply became the action.
 pub async fn execute(
     caller: &Caller,
     step: u64,
     agent: &AgentView,
     action: &str,
+    system: Option<&str>,
 ) -> Result<(String, Option<CallLog>), EmbodiedError> {
     match &agent.execution {
         Some(prompter) => {
             let mut log = caller
-                .ask(step, agent, "execution", prompter(action))
+                .ask_as(step, agent, "execution", system, prompter(action))
                 .await?;
             log.decides = true;
             Ok((log.reply.clone().unwrap_or_default(), Some(log)))
@@ -363,9 +371,10 @@ pub async fn execute_all(
     caller: &Caller,
     step: u64,
     actions: Vec<(AgentView, String)>,
+    system: Option<&str>,
 ) -> Result<(BTreeMap<AgentId, String>, Vec<CallLog>), EmbodiedError> {
     let results = join_all(actions.iter().map(|(view, action)| async move {
-        let (reply, log) = execute(caller, step, view, action).await?;
+        let (reply, log) = execute(caller, step, view, action, system).await?;
         Ok::<_, EmbodiedError>((view.id.clone(), reply, log))
     }))
     .await;
@@ -388,9 +397,15 @@ pub async fn execute_all(
 /// (the environment keeps them), elsewhere the framework's own record `own` of the actions
 /// it chose for the agent, oldest first; "None" when empty.
 pub fn past_actions(env: &dyn DynEnvironment, agent: &str, own: &[String]) -> String {
-    if let Some(history) = env.agent_history(agent) {
-        return history;
+    match env.agent_history(agent) {
+        Some(history) => history,
+        None => own_past_actions(own),
     }
+}
+
+/// `PAST ACTIONS` from a framework's own record `own` of the actions it chose for an agent,
+/// oldest first, numbered; "None" when empty.
+pub fn own_past_actions(own: &[String]) -> String {
     if own.is_empty() {
         return "None".into();
     }
@@ -466,15 +481,25 @@ pub(crate) fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> Embodied
     }
 }
 
-/// Refuses options for a policy that takes none (`camon:x=1` is a typo, not a setting).
+/// Refuses options for a policy that takes none (`swarmsys:x=1` is a typo, not a setting).
 pub(crate) fn no_options(policy: &str, options: &str) -> Result<(), EmbodiedError> {
     if options.trim().is_empty() {
         return Ok(());
     }
     Err(EmbodiedError::Config {
         policy: policy.into(),
-        message: format!("{policy} takes no options, got {options:?}"),
+        message: format!("{policy} takes no options, got {:?}", clip_option(options)),
     })
+}
+
+/// At most 40 characters of an option's key or value, for an error message (options come
+/// from the command line and suite files: their echo is bounded).
+pub(crate) fn clip_option(text: &str) -> String {
+    let mut out: String = text.chars().take(40).collect();
+    if text.chars().count() > 40 {
+        out.push('…');
+    }
+    out
 }
 
 #[cfg(test)]

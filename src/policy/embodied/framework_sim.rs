@@ -83,6 +83,21 @@ fn message(name: &str, draw: &mut u64) -> String {
     t.replace("{n}", name)
 }
 
+/// The first `AGENT_<k>` the prompt names that is not `me`.
+fn first_other_name(user: &str, me: &str) -> Option<String> {
+    let mut rest = user;
+    while let Some(at) = rest.find("AGENT_") {
+        let tail = &rest[at + "AGENT_".len()..];
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        let name = &rest[at..at + "AGENT_".len() + digits];
+        if digits > 0 && name != me {
+            return Some(name.to_string());
+        }
+        rest = &tail[digits..];
+    }
+    None
+}
+
 /// The simulated reply to a framework prompt, or `None` when `user` is not one.
 pub fn simulated_framework_reply(
     _system: &str,
@@ -130,12 +145,18 @@ pub fn simulated_framework_reply(
         }
     }
     if format_line.contains("<AGENT_k>message</AGENT_k>") {
-        // Talk to one teammate now and then, and sometimes to everyone.
-        if let Some(other) = all.iter().find(|b| !b.is_self && b.name != my_name) {
+        // Talk to one teammate now and then, and sometimes to everyone: the first teammate
+        // the prompt names (a block, or the list of recipients).
+        let other = all
+            .iter()
+            .find(|b| !b.is_self && b.name != my_name)
+            .map(|b| b.name.to_string())
+            .or_else(|| first_other_name(user, my_name));
+        if let Some(other) = other {
             if unit(&mut rng) < 0.5 {
                 out.push_str(&format!(
                     "<{0}>{1}</{0}>\n",
-                    other.name,
+                    other,
                     message(my_name, &mut rng)
                 ));
             }

@@ -10,14 +10,18 @@
 //! same family reuses: implement [`FrameworkSteps`] on its state and register
 //! `Framework::<MyFramework>::new`.
 //!
-//! Decision: the frameworks of the paper take no options, so [`Framework::new`] refuses any
-//! (`camon:x=1` is a typo, not a setting); a framework that wants options parses them in its
-//! own constructor and wraps itself with [`Framework::with_steps`].
+//! Decision: a framework reads its options in [`FrameworkSteps::fresh`]; the official
+//! settings are the defaults, and the few numbers the paper's appendix sets differently are
+//! options (`hmas2:replans=3`, `embodied:rounds=2,lifespan=3`, `coela:chat=30`: issue 28,
+//! docs/design/frameworks.md "Comparison with the official code"). [`numeric_options`] reads
+//! them; an unknown key or a bad value is an error naming both (`camon:x=1` is a typo, not a
+//! setting).
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::ops::Deref;
 
+use super::call_roles::call_role;
 use super::caller::merge_failure;
 use super::framework::{self, with_calls, Opening};
 use super::{
@@ -37,18 +41,24 @@ pub struct Stepped {
     pub trace: Option<serde_json::Value>,
 }
 
-/// One coordination framework's own part of a step (see the module docs).
+/// One coordination framework's own part of a step (see the module docs). Its calls made
+/// through [`Opening::ask`] and [`Opening::ask_all`] get the short system prompt of their
+/// purpose (`call_roles`), or the agent's instructions for a purpose without one.
 #[async_trait]
 pub trait FrameworkSteps: Debug + Send + Sync + 'static {
     /// The policy name used in results (`camon`, …).
     const NAME: &'static str;
 
-    /// Whether the framework re-decides for every live agent every step, also when no agent's
-    /// action ended (Embodied, HMAS-2: design §14.4–14.5).
-    const EVERY_STEP: bool = false;
+    /// Whether the framework is called every step, also when no agent's action ended. All
+    /// four official loops perceive every step (`wildfire_alg` in each `__main__.py`), so this
+    /// is the default; CAMON and COELA then decide only for `view.deciding`.
+    const EVERY_STEP: bool = true;
 
-    /// The state at the start of an episode.
-    fn fresh() -> Self;
+    /// The state at the start of an episode, with `options` (the text after `NAME:`, empty
+    /// for none) read and checked.
+    fn fresh(options: &str) -> Result<Self, EmbodiedError>
+    where
+        Self: Sized;
 
     /// Runs the step after its opening `open`: `calls` already holds the opening's perception
     /// calls; the step appends its own in a deterministic order. `None` when there is nothing
@@ -70,11 +80,10 @@ pub struct Framework<S> {
 }
 
 impl<S: FrameworkSteps> Framework<S> {
-    /// A policy whose calls go through `config`; `options` is the text after `NAME:` (none
-    /// are accepted, see the module docs).
+    /// A policy whose calls go through `config`; `options` is the text after `NAME:`, read by
+    /// [`FrameworkSteps::fresh`].
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        framework::no_options(S::NAME, options)?;
-        Ok(Self::with_steps(config, S::fresh()))
+        Ok(Self::with_steps(config, S::fresh(options)?))
     }
 
     /// A policy running `steps` from their current state.
@@ -141,7 +150,7 @@ impl Opening<'_> {
         prompt: String,
     ) -> Result<CallLog, EmbodiedError> {
         self.caller
-            .ask(self.step, agent, purpose, prompt)
+            .ask_as(self.step, agent, purpose, call_role(purpose), prompt)
             .await
             .map_err(|e| with_calls(e, calls))
     }
@@ -156,7 +165,7 @@ impl Opening<'_> {
     ) -> Result<Vec<CallLog>, EmbodiedError> {
         let results = join_all(prompts.into_iter().map(|(agent, prompt)| async move {
             self.caller
-                .ask(self.step, agent, purpose, prompt)
+                .ask_as(self.step, agent, purpose, call_role(purpose), prompt)
                 .await
                 .map(|log| vec![log])
         }))
@@ -171,7 +180,8 @@ impl Opening<'_> {
         calls: &mut Vec<CallLog>,
         actions: Vec<(AgentView, String)>,
     ) -> Result<BTreeMap<AgentId, String>, EmbodiedError> {
-        let (replies, mut exec) = framework::execute_all(self.caller, self.step, actions)
+        let role = call_role("execution");
+        let (replies, mut exec) = framework::execute_all(self.caller, self.step, actions, role)
             .await
             .map_err(|e| with_calls(e, calls))?;
         calls.append(&mut exec);
@@ -194,6 +204,58 @@ impl Opening<'_> {
     pub fn perception(&self, agent: &str) -> &str {
         self.perceptions.get(agent).map_or("", String::as_str)
     }
+}
+
+/// The whole-number options of `policy`: `allowed` lists `(key, default, range)`; the
+/// values come back in that order. An unknown key, a repeated key, a value that is not a
+/// whole number or one outside its range is an [`EmbodiedError::Config`] naming it.
+pub fn numeric_options(
+    policy: &str,
+    options: &str,
+    allowed: &[(&str, u64, std::ops::RangeInclusive<u64>)],
+) -> Result<Vec<u64>, EmbodiedError> {
+    let error = |message: String| EmbodiedError::Config {
+        policy: policy.into(),
+        message,
+    };
+    let known = || {
+        if allowed.is_empty() {
+            "none".to_string()
+        } else {
+            allowed.iter().map(|a| a.0).collect::<Vec<_>>().join(", ")
+        }
+    };
+    let mut values: Vec<u64> = allowed.iter().map(|a| a.1).collect();
+    let mut seen = Vec::new();
+    for part in options.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (key, value) = part
+            .split_once('=')
+            .map_or((part, ""), |(k, v)| (k.trim(), v.trim()));
+        let Some(at) = allowed.iter().position(|a| a.0 == key) else {
+            return Err(error(format!(
+                "{policy}: unknown option {:?}; known: {}",
+                framework::clip_option(key),
+                known()
+            )));
+        };
+        if seen.contains(&at) {
+            return Err(error(format!("{policy}: option {key} given twice")));
+        }
+        seen.push(at);
+        let range = &allowed[at].2;
+        match value.parse::<u64>() {
+            Ok(v) if range.contains(&v) => values[at] = v,
+            _ => {
+                return Err(error(format!(
+                    "{policy}: option {key} must be a whole number in {}..={}, got {:?}",
+                    range.start(),
+                    range.end(),
+                    framework::clip_option(value)
+                )))
+            }
+        }
+    }
+    Ok(values)
 }
 
 /// Appends `action` to `agent`'s own record of past actions, keeping the last `cap` (the

@@ -1,11 +1,10 @@
 //! `hmas2`: HMAS-2, a central planner with agent feedback (docs/design/frameworks.md §14.5, paper
-//! Algorithm 4, prompts A.12–A.13).
+//! Algorithm 4, prompts A.12–A.13), with WILDFIRE-ORCH's call pattern (issue 28).
 //!
-//! State: the [`StepHistory`] of `(global state summary, actions)` per planned step, keeping
-//! the last [`HISTORY_CAP`] steps (spec decision, as in the original code).
+//! State: the [`StepHistory`] of `(positions, actions)` per planned step, keeping the last
+//! [`HISTORY_CAP`] steps.
 //!
-//! Each step the policy is asked to decide (on Wildfire: when at least one agent is idle; the
-//! episode loop does not call a policy when nobody must decide):
+//! Each step (every step: the planner decides for everybody):
 //! 1. perceptions of every live agent ([`framework::perceive`]: the PERCEPTION call on
 //!    Wildfire, purpose `perception`; the observation text elsewhere); `GlobalState` = one
 //!    [`framework::agent_block`] per live agent (its rules carry its available actions; its
@@ -13,28 +12,34 @@
 //! 2. **CentralPlan** (purpose `hmas2.plan`, `prompts/hmas2/plan.jinja`: task, step history,
 //!    global state, and on a re-plan every earlier version of this step's plan with the
 //!    feedback it received, since calls are stateless) → one `<AGENT_k>action</AGENT_k>` per
-//!    live agent;
+//!    live agent. A plan that leaves a live agent out is asked again, at most `reasks` times
+//!    (default [`REASKS`], as `propose_actions` in the official `HMAS_2/utils.py`); the
+//!    re-ask names the agents left out, so it is not the same request twice;
 //! 3. **Feedback** (purpose `hmas2.feedback`, `prompts/hmas2/feedback.jinja`) from every live
 //!    agent, concurrently (results in agent order): task, step history, global state with its
 //!    own block marked self, the plan, its name/type/position → `<feedback>`; only `ACCEPT`
 //!    ([`is_accept`]) accepts. While someone does not accept, re-plan with the non-accepting
-//!    feedback, at most [`MAX_REPLANS`] times; then the latest plan is used;
+//!    feedback, at most `replans` times (default [`MAX_REPLANS`] = 0: WILDFIRE-ORCH's
+//!    `max_feedback_rounds = 0` collects the feedback and then uses the first plan;
+//!    `hmas2:replans=3` is the paper's A.19 setting);
 //! 4. every live agent's planned action goes through [`framework::execute_all`] (purpose
 //!    `execution` on Wildfire) and **replaces its current action** (the planner decides for
 //!    everybody: replies for agents that are not deciding are interrupts);
-//! 5. `(state summary, actions)` is appended to the step history.
+//! 5. `(positions, actions)` is appended to the step history (the official history holds
+//!    each agent's position and translated action; no perception excerpt).
 //!
-//! Calls are logged in this order: perceptions (agent order), then per round the plan and the
-//! feedback of every live agent in agent order, then the executions in agent order.
+//! Calls are logged in this order: perceptions (agent order), then per round the plan (and
+//! its re-asks) and the feedback of every live agent in agent order, then the executions in
+//! agent order.
 //!
 //! Decision: the planner has no agent of its own; its calls are made as the **first live
-//! agent** (that agent's model, actor and system prompt — the environment's instructions),
-//! which is the paper's `Leader ← A[0]`.
+//! agent** (that agent's model and actor), which is the paper's `Leader ← A[0]`.
 //!
 //! Fallbacks (§14.1), counted in [`Hmas2Counts`] (see [`Hmas2::counts`]), logged with
-//! `tracing::debug!` and written into the step's trace: a planned action that is missing or
-//! empty means "do nothing" (sent through EXECUTION on Wildfire; elsewhere the agent is left
-//! out of the replies and takes the environment's no-op); a missing or empty `<feedback>` is
+//! `tracing::debug!` and written into the step's trace: a planned action that is still missing
+//! after the re-asks means the agent is left out of the replies and takes the environment's
+//! no-op, with no EXECUTION call (the official code asks its translator to translate "N/A";
+//! a call whose answer can only be "idle" is not made); a missing or empty `<feedback>` is
 //! not an acceptance.
 
 use std::collections::{BTreeMap, VecDeque};
@@ -45,7 +50,7 @@ use minijinja::context;
 use serde_json::json;
 
 use super::framework::{self, Names, Opening};
-use super::framework_step::{FrameworkSteps, Stepped};
+use super::framework_step::{numeric_options, FrameworkSteps, Stepped};
 use super::tags::tag_content;
 use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::policy::reasoning::prompts::render;
@@ -55,14 +60,17 @@ pub const PLAN_PROMPT: &str = include_str!("../../../prompts/hmas2/plan.jinja");
 /// `prompts/hmas2/feedback.jinja`: Feedback (A.13).
 pub const FEEDBACK_PROMPT: &str = include_str!("../../../prompts/hmas2/feedback.jinja");
 
-/// Steps the step history keeps (design §14.5 decision).
+/// Steps the step history keeps (WILDFIRE-ORCH's intent; its trimming reads the key's last
+/// digit, a defect not copied).
 pub const HISTORY_CAP: usize = 5;
-/// Re-plans per step at most (design §14.5 decision).
-pub const MAX_REPLANS: usize = 3;
-/// Characters of an agent's perception kept in a step's state summary.
-pub const SUMMARY_CHARS: usize = 200;
+/// Re-plans per step at most by default (WILDFIRE-ORCH `max_feedback_rounds = 0`; option
+/// `replans`, the paper's A.19 says 3).
+pub const MAX_REPLANS: usize = 0;
+/// Re-asks of a plan that leaves a live agent out, by default (`HMAS_2/utils.py`
+/// `propose_actions`; option `reasks`).
+pub const REASKS: usize = 2;
 
-/// The action of an agent the plan gave none, on Wildfire.
+/// What the history records for an agent the plan gave no action.
 const DO_NOTHING: &str = "do nothing";
 
 /// One planned step of the history.
@@ -70,7 +78,7 @@ const DO_NOTHING: &str = "do nothing";
 pub struct PlannedStep {
     /// The environment step.
     pub step: u64,
-    /// The global state summary (one line per live agent).
+    /// The team's state then: one line per live agent (name, type, position).
     pub state: String,
     /// `(AGENT_k, action)` per live agent, in agent order.
     pub actions: Vec<(String, String)>,
@@ -146,15 +154,17 @@ impl StepHistory {
 pub struct Hmas2Counts {
     /// CentralPlan calls.
     pub plans: u64,
-    /// Re-plans (plans after the first of a step).
+    /// Re-plans (plans after the first of a step that answer feedback).
     pub replans: u64,
+    /// Plans asked again because they left a live agent out.
+    pub reasks: u64,
     /// Steps whose last plan was still not accepted by everybody (the cap was reached).
     pub capped_steps: u64,
     /// Feedback replies that did not accept (missing ones included).
     pub rejections: u64,
     /// Feedback replies without a `<feedback>` (not an acceptance).
     pub missing_feedback: u64,
-    /// Live agents the used plan gave no action ("do nothing").
+    /// Live agents the used plan gave no action (the environment's no-op).
     pub missing_action: u64,
 }
 
@@ -163,6 +173,8 @@ pub struct Hmas2Counts {
 pub struct Hmas2 {
     history: StepHistory,
     counts: Hmas2Counts,
+    replans: usize,
+    reasks: usize,
 }
 
 impl Hmas2 {
@@ -223,25 +235,13 @@ fn global_state(
     )
 }
 
-/// The state summary of a step: per live agent its name, type and position (Wildfire) and the
-/// start of its perception on one line.
-fn summary(
-    env: &dyn DynEnvironment,
-    names: &Names,
-    live: &[AgentView],
-    perceptions: &BTreeMap<AgentId, String>,
-) -> String {
+/// The state of a step in the history: per live agent its name, and on environments that
+/// profile their agents its type and position (the official history keeps the position).
+fn summary(env: &dyn DynEnvironment, names: &Names, live: &[AgentView]) -> String {
     live.iter()
-        .map(|v| {
-            let excerpt = framework::one_line_prefix(
-                perceptions.get(&v.id).map_or("", String::as_str),
-                SUMMARY_CHARS,
-            );
-            let head = match identity(env, &v.id) {
-                (Some(k), Some(p)) => format!("{} ({k}) at {p}", names.name(&v.id)),
-                _ => names.name(&v.id),
-            };
-            format!("{head}: {excerpt}")
+        .map(|v| match identity(env, &v.id) {
+            (Some(k), Some(p)) => format!("{} ({k}) at {p}", names.name(&v.id)),
+            _ => names.name(&v.id),
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -258,6 +258,14 @@ fn plan_text(names: &Names, live: &[AgentView], plan: &BTreeMap<AgentId, String>
         .join("\n")
 }
 
+/// The names of the live agents `plan` gives no action, in agent order.
+fn left_out(names: &Names, live: &[AgentView], plan: &BTreeMap<AgentId, String>) -> Vec<String> {
+    live.iter()
+        .filter(|v| !plan.contains_key(&v.id))
+        .map(|v| names.name(&v.id))
+        .collect()
+}
+
 fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
     EmbodiedError::Config {
         policy: "hmas2".into(),
@@ -268,13 +276,22 @@ fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
 #[async_trait]
 impl FrameworkSteps for Hmas2 {
     const NAME: &'static str = "hmas2";
-    const EVERY_STEP: bool = true;
 
-    fn fresh() -> Self {
-        Self {
+    fn fresh(options: &str) -> Result<Self, EmbodiedError> {
+        let v = numeric_options(
+            Self::NAME,
+            options,
+            &[
+                ("replans", MAX_REPLANS as u64, 0..=10),
+                ("reasks", REASKS as u64, 0..=10),
+            ],
+        )?;
+        Ok(Self {
             history: StepHistory::new(HISTORY_CAP),
             counts: Hmas2Counts::default(),
-        }
+            replans: v[0] as usize,
+            reasks: v[1] as usize,
+        })
     }
 
     async fn step(
@@ -307,9 +324,28 @@ impl FrameworkSteps for Hmas2 {
                 context! { task, history, global_state => state, rounds, example },
             )
             .map_err(config_error)?;
-            let log = o.ask(calls, &planner, "hmas2.plan", prompt).await?;
+            let mut log = o.ask(calls, &planner, "hmas2.plan", prompt.clone()).await?;
             counts.plans += 1;
-            let plan = o.names.per_agent(log.reply.as_deref().unwrap_or(""), "");
+            let mut plan = o.names.per_agent(log.reply.as_deref().unwrap_or(""), "");
+            for _ in 0..self.reasks {
+                let left_out = left_out(&o.names, &o.live, &plan);
+                if left_out.is_empty() {
+                    break;
+                }
+                counts.reasks += 1;
+                tracing::debug!(
+                    step = o.step,
+                    ?left_out,
+                    "hmas2: the plan left agents out, asking again"
+                );
+                calls.push(log);
+                let again = format!(
+                    "{prompt}\nYour previous answer gave no action for {}: give exactly one action for every agent.",
+                    left_out.join(", ")
+                );
+                log = o.ask(calls, &planner, "hmas2.plan", again).await?;
+                plan = o.names.per_agent(log.reply.as_deref().unwrap_or(""), "");
+            }
             let plan_at = calls.len();
             calls.push(log);
             let shown = plan_text(&o.names, &o.live, &plan);
@@ -352,7 +388,7 @@ impl FrameworkSteps for Hmas2 {
             calls.append(&mut feedback);
             let accepted = who.is_empty();
             rejected_by.push(who);
-            if accepted || rounds.len() == MAX_REPLANS {
+            if accepted || rounds.len() == self.replans {
                 if !accepted {
                     counts.capped_steps += 1;
                     tracing::debug!(
@@ -377,11 +413,8 @@ impl FrameworkSteps for Hmas2 {
                 }
                 None => {
                     counts.missing_action += 1;
-                    tracing::debug!(step = o.step, agent = %v.id, "hmas2: no planned action, doing nothing");
+                    tracing::debug!(step = o.step, agent = %v.id, "hmas2: no planned action, the environment's no-op");
                     taken.push((name, DO_NOTHING.to_string()));
-                    if v.execution.is_some() {
-                        to_execute.push((v.clone(), DO_NOTHING.to_string()));
-                    }
                 }
             }
         }
@@ -395,7 +428,7 @@ impl FrameworkSteps for Hmas2 {
 
         self.history.push(PlannedStep {
             step: o.step,
-            state: summary(&*o.env, &o.names, &o.live, &o.perceptions),
+            state: summary(&*o.env, &o.names, &o.live),
             actions: taken,
         });
         let trace = Some(json!({
@@ -407,6 +440,7 @@ impl FrameworkSteps for Hmas2 {
             "counts": {
                 "plans": counts.plans,
                 "replans": counts.replans,
+                "reasks": counts.reasks,
                 "capped_steps": counts.capped_steps,
                 "rejections": counts.rejections,
                 "missing_feedback": counts.missing_feedback,
@@ -472,25 +506,66 @@ mod tests {
         &c.messages.last().unwrap().content
     }
 
-    #[tokio::test]
-    async fn wildfire_rejections_replan_at_most_3_times() {
+    fn wildfire_lines(plan: &'static str) -> Vec<(&'static str, u64, &'static str, &'static str)> {
         let exec = "[0, 0, 0, \"do nothing\"]";
         let mut lines = vec![
-            (
-                "1",
-                0,
-                "hmas2.plan",
-                "<reasoning>r</reasoning><AGENT_1>move to (3, 4)</AGENT_1><AGENT 2>cut all trees<AGENT 2><AGENT_9>x</AGENT_9>",
-            ),
+            ("1", 0, "hmas2.plan", plan),
             ("1", 0, "hmas2.feedback", "<feedback>'Accept'</feedback>"),
-            ("2", 0, "hmas2.feedback", "<feedback>I should refill water first</feedback>"),
+            (
+                "2",
+                0,
+                "hmas2.feedback",
+                "<feedback>I should refill water first</feedback>",
+            ),
             ("3", 0, "hmas2.feedback", "<reasoning>no tag</reasoning>"),
         ];
         for a in ["1", "2", "3"] {
             lines.push((a, 0, "perception", "I see trees."));
             lines.push((a, 0, "execution", exec));
         }
+        lines
+    }
+
+    const PLAN_WITHOUT_3: &str = "<reasoning>r</reasoning><AGENT_1>move to (3, 4)</AGENT_1><AGENT 2>cut all trees<AGENT 2><AGENT_9>x</AGENT_9>";
+
+    #[tokio::test]
+    async fn by_default_an_incomplete_plan_is_asked_twice_more_and_feedback_is_not_replanned() {
+        let lines = wildfire_lines(PLAN_WITHOUT_3);
         let mut p = Framework::<Hmas2>::new(script(&lines), "").unwrap();
+        let d = p
+            .decide(first_view("wildfire", &["level=1"]))
+            .await
+            .unwrap();
+        let purposes: Vec<&str> = d.calls.iter().map(|c| c.purpose.as_str()).collect();
+        let mut want = vec!["perception"; 3];
+        want.extend(["hmas2.plan"; 1 + REASKS]);
+        want.extend(["hmas2.feedback"; 3]);
+        want.extend(["execution"; 2]);
+        assert_eq!(purposes, want);
+        // A re-ask names who was left out, so it is not the same request again.
+        let again = prompt_of(&d.calls[4]);
+        assert!(again.ends_with("Your previous answer gave no action for AGENT_3: give exactly one action for every agent."), "{again}");
+        assert!(!prompt_of(&d.calls[3]).contains("previous answer"));
+        // Two rejections, no re-plan: the plan stands; agent 3 takes the no-op, no EXECUTION.
+        assert_eq!(d.replies.len(), 2);
+        assert!(!d.replies.contains_key("3"));
+        let c = p.counts();
+        assert_eq!(
+            (c.plans, c.reasks, c.replans, c.rejections, c.missing_action),
+            (1, 2, 0, 2, 1)
+        );
+        // The system prompt is the call's short role, not the agent's instructions.
+        let system = &d.calls[3].messages[0].content;
+        assert!(system.starts_with("You are the central planner") && system.len() < 300);
+        let h = p.history().render();
+        assert!(h.contains("AGENT_1 (Firefighter) at (") && h.contains("AGENT_3: do nothing"));
+        assert!(!h.contains("I see trees"), "no perception excerpt: {h}");
+    }
+
+    #[tokio::test]
+    async fn with_replans_3_rejections_replan_at_most_3_times() {
+        let lines = wildfire_lines(PLAN_WITHOUT_3);
+        let mut p = Framework::<Hmas2>::new(script(&lines), "replans=3,reasks=0").unwrap();
         let d = p
             .decide(first_view("wildfire", &["level=1"]))
             .await
@@ -500,10 +575,7 @@ mod tests {
             .iter()
             .filter(|c| c.purpose == "hmas2.plan")
             .collect();
-        assert_eq!(
-            (plans.len(), d.calls.len()),
-            (1 + MAX_REPLANS, 3 + 4 * 4 + 3)
-        );
+        assert_eq!((plans.len(), d.calls.len()), (4, 3 + 4 * 4 + 2));
         // The plan prompt: every live agent's block with its type, none marked self.
         let plan0 = prompt_of(plans[0]);
         assert_eq!(plan0.matches("<agent name=").count(), 3);
@@ -523,24 +595,40 @@ mod tests {
         assert!(fb2.contains("<agent name=\"AGENT_2\" self=\"true\">"));
         assert!(fb2.contains("AGENT_1: move to (3, 4)\nAGENT_2: cut all trees"));
         assert!(fb2.contains("you are AGENT_2, a Firefighter agent, located at ("));
-        // Agent 3 has no action and does nothing through EXECUTION.
         let n = d.calls.len();
-        assert!(prompt_of(&d.calls[n - 1]).contains(DO_NOTHING));
-        assert!(d.calls[n - 3..]
+        assert!(d.calls[n - 2..]
             .iter()
             .all(|c| c.decides && c.purpose == "execution"));
-        assert_eq!(d.replies.len(), 3);
+        assert_eq!(d.replies.len(), 2);
         let want = Hmas2Counts {
             plans: 4,
             replans: 3,
+            reasks: 0,
             capped_steps: 1,
             rejections: 8,
             missing_feedback: 4,
             missing_action: 1,
         };
         assert_eq!(p.counts(), want);
-        let h = p.history().render();
-        assert!(h.contains("AGENT_1 (Firefighter) at (") && h.contains("AGENT_3: do nothing"));
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let e = |o: &str| {
+            Framework::<Hmas2>::new(CallerConfig::default(), o)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            e("x=1").contains("unknown option \"x\"; known: replans, reasks"),
+            "{}",
+            e("x=1")
+        );
+        assert!(e("replans=11").contains("replans must be a whole number in 0..=10, got \"11\""));
+        assert!(e("reasks=-1").contains("reasks"));
+        assert!(e("replans=1,replans=2").contains("given twice"));
+        let p = Framework::<Hmas2>::new(CallerConfig::default(), " replans = 2 ").unwrap();
+        assert_eq!((p.replans, p.reasks), (2, REASKS));
     }
 
     #[tokio::test]
@@ -571,16 +659,17 @@ mod tests {
             .decide(first_view("swarmbench", &["agents=3"]))
             .await
             .unwrap();
-        assert_eq!(d.calls.len(), 4, "no perception or execution call");
-        assert_eq!(d.calls[0].purpose, "hmas2.plan");
-        assert!(d.calls[0].decides);
+        // The empty AGENT_2 tag leaves Agent_2 out: two re-asks; the last plan is used.
+        assert_eq!(d.calls.len(), 6, "no perception or execution call");
+        assert!(d.calls[..3].iter().all(|c| c.purpose == "hmas2.plan"));
+        assert!(d.calls[2].decides && !d.calls[0].decides && !d.calls[1].decides);
         assert_eq!(d.replies.len(), 2);
         assert_eq!(d.replies["Agent_0"], "ACTION: UP");
         assert_eq!(d.replies["Agent_1"], "ACTION: LEFT");
         let c = p.counts();
         assert_eq!(
-            (c.plans, c.replans, c.rejections, c.missing_action),
-            (1, 0, 0, 1)
+            (c.plans, c.reasks, c.replans, c.rejections, c.missing_action),
+            (1, 2, 0, 0, 1)
         );
         assert!(Framework::<Hmas2>::new(CallerConfig::default(), "x=1").is_err());
     }

@@ -16,6 +16,7 @@
 //! the recorded model calls on a [`Team`](crate::runtime::Team) whose actor ids are the
 //! environment's agent ids), and register it in [`registry`].
 
+mod call_roles;
 mod caller;
 pub mod camon;
 pub mod coela;

@@ -186,7 +186,7 @@ impl EmbodiedPolicy for EmbodiedSelfOrg {
             }
             other => other,
         };
-        let (perceived, mut logs) = perceive(caller, &env, step, &view.deciding).await?;
+        let (perceived, mut logs) = perceive(caller, &env, step, &view.deciding, None).await?;
         calls.append(&mut logs);
         let prompt_of = |a: &AgentView| {
             with_feedback(
@@ -279,7 +279,7 @@ impl EmbodiedPolicy for EmbodiedSelfOrg {
             .iter()
             .map(|a| (a.clone(), action_of(&current[&a.id])))
             .collect();
-        let (mut replies, mut exec_logs) = execute_all(caller, step, chosen)
+        let (mut replies, mut exec_logs) = execute_all(caller, step, chosen, None)
             .await
             .map_err(|e| keep(&mut calls, e))?;
         if exec_logs.is_empty() {

@@ -182,7 +182,8 @@ pub fn parse_messages(names: &Names, reply: &str) -> (Vec<(AgentId, String)>, Op
 mod tests {
     use super::*;
 
-    const LIFESPAN: u64 = super::super::LIFESPAN;
+    /// The paper's A.19 lifespan, which this test's arithmetic is written for.
+    const LIFESPAN: u64 = 3;
 
     fn team() -> Vec<AgentId> {
         ["1", "2", "3"].iter().map(|s| s.to_string()).collect()
@@ -222,6 +223,11 @@ mod tests {
             ChatStore::new(LIFESPAN).render("1", &names),
             "GLOBAL:\nNone"
         );
+        // The default (WILDFIRE-ORCH): sent at 5, visible at 5 and 6, gone at the start of 7.
+        let mut c = ChatStore::new(super::super::LIFESPAN);
+        c.send_private(5, "1", "2", "x");
+        assert_eq!(c.purge(6), 0);
+        assert_eq!(c.purge(7), 2);
     }
 
     #[test]
