@@ -137,11 +137,14 @@ pub fn status_lines(s: &WildfireState, i: usize) -> String {
     }
 }
 
-/// Other live agents inside an agent's minimap window, `AGENT_k: (x, y)` (§11.1).
+/// Other live agents near an agent, `AGENT_k: (x, y)` (§11.1): within `2R` cells on each
+/// axis, `R` the minimap radius. WILDFIRE-ORCH lists the agents with `|dx|, |dy| < map_range`,
+/// `map_range` being the minimap's width `2R+1` (`core/alg_utils.py`
+/// `get_agent_observations`), so twice as far as the minimap reaches (issue 28).
 pub fn nearby_agents(s: &WildfireState, i: usize) -> String {
     let me = &s.agents[i];
     let (x, y) = me.cell();
-    let r = me.kind.minimap_radius();
+    let r = 2 * me.kind.minimap_radius();
     s.agents
         .iter()
         .filter(|a| a.id != me.id && a.alive)
