@@ -489,7 +489,7 @@ mod tests {
     use crate::policy::embodied::framework_step::Framework;
     use crate::policy::embodied::test_support::{first_view, script};
     use crate::policy::embodied::CallLog;
-    use crate::policy::embodied::{CallerConfig, EmbodiedPolicy};
+    use crate::policy::embodied::{CallerConfig, Decision, EmbodiedPolicy};
 
     fn pattern(calls: &[CallLog]) -> Vec<(String, String)> {
         calls
@@ -616,6 +616,15 @@ mod tests {
         assert_eq!(trace["leader_before"], "1");
     }
 
+    /// One Wildfire level-1 step in which agent 2 is busy (not deciding).
+    async fn with_agent_2_busy(config: CallerConfig) -> (Framework<Camon>, Decision) {
+        let mut p = Framework::<Camon>::new(config, "").unwrap();
+        let mut view = first_view("wildfire", &["level=1"]);
+        view.deciding.retain(|a| a.id != "2");
+        let d = p.decide(view).await.unwrap();
+        (p, d)
+    }
+
     #[tokio::test]
     async fn an_override_pair_interrupts_a_busy_agent_and_skips_an_idle_one() {
         let config = wildfire_lines(&[(
@@ -627,11 +636,7 @@ mod tests {
              <AGENT_3-action>cut all trees</AGENT_3-action><AGENT_3-message>cut</AGENT_3-message>\
              <AGENT_1-action>x</AGENT_1-action><AGENT_1-message>y</AGENT_1-message>",
         )]);
-        let mut p = Framework::<Camon>::new(config, "").unwrap();
-        let mut view = first_view("wildfire", &["level=1"]);
-        // Agent 2 is busy: it is not deciding.
-        view.deciding.retain(|a| a.id != "2");
-        let d = p.decide(view).await.unwrap();
+        let (p, d) = with_agent_2_busy(config).await;
         assert_eq!(
             pattern(&d.calls),
             want(&[
@@ -665,10 +670,7 @@ mod tests {
             ),
             ("3", 0, "camon.propose", "<reasoning>none</reasoning>"),
         ]);
-        let mut p = Framework::<Camon>::new(config, "").unwrap();
-        let mut view = first_view("wildfire", &["level=1"]);
-        view.deciding.retain(|a| a.id != "2");
-        let d = p.decide(view).await.unwrap();
+        let (p, d) = with_agent_2_busy(config).await;
         // WILDFIRE-ORCH: no pairs without the leader's own action; no review without a
         // proposal, yet the proposer leads; idle agents take the no-op with no EXECUTION.
         assert_eq!(
