@@ -73,6 +73,10 @@ fn wildfire_call_pattern_with_scripted_replies() {
     assert!(plan1.contains("STEP 0:") && plan1.contains("AGENT_3: do nothing"));
     assert!(!plan1.contains("Trees all around me.\nActions"), "{plan1}");
     assert!(!plan1.contains("version 1"));
+    // Each block carries its agent's card; the team and the task are stated once.
+    assert_eq!(plan1.matches("Your abilities (one per action):").count(), 3);
+    assert_eq!(plan1.matches("Firefighters (").count(), 1, "{plan1}");
+    assert!(!plan1.contains("Current task:"));
     assert!(plan1
         .lines()
         .last()

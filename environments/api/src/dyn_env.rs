@@ -83,6 +83,8 @@ pub trait DynEnvironment: Send {
     fn team_briefing(&self) -> Option<TeamBriefing>;
     /// See [`Environment::agent_abilities`].
     fn agent_abilities(&self, agent: &str) -> Option<String>;
+    /// See [`Environment::agent_card`].
+    fn agent_card(&self, agent: &str) -> Option<String>;
     /// See [`Environment::agent_profile`].
     fn agent_profile(&self, agent: &str) -> Option<AgentProfile>;
     /// See [`Environment::agent_history`].
@@ -226,6 +228,9 @@ impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<
     }
     fn agent_abilities(&self, agent: &str) -> Option<String> {
         self.0.agent_abilities(agent)
+    }
+    fn agent_card(&self, agent: &str) -> Option<String> {
+        self.0.agent_card(agent)
     }
     fn agent_profile(&self, agent: &str) -> Option<AgentProfile> {
         self.0.agent_profile(agent)

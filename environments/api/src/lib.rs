@@ -302,6 +302,16 @@ pub trait Environment {
         None
     }
 
+    /// `agent`'s own rules for prompts that describe several agents, where the team-wide
+    /// part of the instructions (team, task) is stated once by [`Self::team_briefing`]: who
+    /// the agent is and what it can do. `None` (the default): its whole instructions. An
+    /// environment with a team briefing should give one, or every agent of a framework prompt
+    /// repeats the whole briefing (WILDFIRE-ORCH's prompts carry each agent's abilities only).
+    fn agent_card(&self, agent: &str) -> Option<String> {
+        let _ = agent;
+        None
+    }
+
     /// `agent`'s kind and position as framework prompts introduce it. Default: `None`.
     fn agent_profile(&self, agent: &str) -> Option<AgentProfile> {
         let _ = agent;

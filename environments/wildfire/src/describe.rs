@@ -142,6 +142,11 @@ pub fn abilities(s: &WildfireState, agent: &str) -> Option<String> {
     Some(prompts::agent_abilities(s.agents[index(s, agent)?].kind))
 }
 
+/// `agent`'s card for framework prompts ([`crate::llm_play::agent_card`]).
+pub fn card(s: &WildfireState, agent: &str) -> Option<String> {
+    Some(crate::llm_play::agent_card(s, index(s, agent)?))
+}
+
 /// `PAST ACTIONS` of `agent`: its completed primitives, oldest first (§11.3).
 pub fn history(s: &WildfireState, agent: &str) -> Option<String> {
     Some(

@@ -131,6 +131,10 @@ impl Environment for WildfireEnv {
         crate::describe::abilities(&self.state, agent)
     }
 
+    fn agent_card(&self, agent: &str) -> Option<String> {
+        crate::describe::card(&self.state, agent)
+    }
+
     fn agent_profile(&self, agent: &str) -> Option<colony_env_api::AgentProfile> {
         crate::describe::profile(&self.state, agent)
     }

@@ -22,25 +22,51 @@ pub const ACT_FORMAT: &str = "Reply with a free <reasoning>…</reasoning> block
 /// The header of the past-actions part of [`perceived_text`] (§11.3 `PAST ACTIONS`).
 pub const PAST_ACTIONS_HEADER: &str = "Past actions:\n";
 
+/// The header of the abilities list in [`instructions`] and [`agent_card`]; simulated agents
+/// recognise a card by it.
+pub const ABILITIES_HEADER: &str = "Your abilities (one per action):\n";
+
+/// Who agent index `i` is: its name, type and the map it acts on (the first paragraph of
+/// [`instructions`] and of [`agent_card`]).
+fn identity(s: &WildfireState, i: usize) -> String {
+    let a = &s.agents[i];
+    let m = s.grid.size.saturating_sub(1);
+    format!(
+        "You are {name}, a {kind} agent in a team of agents fighting wildfires in a grid forest world of {dims} cells (x: [0, {m}], y: [0, {m}]); (0, 0) is the top corner, north is toward y = 0 and east toward larger x.\n",
+        name = a.name(),
+        kind = a.kind.name(),
+        dims = prompts::map_dimensions(s),
+    )
+}
+
 /// The system prompt of agent index `i` (§11.3 placeholders): who it is (`AGENT_<id>`, its
 /// type), the map size, the team composition, the current task (§11.4), its abilities and the
 /// act reply format [`ACT_FORMAT`].
 pub fn instructions(s: &WildfireState, i: usize) -> String {
-    let a = &s.agents[i];
-    let m = s.grid.size.saturating_sub(1);
     format!(
-        "You are {name}, a {kind} agent in a team of agents fighting wildfires in a grid forest world of {dims} cells (x: [0, {m}], y: [0, {m}]); (0, 0) is the top corner, north is toward y = 0 and east toward larger x.\n\n\
+        "{identity}\n\
          Team composition:\n{team}\n\
          Current task: {task}\n\n\
-         Your abilities (one per action):\n{abilities}\n\
+         {ABILITIES_HEADER}{abilities}\n\
          Each turn you receive your perception of the surroundings, your position, your status and your past actions. Choose your next action; it runs until it completes, then you choose again.\n\
          {ACT_FORMAT}\n",
-        name = a.name(),
-        kind = a.kind.name(),
-        dims = prompts::map_dimensions(s),
+        identity = identity(s, i),
         team = prompts::team_composition(s),
         task = prompts::task_description(s),
-        abilities = prompts::agent_abilities(a.kind),
+        abilities = prompts::agent_abilities(s.agents[i].kind),
+    )
+}
+
+/// Agent index `i`'s card for framework prompts that describe several agents
+/// ([`colony_env_api::Environment::agent_card`]): [`instructions`] without the team-wide
+/// parts (team composition, task, reply format), which those prompts state once. WILDFIRE-ORCH's
+/// framework prompts carry each agent's abilities and nothing more of its instructions (issue
+/// 28); the identity line is kept so a reader knows whose abilities these are.
+pub fn agent_card(s: &WildfireState, i: usize) -> String {
+    format!(
+        "{}\n{ABILITIES_HEADER}{}",
+        identity(s, i),
+        prompts::agent_abilities(s.agents[i].kind).trim_end()
     )
 }
 

@@ -302,3 +302,28 @@ fn agent_kinds_in_instructions_match_the_team() {
         "{sys}"
     );
 }
+
+#[test]
+fn an_agent_card_is_answered_with_the_prompt_it_sits_in() {
+    // Framework prompts state the team and the task once and give each agent its card
+    // (issue 28): the simulated agent answers a card only with that context after it, and
+    // then as the expert it is with the whole instructions.
+    let e = env("cut_trees_sparse_small", 7);
+    let b = e.team_briefing().unwrap();
+    for a in e.agents() {
+        let card = e.agent_card(&a).unwrap();
+        let sys = e.instructions(&a);
+        assert!(card.len() * 2 < sys.len(), "{card}");
+        assert!(!card.contains("Current task") && !card.contains("Team composition"));
+        let user = e.perceived_text(&a, "I see trees all around me.");
+        assert_eq!(simulated_reply(&card, &user, 1.0, 3), None, "a card alone");
+        let context = format!(
+            "{card}\n\nYour team, yourself included:\n{}\n—\nThe team's current task:\n{}\n—\n",
+            b.team_composition.trim_end(),
+            b.task.trim_end()
+        );
+        let with_context = simulated_reply(&context, &user, 1.0, 3).unwrap();
+        assert_eq!(with_context, simulated_reply(&sys, &user, 1.0, 3).unwrap());
+        assert!(!with_context.contains("I try something"), "{with_context}");
+    }
+}

@@ -144,6 +144,7 @@ fn views(
                 .collect();
             Ok(AgentView {
                 instructions: env.instructions(&id),
+                card: env.agent_card(&id),
                 observation: env.observe_text(&id)?,
                 perception_prompt: env.perception_prompt(&id),
                 execution: env.execution_prompter(&id),

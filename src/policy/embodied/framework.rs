@@ -18,7 +18,9 @@
 //!
 //! Prompt convention (so prompts stay readable and the offline simulated model can answer
 //! them from the text alone, see [`super::framework_sim`]): every agent a prompt describes
-//! is one block `<agent name="AGENT_k">` holding `<rules>` (its instructions) and
+//! is one block `<agent name="AGENT_k">` holding `<rules>` (its card where the environment
+//! has one — who it is and what it can do, the team and task being stated once per prompt —
+//! else its instructions) and
 //! `<observation>` (its perception), plus status lines; the agent the prompt speaks to is
 //! marked `self="true"`. The prompt's last line, `Reply with: …`, lists the tags to answer.
 
@@ -157,6 +159,7 @@ pub fn agent_view(env: &dyn DynEnvironment, id: &str) -> Result<AgentView, Embod
     Ok(AgentView {
         id: id.to_string(),
         instructions: env.instructions(id),
+        card: env.agent_card(id),
         observation: env.observe_text(id)?,
         perception_prompt: env.perception_prompt(id),
         execution: env.execution_prompter(id),
@@ -204,7 +207,10 @@ pub fn agent_block(
         "<agent name=\"{}\"{}>\n<rules>\n{}\n</rules>\n<observation>\n{}\n</observation>\n",
         names.name(&view.id),
         if is_self { " self=\"true\"" } else { "" },
-        view.instructions.trim_end(),
+        view.card
+            .as_deref()
+            .unwrap_or(&view.instructions)
+            .trim_end(),
         perception.trim_end()
     );
     for (k, v) in status {

@@ -64,8 +64,16 @@ fn action_part(native: &str) -> String {
     }
 }
 
-fn expert_action(b: &Block<'_>, accuracy: f64, draw: u64) -> Option<String> {
-    crate::env::simulated_reply(b.rules, b.observation, accuracy, draw).map(|r| action_part(&r))
+/// The environment's simulated agent's action for block `b`: asked with the block's rules,
+/// and when those are a card (the team and task stated once elsewhere in the prompt), with the
+/// whole prompt `context` after them.
+fn expert_action(b: &Block<'_>, context: &str, accuracy: f64, draw: u64) -> Option<String> {
+    crate::env::simulated_reply(b.rules, b.observation, accuracy, draw)
+        .or_else(|| {
+            let rules = format!("{}\n\n{context}", b.rules);
+            crate::env::simulated_reply(&rules, b.observation, accuracy, draw)
+        })
+        .map(|r| action_part(&r))
 }
 
 fn unit(draw: &mut u64) -> f64 {
@@ -129,7 +137,7 @@ pub fn simulated_framework_reply(
     if format_line.contains("<action>") {
         // A review rewrites the proposer's action: the proposer is the block marked self.
         let b = me?;
-        let a = expert_action(b, accuracy, splitmix64(&mut rng))?;
+        let a = expert_action(b, user, accuracy, splitmix64(&mut rng))?;
         out.push_str(&format!("<action>{a}</action>\n"));
     }
     if format_line.contains("<message>") {
@@ -140,7 +148,7 @@ pub fn simulated_framework_reply(
     }
     if format_line.contains("<AGENT_k>action</AGENT_k>") {
         for b in &all {
-            let a = expert_action(b, accuracy, splitmix64(&mut rng))?;
+            let a = expert_action(b, user, accuracy, splitmix64(&mut rng))?;
             out.push_str(&format!("<{0}>{a}</{0}>\n", b.name));
         }
     }

@@ -321,7 +321,10 @@ impl FrameworkSteps for Hmas2 {
         let (plan, plan_at) = loop {
             let prompt = render(
                 PLAN_PROMPT,
-                context! { task, history, global_state => state, rounds, example },
+                context! {
+                    team_composition => o.briefing.team_composition.trim_end(),
+                    task, history, global_state => state, rounds, example,
+                },
             )
             .map_err(config_error)?;
             let mut log = o.ask(calls, &planner, "hmas2.plan", prompt.clone()).await?;

@@ -68,6 +68,9 @@ pub struct AgentView {
     pub id: AgentId,
     /// The benchmark's instructions for this agent (system prompt).
     pub instructions: String,
+    /// The agent's own rules for prompts that describe several agents
+    /// ([`colony_env_api::Environment::agent_card`]); `None`: its instructions serve.
+    pub card: Option<String>,
     /// The observation text (`observe_text`).
     pub observation: String,
     /// The PERCEPTION prompt, for benchmarks that turn observations into text with a model

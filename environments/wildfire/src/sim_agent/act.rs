@@ -357,6 +357,11 @@ pub(super) fn reply(
         .and_then(|id| kind_after(system, &format!("AGENT_{id}, a ")))?;
     let m = map_max(system)?;
     let ctx = parse(system, user);
+    if ctx.is_none() && !system.contains(crate::llm_play::ACT_FORMAT) {
+        // An agent card alone (no task): not an act prompt yet; the framework's simulated
+        // model asks again with the whole prompt after the card.
+        return None;
+    }
     let (why, action) = match (expert_answer, ctx) {
         (true, Some(ctx)) => expert(&ctx),
         _ => ("I try something.".to_string(), random(kind, m, rng)),

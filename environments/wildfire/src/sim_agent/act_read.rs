@@ -162,13 +162,25 @@ fn read_agents(summary: &str, me: u32) -> Vec<(u32, Cell)> {
         .collect()
 }
 
+/// The task: the `Current task: …` line of the act system prompt, or, in a framework prompt,
+/// the line after the first header ending in `task:` (`The team's current task:`).
+fn task_line(system: &str) -> Option<&str> {
+    let mut lines = system.lines();
+    if let Some(t) = system
+        .lines()
+        .find_map(|l| l.strip_prefix("Current task: "))
+    {
+        return Some(t);
+    }
+    lines.find(|l| l.trim_end().to_ascii_lowercase().ends_with("task:"))?;
+    lines.next()
+}
+
 pub(super) fn parse(system: &str, user: &str) -> Option<Ctx> {
     let id = number_after(system, "You are AGENT_")?.try_into().ok()?;
     let kind = kind_after(system, &format!("AGENT_{id}, a "))?;
     let m = map_max(system)?;
-    let task_line = system
-        .lines()
-        .find_map(|l| l.strip_prefix("Current task: "))?;
+    let task_line = task_line(system)?;
     let pos = user.rfind("Position: (")?;
     let me = coords(&user[pos..]).first().copied()?;
     let summary = &user[..pos];

@@ -18,7 +18,7 @@ use colony_env_api::rng::splitmix64;
 
 use crate::config::AgentKind;
 use crate::grid::Cell;
-use crate::llm_play::ACT_FORMAT;
+use crate::llm_play::{ABILITIES_HEADER, ACT_FORMAT};
 use crate::prompts::{EXECUTION_FORMAT, LEGEND, NOTES};
 
 /// The simulated reply to a `wildfire-v0` prompt (`system`, `user`), or `None` when the
@@ -33,7 +33,9 @@ pub fn simulated_reply(system: &str, user: &str, accuracy: f64, draw: u64) -> Op
     if user.contains(LEGEND) && user.contains(NOTES) {
         return perceive::reply(user, expert, &mut rng);
     }
-    if system.contains(ACT_FORMAT) {
+    // A framework prompt's agent card (its abilities, the team and task elsewhere in the
+    // prompt) is read like the act system prompt.
+    if system.contains(ACT_FORMAT) || system.contains(ABILITIES_HEADER) {
         return act::reply(system, user, expert, &mut rng);
     }
     None
