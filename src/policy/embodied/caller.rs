@@ -176,10 +176,7 @@ impl Caller {
                 .map(|(i, a)| (a.clone(), i))
                 .collect();
         }
-        let no_model = || EmbodiedError::Config {
-            policy: "caller".into(),
-            message: "no model configured".into(),
-        };
+        let no_model = || EmbodiedError::config("caller", "no model configured");
         if self.roster.members.is_empty() {
             return Err(no_model());
         }
@@ -263,9 +260,8 @@ impl Caller {
             log.reply = Some(reply);
             return Ok(log);
         }
-        let team = self.team.as_ref().ok_or_else(|| EmbodiedError::Config {
-            policy: "caller".into(),
-            message: "ensure_agents was not called before ask".into(),
+        let team = self.team.as_ref().ok_or_else(|| {
+            EmbodiedError::config("caller", "ensure_agents was not called before ask")
         })?;
         let mut options = AskOptions::new()
             .stateless()

@@ -148,10 +148,7 @@ fn identity(
 }
 
 fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
-    EmbodiedError::Config {
-        policy: "camon".into(),
-        message: e.to_string(),
-    }
+    EmbodiedError::config("camon", e)
 }
 
 /// A decision tag read as ACCEPT (`Some(true)`), REJECT (`Some(false)`) or neither.
@@ -487,37 +484,11 @@ fn exec_free(live: &[AgentView], agent: &str) -> bool {
 mod tests {
     use super::*;
     use crate::policy::embodied::framework_step::Framework;
-    use crate::policy::embodied::test_support::{first_view, script};
-    use crate::policy::embodied::CallLog;
+    use crate::policy::embodied::test_support::{
+        first_view, pairs as want, pattern, script, user as prompt,
+        wildfire_script as wildfire_lines,
+    };
     use crate::policy::embodied::{CallerConfig, Decision, EmbodiedPolicy};
-
-    fn pattern(calls: &[CallLog]) -> Vec<(String, String)> {
-        calls
-            .iter()
-            .map(|c| (c.agent.clone(), c.purpose.clone()))
-            .collect()
-    }
-
-    fn want(v: &[(&str, &str)]) -> Vec<(String, String)> {
-        v.iter()
-            .map(|(a, p)| (a.to_string(), p.to_string()))
-            .collect()
-    }
-
-    fn prompt(c: &CallLog) -> &str {
-        &c.messages.last().unwrap().content
-    }
-
-    const NOTHING: &str = "[0, 0, 0, \"do nothing\"]";
-
-    fn wildfire_lines(extra: &[(&'static str, u64, &'static str, &'static str)]) -> CallerConfig {
-        let mut lines = extra.to_vec();
-        for a in ["1", "2", "3"] {
-            lines.push((a, 0, "perception", "I see trees."));
-            lines.push((a, 0, "execution", NOTHING));
-        }
-        script(&lines)
-    }
 
     #[test]
     fn decisions_and_pairs_parse_leniently() {

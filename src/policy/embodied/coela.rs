@@ -222,10 +222,7 @@ fn prompt(
             message => message,
         },
     )
-    .map_err(|e| EmbodiedError::Config {
-        policy: "coela".into(),
-        message: e.to_string(),
-    })
+    .map_err(|e| EmbodiedError::config("coela", e))
 }
 
 #[async_trait]
@@ -331,8 +328,7 @@ impl FrameworkSteps for Coela {
 mod tests {
     use super::*;
     use crate::policy::embodied::framework_step::Framework;
-    use crate::policy::embodied::test_support::{first_view, script};
-    use crate::policy::embodied::CallLog;
+    use crate::policy::embodied::test_support::{first_view, pattern, script, wildfire_script};
     use crate::policy::embodied::{CallerConfig, EmbodiedPolicy};
 
     #[test]
@@ -400,17 +396,9 @@ mod tests {
         }
     }
 
-    fn pattern(calls: &[CallLog]) -> Vec<(String, String)> {
-        calls
-            .iter()
-            .map(|c| (c.agent.clone(), c.purpose.clone()))
-            .collect()
-    }
-
     #[tokio::test]
     async fn wildfire_message_then_action_per_agent_and_sending_costs_the_step() {
-        let exec = "[0, 0, 0, \"do nothing\"]";
-        let mut lines = vec![
+        let lines = vec![
             (
                 "1",
                 0,
@@ -438,11 +426,7 @@ mod tests {
             ),
             ("3", 0, "coela.action", "<reasoning>no tag</reasoning>"),
         ];
-        for a in ["1", "2", "3"] {
-            lines.push((a, 0, "perception", "I see trees."));
-            lines.push((a, 0, "execution", exec));
-        }
-        let mut p = Framework::<Coela>::new(script(&lines), "").unwrap();
+        let mut p = Framework::<Coela>::new(wildfire_script(&lines), "").unwrap();
         let d = p
             .decide(first_view("wildfire", &["level=1"]))
             .await

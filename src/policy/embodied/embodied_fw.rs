@@ -152,10 +152,7 @@ fn prompt(
             lifespan => lifespan,
         },
     )
-    .map_err(|e| EmbodiedError::Config {
-        policy: "embodied".into(),
-        message: e.to_string(),
-    })
+    .map_err(|e| EmbodiedError::config("embodied", e))
 }
 
 impl EmbodiedFramework {
@@ -317,18 +314,12 @@ impl FrameworkSteps for EmbodiedFramework {
 mod tests {
     use super::*;
     use crate::policy::embodied::framework_step::Framework;
-    use crate::policy::embodied::test_support::{first_view, script};
-    use crate::policy::embodied::CallLog;
+    use crate::policy::embodied::test_support::{first_view, script, user, wildfire_script};
     use crate::policy::embodied::{CallerConfig, EmbodiedPolicy};
-
-    fn user(c: &CallLog) -> &str {
-        &c.messages.last().unwrap().content
-    }
 
     #[tokio::test]
     async fn wildfire_paper_settings_two_rounds_then_actions_for_every_live_agent() {
-        let exec = "[0, 0, 0, \"do nothing\"]";
-        let mut lines = vec![
+        let lines = vec![
             (
                 "1",
                 0,
@@ -346,12 +337,9 @@ mod tests {
             ("2", 0, "embodied.action", "<reasoning>no tag</reasoning>"),
             ("3", 0, "embodied.action", "<action>cut all trees</action>"),
         ];
-        for a in ["1", "2", "3"] {
-            lines.push((a, 0, "perception", "I see trees."));
-            lines.push((a, 0, "execution", exec));
-        }
         let mut p =
-            Framework::<EmbodiedFramework>::new(script(&lines), "rounds=2,lifespan=3").unwrap();
+            Framework::<EmbodiedFramework>::new(wildfire_script(&lines), "rounds=2,lifespan=3")
+                .unwrap();
         let mut view = first_view("wildfire", &["level=1"]);
         // Only agent 1 must decide; Embodied re-decides everybody anyway.
         view.deciding.truncate(1);

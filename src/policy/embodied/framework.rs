@@ -492,10 +492,10 @@ pub(crate) fn no_options(policy: &str, options: &str) -> Result<(), EmbodiedErro
     if options.trim().is_empty() {
         return Ok(());
     }
-    Err(EmbodiedError::Config {
-        policy: policy.into(),
-        message: format!("{policy} takes no options, got {:?}", clip_option(options)),
-    })
+    Err(EmbodiedError::config(
+        policy,
+        format!("{policy} takes no options, got {:?}", clip_option(options)),
+    ))
 }
 
 /// At most 40 characters of an option's key or value, for an error message (options come

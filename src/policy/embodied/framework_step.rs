@@ -214,10 +214,7 @@ pub fn numeric_options(
     options: &str,
     allowed: &[(&str, u64, std::ops::RangeInclusive<u64>)],
 ) -> Result<Vec<u64>, EmbodiedError> {
-    let error = |message: String| EmbodiedError::Config {
-        policy: policy.into(),
-        message,
-    };
+    let error = |message: String| EmbodiedError::config(policy, message);
     let known = || {
         if allowed.is_empty() {
             "none".to_string()

@@ -267,10 +267,7 @@ fn left_out(names: &Names, live: &[AgentView], plan: &BTreeMap<AgentId, String>)
 }
 
 fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
-    EmbodiedError::Config {
-        policy: "hmas2".into(),
-        message: e.to_string(),
-    }
+    EmbodiedError::config("hmas2", e)
 }
 
 #[async_trait]
@@ -459,7 +456,7 @@ impl FrameworkSteps for Hmas2 {
 mod tests {
     use super::*;
     use crate::policy::embodied::framework_step::Framework;
-    use crate::policy::embodied::test_support::{first_view, script};
+    use crate::policy::embodied::test_support::{first_view, script, user, wildfire_script};
     use crate::policy::embodied::CallLog;
     use crate::policy::embodied::{CallerConfig, EmbodiedPolicy};
 
@@ -505,13 +502,8 @@ mod tests {
         }
     }
 
-    fn prompt_of(c: &CallLog) -> &str {
-        &c.messages.last().unwrap().content
-    }
-
-    fn wildfire_lines(plan: &'static str) -> Vec<(&'static str, u64, &'static str, &'static str)> {
-        let exec = "[0, 0, 0, \"do nothing\"]";
-        let mut lines = vec![
+    fn wildfire_lines(plan: &'static str) -> CallerConfig {
+        wildfire_script(&[
             ("1", 0, "hmas2.plan", plan),
             ("1", 0, "hmas2.feedback", "<feedback>'Accept'</feedback>"),
             (
@@ -521,12 +513,7 @@ mod tests {
                 "<feedback>I should refill water first</feedback>",
             ),
             ("3", 0, "hmas2.feedback", "<reasoning>no tag</reasoning>"),
-        ];
-        for a in ["1", "2", "3"] {
-            lines.push((a, 0, "perception", "I see trees."));
-            lines.push((a, 0, "execution", exec));
-        }
-        lines
+        ])
     }
 
     const PLAN_WITHOUT_3: &str = "<reasoning>r</reasoning><AGENT_1>move to (3, 4)</AGENT_1><AGENT 2>cut all trees<AGENT 2><AGENT_9>x</AGENT_9>";
@@ -534,7 +521,7 @@ mod tests {
     #[tokio::test]
     async fn by_default_an_incomplete_plan_is_asked_twice_more_and_feedback_is_not_replanned() {
         let lines = wildfire_lines(PLAN_WITHOUT_3);
-        let mut p = Framework::<Hmas2>::new(script(&lines), "").unwrap();
+        let mut p = Framework::<Hmas2>::new(lines, "").unwrap();
         let d = p
             .decide(first_view("wildfire", &["level=1"]))
             .await
@@ -546,9 +533,9 @@ mod tests {
         want.extend(["execution"; 2]);
         assert_eq!(purposes, want);
         // A re-ask names who was left out, so it is not the same request again.
-        let again = prompt_of(&d.calls[4]);
+        let again = user(&d.calls[4]);
         assert!(again.ends_with("Your previous answer gave no action for AGENT_3: give exactly one action for every agent."), "{again}");
-        assert!(!prompt_of(&d.calls[3]).contains("previous answer"));
+        assert!(!user(&d.calls[3]).contains("previous answer"));
         // Two rejections, no re-plan: the plan stands; agent 3 takes the no-op, no EXECUTION.
         assert_eq!(d.replies.len(), 2);
         assert!(!d.replies.contains_key("3"));
@@ -568,7 +555,7 @@ mod tests {
     #[tokio::test]
     async fn with_replans_3_rejections_replan_at_most_3_times() {
         let lines = wildfire_lines(PLAN_WITHOUT_3);
-        let mut p = Framework::<Hmas2>::new(script(&lines), "replans=3,reasks=0").unwrap();
+        let mut p = Framework::<Hmas2>::new(lines, "replans=3,reasks=0").unwrap();
         let d = p
             .decide(first_view("wildfire", &["level=1"]))
             .await
@@ -580,13 +567,13 @@ mod tests {
             .collect();
         assert_eq!((plans.len(), d.calls.len()), (4, 3 + 4 * 4 + 2));
         // The plan prompt: every live agent's block with its type, none marked self.
-        let plan0 = prompt_of(plans[0]);
+        let plan0 = user(plans[0]);
         assert_eq!(plan0.matches("<agent name=").count(), 3);
         assert!(!plan0.contains("self=\"true\"") && plan0.contains("Type: Firefighter"));
         let last = plan0.lines().last().unwrap();
         assert!(last.starts_with("Reply with:") && last.contains("<AGENT_k>action</AGENT_k>"));
         // A re-plan carries the non-accepting feedback only; a missing feedback rejects.
-        let plan3 = prompt_of(plans[3]);
+        let plan3 = user(plans[3]);
         assert!(plan3.contains("version 3") && !plan3.contains("version 4"));
         assert!(plan3.contains("AGENT_2: I should refill water first"));
         assert!(
@@ -594,7 +581,7 @@ mod tests {
         );
         assert!(plan3.contains("AGENT_3: (no action given: do nothing)"));
         // Feedback prompts mark the speaker's own block and show the parsed plan.
-        let fb2 = prompt_of(&d.calls[5]);
+        let fb2 = user(&d.calls[5]);
         assert!(fb2.contains("<agent name=\"AGENT_2\" self=\"true\">"));
         assert!(fb2.contains("AGENT_1: move to (3, 4)\nAGENT_2: cut all trees"));
         assert!(fb2.contains("you are AGENT_2, a Firefighter agent, located at ("));

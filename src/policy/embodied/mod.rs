@@ -202,6 +202,17 @@ impl From<RuntimeError> for EmbodiedError {
     }
 }
 
+impl EmbodiedError {
+    /// A [`EmbodiedError::Config`] of `policy` saying `message` (an option, a template, a
+    /// component that could not be built).
+    pub fn config(policy: impl Into<String>, message: impl std::fmt::Display) -> Self {
+        Self::Config {
+            policy: policy.into(),
+            message: message.to_string(),
+        }
+    }
+}
+
 /// A coordination policy for environment episodes.
 #[async_trait]
 pub trait EmbodiedPolicy: Send {

@@ -115,10 +115,7 @@ pub fn embodied_policy(
         let policy = ctx
             .entry
             .make_policy(name, ctx.seed)
-            .map_err(|e| EmbodiedError::Config {
-                policy: spec.to_string(),
-                message: e.to_string(),
-            })?;
+            .map_err(|e| EmbodiedError::config(spec, e))?;
         return Ok(Box::new(Scripted::new(spec, policy)));
     }
     let (name, options) = spec.split_once(':').unwrap_or((spec, ""));

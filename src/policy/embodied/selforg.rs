@@ -61,10 +61,7 @@ impl std::fmt::Debug for EmbodiedSelfOrg {
 impl EmbodiedSelfOrg {
     /// Parses `k=…,tau=…,rule=…,rounds=…` (all optional).
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        let err = |message: String| EmbodiedError::Config {
-            policy: "selforg".into(),
-            message,
-        };
+        let err = |message: String| EmbodiedError::config("selforg", message);
         let mut graph = GraphOptions::default();
         let mut rounds = 1usize;
         for part in options.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -213,19 +210,12 @@ impl EmbodiedPolicy for EmbodiedSelfOrg {
         if ids.len() > 1 {
             for _ in 0..self.rounds {
                 let texts: Vec<String> = ids.iter().map(|i| current[i].clone()).collect();
-                let r = self
-                    .embedder
-                    .embed(&texts)
-                    .await
-                    .map_err(|e| EmbodiedError::Config {
-                        policy: "selforg".into(),
-                        message: format!("embedding the proposals: {e}"),
-                    })?;
-                let graph =
-                    build_graph(r.view(), &self.graph).map_err(|e| EmbodiedError::Config {
-                        policy: "selforg".into(),
-                        message: format!("building the graph: {e}"),
-                    })?;
+                let r = self.embedder.embed(&texts).await.map_err(|e| {
+                    EmbodiedError::config("selforg", format!("embedding the proposals: {e}"))
+                })?;
+                let graph = build_graph(r.view(), &self.graph).map_err(|e| {
+                    EmbodiedError::config("selforg", format!("building the graph: {e}"))
+                })?;
                 trace_rounds.push(json!({
                     "agents": ids,
                     "psi": graph.psi,

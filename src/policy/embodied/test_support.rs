@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::{framework, CallerConfig, ReplyScript, StepView};
+use super::{framework, CallLog, CallerConfig, ReplyScript, StepView};
 
 /// A caller answering from `(agent, step, purpose, reply)` lines.
 pub(crate) fn script(lines: &[(&str, u64, &str, &str)]) -> CallerConfig {
@@ -43,4 +43,38 @@ pub(crate) fn first_view(env: &str, settings: &[&str]) -> StepView {
         env_delivers_messages: env.delivers_messages(),
         env: Some(env.snapshot()),
     }
+}
+
+/// What the Wildfire EXECUTION module answers for "do nothing".
+pub(crate) const DO_NOTHING_EXEC: &str = "[0, 0, 0, \"do nothing\"]";
+
+/// [`script`] of `lines` plus, for Wildfire level 1's agents 1–3 at step 0, a perception and
+/// an EXECUTION reply of "do nothing".
+pub(crate) fn wildfire_script(lines: &[(&str, u64, &str, &str)]) -> CallerConfig {
+    let mut all = lines.to_vec();
+    for a in ["1", "2", "3"] {
+        all.push((a, 0, "perception", "I see trees."));
+        all.push((a, 0, "execution", DO_NOTHING_EXEC));
+    }
+    script(&all)
+}
+
+/// `(agent, purpose)` of each call, in order.
+pub(crate) fn pattern(calls: &[CallLog]) -> Vec<(String, String)> {
+    calls
+        .iter()
+        .map(|c| (c.agent.clone(), c.purpose.clone()))
+        .collect()
+}
+
+/// `v` as owned pairs (what [`pattern`] is compared with).
+pub(crate) fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(a, p)| (a.to_string(), p.to_string()))
+        .collect()
+}
+
+/// The user prompt of a call.
+pub(crate) fn user(c: &CallLog) -> &str {
+    &c.messages.last().map_or("", |m| m.content.as_str())
 }

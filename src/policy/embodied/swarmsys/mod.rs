@@ -174,10 +174,7 @@ fn unsupported(env: &str) -> EmbodiedError {
 }
 
 fn embed_error(e: impl std::fmt::Display) -> EmbodiedError {
-    EmbodiedError::Config {
-        policy: "swarmsys".into(),
-        message: format!("embedding: {e}"),
-    }
+    EmbodiedError::config("swarmsys", format!("embedding: {e}"))
 }
 
 /// `I_comp ⊕ abilities ⊕ history` (§2.4, newest success first).
