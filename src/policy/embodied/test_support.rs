@@ -76,5 +76,5 @@ pub(crate) fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
 
 /// The user prompt of a call.
 pub(crate) fn user(c: &CallLog) -> &str {
-    &c.messages.last().map_or("", |m| m.content.as_str())
+    c.messages.last().map_or("", |m| m.content.as_str())
 }
