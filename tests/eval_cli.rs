@@ -478,16 +478,7 @@ fn call_latency_percentiles_are_reported_per_policy() {
         );
     }
     let s = summary(dir.path());
-    let p: Vec<f64> = s["policies"]["single"]["call_latency_ms"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect();
-    assert!(
-        p.len() == 3 && p[0] >= 30.0 && p[0] <= p[1] && p[1] <= p[2],
-        "{p:?}"
-    );
+    common::assert_latency_percentiles(&s["policies"]["single"], 30.0);
     let md = std::fs::read_to_string(dir.path().join("latency.md")).unwrap();
     assert!(
         md.contains("| Method | Calls | p50 | p95 | p99 | wall s | calls/s |"),

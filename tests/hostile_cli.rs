@@ -113,6 +113,22 @@ fn sample() -> String {
 
 /// `colony eval --policy POLICY` on the GSM8K sample with the in-process simulated model into
 /// `out`, plus `extra` flags, fails with one short error line containing every needle.
+/// Writes a one-dataset suite (the GSM8K sample, the simulated model) running `policy` with the
+/// extra top-level `keys`, runs it with `--dry-run` and checks its one-line error.
+fn assert_suite_error(dir: &Path, policy: &str, keys: &str, out: &str, needles: &[&str]) {
+    let data = sample();
+    let suite = write(
+        dir,
+        "suite.toml",
+        &format!(
+            "name = \"r\"\npolicies = [\"{policy}\"]\nmodels = [\"sim\"]\n{keys}\n\n\
+             [[datasets]]\nname = \"gsm8k\"\ndata = {data:?}\n"
+        ),
+    );
+    let args = ["run", suite.to_str().unwrap(), "--out", out, "--dry-run"];
+    assert_error(&colony(&args), &args, needles);
+}
+
 fn assert_eval_error(policy: &str, extra: &[&str], out: &str, needles: &[&str]) {
     let data = sample();
     let mut args = vec![
@@ -353,18 +369,9 @@ fn counts_in_flight_are_bounded() {
         "hi",
     ];
     assert_error(&colony(&args), &args, &["max_concurrency", "65536"]);
-    let data = sample();
     for key in ["items_in_flight", "episodes_in_flight"] {
-        let suite = write(
-            tmp.path(),
-            &format!("{key}.toml"),
-            &format!(
-                "name = \"r\"\npolicies = [\"single\"]\nmodels = [\"sim\"]\n{key} = 100000000\n\n\
-                 [[datasets]]\nname = \"gsm8k\"\ndata = \"{data}\"\n"
-            ),
-        );
-        let args = ["run", suite.to_str().unwrap(), "--out", out, "--dry-run"];
-        assert_error(&colony(&args), &args, &[key, "65536"]);
+        let keys = format!("{key} = 100000000");
+        assert_suite_error(tmp.path(), "single", &keys, out, &[key, "65536"]);
     }
 }
 
@@ -381,17 +388,8 @@ fn roster_size_is_bounded() {
         out,
         &["--agents", "1000"],
     );
-    let data = sample();
-    let suite = write(
-        tmp.path(),
-        "s.toml",
-        &format!(
-            "agents = 1000000000\npolicies = [\"single\"]\nmodels = [\"sim\"]\n[[datasets]]\nname = \"gsm8k\"\ndata = {data:?}\n"
-        ),
-    );
-    let suite = suite.to_str().unwrap();
-    let args = ["run", suite, "--out", out, "--dry-run"];
-    assert_error(&colony(&args), &args, &["agents", "1000"]);
+    let keys = "agents = 1000000000";
+    assert_suite_error(tmp.path(), "single", keys, out, &["agents", "1000"]);
 }
 
 /// Issue 30, item 6: size limits hold on what is read, not on what the file claims: a symlink
@@ -690,15 +688,12 @@ fn a_role_folder_without_cards_is_an_error() {
         out,
         &["empty", "no `*.toml` card"],
     );
-    let data = sample();
-    let suite = write(
+    let keys = "roles = \"/etc\"";
+    assert_suite_error(
         tmp.path(),
-        "roles.toml",
-        &format!(
-            "name = \"r\"\npolicies = [\"selforg\"]\nmodels = [\"sim\"]\nroles = \"/etc\"\n\n\
-             [[datasets]]\nname = \"gsm8k\"\ndata = \"{data}\"\n"
-        ),
+        "selforg",
+        keys,
+        out,
+        &["/etc", "no `*.toml` card"],
     );
-    let args = ["run", suite.to_str().unwrap(), "--out", out, "--dry-run"];
-    assert_error(&colony(&args), &args, &["/etc", "no `*.toml` card"]);
 }

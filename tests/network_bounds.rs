@@ -458,6 +458,19 @@ async fn colony_chat_honours_max_body_bytes_from_models_toml() {
 // ---------------------------------------------------------------------------------------------
 // serve-mock: bounded requests, responses and header reads.
 
+/// A fresh client still gets an answer from `server` (a bad client did not take it down).
+async fn assert_still_answers(server: &MockServer) {
+    let reply = OpenAiClient::new(
+        ClientSettings::new("m"),
+        vec![EndpointSettings::new(server.base_url())],
+    )
+    .unwrap()
+    .chat(&hello())
+    .await
+    .unwrap();
+    assert!(!reply.text.is_empty());
+}
+
 async fn mock(edit: impl FnOnce(&mut MockServerConfig)) -> MockServer {
     let mut cfg = MockServerConfig::new(Arc::new(SimulatedModel::new(SimulatedConfig::default())));
     edit(&mut cfg);
@@ -639,15 +652,7 @@ async fn slow_header_clients_are_dropped() {
         .await
         .expect("the slow client was never disconnected");
     assert!(took >= Duration::from_millis(900), "{took:?}");
-    let reply = OpenAiClient::new(
-        ClientSettings::new("m"),
-        vec![EndpointSettings::new(server.base_url())],
-    )
-    .unwrap()
-    .chat(&hello())
-    .await
-    .unwrap();
-    assert!(!reply.text.is_empty());
+    assert_still_answers(&server).await;
     assert_eq!(
         MockServerConfig::new(Arc::new(SimulatedModel::new(SimulatedConfig::default())))
             .header_read_timeout,
@@ -731,14 +736,6 @@ async fn stalled_request_bodies_are_dropped() {
     assert!(closed.is_ok(), "the stalled client was never disconnected");
     let text = String::from_utf8_lossy(&answer);
     assert!(text.is_empty() || text.starts_with("HTTP/1.1 4"), "{text}");
-    let reply = OpenAiClient::new(
-        ClientSettings::new("m"),
-        vec![EndpointSettings::new(server.base_url())],
-    )
-    .unwrap()
-    .chat(&hello())
-    .await
-    .unwrap();
-    assert!(!reply.text.is_empty());
+    assert_still_answers(&server).await;
     server.shutdown().await;
 }

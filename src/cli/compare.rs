@@ -9,7 +9,6 @@ use std::time::Duration;
 use crate::env::parse_compare_seeds;
 use crate::eval::call_log::LogCalls;
 use crate::eval::{run_compare, CallRouting, CompareConfig, CompareModels, Progress};
-use crate::llm::ModelsConfig;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -101,17 +100,10 @@ fn model_specs(
     a: &CompareArgs,
     config: Option<&Path>,
 ) -> anyhow::Result<(Vec<crate::llm::ModelSpec>, Option<String>)> {
-    Ok(match &a.models {
-        Some(list) => {
-            let cfg = ModelsConfig::discover(config)?;
-            let specs = list
-                .split(',')
-                .map(|name| Ok(cfg.resolve(Some(name.trim()), &a.model.overrides()?)?))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            (specs, Some(list.clone()))
-        }
-        None => (vec![a.model.spec(config)?], None),
-    })
+    Ok((
+        a.model.specs(a.models.as_deref(), config)?,
+        a.models.clone(),
+    ))
 }
 
 /// `colony compare --dry-run`: the comparison as one suite unit, estimated as a suite's

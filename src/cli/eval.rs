@@ -6,7 +6,7 @@ use crate::eval::models::reasoning_roster;
 use crate::eval::reasoning::dataset_run::{run_dataset, DatasetProgress, DatasetRun};
 use crate::eval::reasoning::report::BaselineSpec;
 use crate::eval::{CallRouting, LabelledPolicy};
-use crate::llm::{ModelSpec, ModelsConfig};
+use crate::llm::ModelSpec;
 use crate::policy::reasoning::{policy_with_embedder, Roster};
 use clap::Args;
 use colony_qa::Item;
@@ -113,16 +113,7 @@ fn model_specs(a: &EvalArgs, config: Option<&Path>) -> anyhow::Result<Vec<ModelS
 
 /// [`model_specs`] before `--sim-accuracy`.
 fn base_model_specs(a: &EvalArgs, config: Option<&Path>) -> anyhow::Result<Vec<ModelSpec>> {
-    match &a.models {
-        Some(list) => {
-            let cfg = ModelsConfig::discover(config)?;
-            let overrides = a.model.overrides()?;
-            list.split(',')
-                .map(|name| Ok(cfg.resolve(Some(name.trim()), &overrides)?))
-                .collect()
-        }
-        None => Ok(vec![a.model.spec(config)?]),
-    }
+    a.model.specs(a.models.as_deref(), config)
 }
 
 fn roster(a: &EvalArgs, config: Option<&Path>, items: &[Item]) -> anyhow::Result<Roster> {

@@ -106,6 +106,25 @@ impl ModelArgs {
             .transpose()?)
     }
 
+    /// The specs of a comma-separated `--models` list (each resolved in models.toml with these
+    /// flags' overrides), or the one model [`ModelArgs::spec`] names when there is no list.
+    pub fn specs(
+        &self,
+        models: Option<&str>,
+        config: Option<&Path>,
+    ) -> anyhow::Result<Vec<ModelSpec>> {
+        match models {
+            Some(list) => {
+                let cfg = crate::llm::ModelsConfig::discover(config)?;
+                let overrides = self.overrides()?;
+                list.split(',')
+                    .map(|name| Ok(cfg.resolve(Some(name.trim()), &overrides)?))
+                    .collect()
+            }
+            None => Ok(vec![self.spec(config)?]),
+        }
+    }
+
     /// Resolves the model spec from models.toml (found via `config`) and the flags.
     pub fn spec(&self, config: Option<&Path>) -> anyhow::Result<ModelSpec> {
         let spec = self.configured_spec(config)?;

@@ -243,29 +243,33 @@ async fn policies_and_early_stopping(
          susceptibility {}, seed {}).",
         config.items, config.wrong_answers, config.susceptibility, config.seed
     );
-    let policies_md = policy_markdown(&title, &policies, false);
-    write(&a.out, "policies.md", &policies_md)?;
-    write(&a.out, "policies.csv", &policy_csv(&policies))?;
-    policy_svg(
+    let report = |stem: &str, title: &str, svg_title: &str, rows: &[PolicyRow], tokens| {
+        let md = policy_markdown(title, rows, tokens);
+        write(&a.out, &format!("{stem}.md"), &md)?;
+        write(&a.out, &format!("{stem}.csv"), &policy_csv(rows))?;
+        policy_svg(svg_title, rows, &a.out.join(format!("{stem}.svg")))?;
+        println!("{md}");
+        anyhow::Ok(())
+    };
+    report(
+        "policies",
+        &title,
         "accuracy vs per-agent accuracy",
         &policies,
-        &a.out.join("policies.svg"),
+        false,
     )?;
-    println!("{policies_md}");
 
     let early_title = format!(
         "SelfOrg with and without early stopping (γ = {}): accuracy (tokens per item).",
         config.gamma
     );
-    let early_md = policy_markdown(&early_title, &early, true);
-    write(&a.out, "early_stopping.md", &early_md)?;
-    write(&a.out, "early_stopping.csv", &policy_csv(&early))?;
-    policy_svg(
+    report(
+        "early_stopping",
+        &early_title,
         "SelfOrg early stopping",
         &early,
-        &a.out.join("early_stopping.svg"),
+        true,
     )?;
-    println!("{early_md}");
     doc["policies"] = serde_json::json!(policies);
     doc["early_stopping"] = serde_json::json!(early);
     Ok(())

@@ -9,10 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::bounded::{
-    fit_detail, for_each_line, for_each_line_in, read_json_file, Notes, MAX_DETAIL_BYTES,
-    MAX_LINE_BYTES,
-};
+use super::bounded::{for_each_line, for_each_line_in, read_json_file, Notes, MAX_LINE_BYTES};
 use super::discover::Unit;
 use super::episode_frames::{encode_frames, legend, replay, FrameBudget, MAX_FRAMES};
 use super::eval_unit::{json_file, plots, text_file, MAX_ROWS};
@@ -218,12 +215,7 @@ pub fn write_unit(
             "warnings": warnings,
             "notes": ep_notes.to_json(),
         });
-        fit_detail(
-            &mut detail,
-            &["calls", "steps", "frames"],
-            page.detail_room(MAX_DETAIL_BYTES),
-        );
-        let d = page.detail(&detail)?;
+        let d = page.fitted_detail(&mut detail, &["calls", "steps", "frames"])?;
         rows.push(json!([
             r.config,
             r.policy,

@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use serde_json::{json, Value};
 
-use super::bounded::{
-    self, fit_detail, for_each_line, for_each_line_in, Notes, MAX_DETAIL_BYTES, MAX_LINE_BYTES,
-};
+use super::bounded::{self, for_each_line, for_each_line_in, Notes, MAX_LINE_BYTES};
 use super::discover::{jsonl_files, Unit};
 use super::html::PageWriter;
 use super::ViewError;
@@ -200,12 +198,7 @@ pub fn write_unit(unit: &Unit, page: &mut PageWriter) -> Result<Value, ViewError
                 "has_calls": calls.is_some(),
                 "notes": [],
             });
-            fit_detail(
-                &mut detail,
-                &["entries"],
-                page.detail_room(MAX_DETAIL_BYTES),
-            );
-            let d = page.detail(&detail)?;
+            let d = page.fitted_detail(&mut detail, &["entries"])?;
             rows.push(json!([
                 r.policy,
                 r.dataset,

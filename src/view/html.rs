@@ -261,6 +261,19 @@ impl PageWriter {
         std::fs::write(&c.path, text).map_err(ViewError::io(&c.path))
     }
 
+    /// Appends `detail` after cutting the arrays under `keys` so that it fits
+    /// [`Self::detail_room`] of [`super::bounded::MAX_DETAIL_BYTES`] (what every report's
+    /// row details do); returns its number.
+    pub fn fitted_detail(
+        &mut self,
+        detail: &mut serde_json::Value,
+        keys: &[&str],
+    ) -> Result<usize, ViewError> {
+        let room = self.detail_room(super::bounded::MAX_DETAIL_BYTES);
+        super::bounded::fit_detail(detail, keys, room);
+        self.detail(detail)
+    }
+
     /// The same page with a detail budget of `bytes` instead of [`MAX_PAGE_DETAIL_BYTES`]
     /// (tests exercise the cut without writing gigabytes).
     pub fn with_detail_budget(mut self, bytes: usize) -> Self {

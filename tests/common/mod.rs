@@ -367,3 +367,18 @@ pub fn results_by_id(dir: &Path, policy: &str) -> Vec<Value> {
     rows.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
     rows
 }
+
+/// Checks a summary's `call_latency_ms` (p50, p90, p99): three values, in order, the first at
+/// least `floor_ms` (the server's latency).
+pub fn assert_latency_percentiles(policy: &Value, floor_ms: f64) {
+    let q: Vec<f64> = policy["call_latency_ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!(
+        q.len() == 3 && q[0] >= floor_ms && q[0] <= q[1] && q[1] <= q[2],
+        "{q:?}"
+    );
+}

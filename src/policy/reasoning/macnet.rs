@@ -197,29 +197,27 @@ impl MacNet {
         }
     }
 
-    /// The item's topology (the `purpose = "topology"` stream).
-    pub fn topology(&self, query: &Query) -> Topology {
-        let mut rng = stream(
+    /// The item's random stream for `purpose` (see [`stream`]).
+    fn item_stream(&self, query: &Query, purpose: &str) -> rand_chacha::ChaCha8Rng {
+        stream(
             query.run_seed,
             self.sample(query),
             METHOD,
             None,
             None,
-            "topology",
-        );
+            purpose,
+        )
+    }
+
+    /// The item's topology (the `purpose = "topology"` stream).
+    pub fn topology(&self, query: &Query) -> Topology {
+        let mut rng = self.item_stream(query, "topology");
         Topology::random(self.options.agents, &mut rng)
     }
 
     /// The item's persona per node: indices into the role pool (`purpose = "persona"`).
     pub fn personas(&self, query: &Query) -> Vec<usize> {
-        let mut rng = stream(
-            query.run_seed,
-            self.sample(query),
-            METHOD,
-            None,
-            None,
-            "persona",
-        );
+        let mut rng = self.item_stream(query, "persona");
         (0..self.options.agents)
             .map(|_| below(&mut rng, self.pool.len()))
             .collect()
