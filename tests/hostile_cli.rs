@@ -117,14 +117,16 @@ fn sample() -> String {
 /// extra top-level `keys`, runs it with `--dry-run` and checks its one-line error.
 fn assert_suite_error(dir: &Path, policy: &str, keys: &str, out: &str, needles: &[&str]) {
     let data = sample();
-    let suite = write(
-        dir,
-        "suite.toml",
-        &format!(
-            "name = \"r\"\npolicies = [\"{policy}\"]\nmodels = [\"sim\"]\n{keys}\n\n\
-             [[datasets]]\nname = \"gsm8k\"\ndata = {data:?}\n"
-        ),
+    let text = format!(
+        "name = \"r\"\npolicies = [\"{policy}\"]\nmodels = [\"sim\"]\n{keys}\n\n\
+         [[datasets]]\nname = \"gsm8k\"\ndata = {data:?}\n"
     );
+    assert_suite_text_error(dir, &text, out, needles);
+}
+
+/// Writes the suite `text`, runs it with `--dry-run` and checks its one-line error.
+fn assert_suite_text_error(dir: &Path, text: &str, out: &str, needles: &[&str]) {
+    let suite = write(dir, "suite.toml", text);
     let args = ["run", suite.to_str().unwrap(), "--out", out, "--dry-run"];
     assert_error(&colony(&args), &args, needles);
 }
@@ -544,21 +546,19 @@ fn episode_counts_are_bounded_before_planning() {
         out,
     ];
     assert_error(&colony(&args), &args, &["10000000000 episodes", "100000"]);
-    let suite = write(
+    assert_suite_text_error(
         tmp.path(),
-        "g.toml",
         "policies = [\"scripted:noop\"]\nmodels = [\"sim\"]\n[[environments]]\nid = \"cube\"\ngrid = { max_steps = \"1..=10000\" }\nseeds = \"0..1000000\"\n",
+        out,
+        &["episodes", "100000"],
     );
-    let args = ["run", suite.to_str().unwrap(), "--out", out, "--dry-run"];
-    assert_error(&colony(&args), &args, &["episodes", "100000"]);
     // A suite listing one model twice is an error, not the same unit twice.
-    let suite = write(
+    assert_suite_text_error(
         tmp.path(),
-        "twice.toml",
         "policies = [\"scripted:noop\"]\nmodels = [\"sim\", \"sim\"]\n[[environments]]\nid = \"cube\"\nseeds = \"0\"\n",
+        out,
+        &["models", "twice"],
     );
-    let args = ["run", suite.to_str().unwrap(), "--out", out, "--dry-run"];
-    assert_error(&colony(&args), &args, &["models", "twice"]);
 }
 
 /// Issue 30, minors: the last seed is a valid range end, and `env step --steps` stops at the
