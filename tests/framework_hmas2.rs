@@ -177,3 +177,85 @@ fn every_environment_with_the_simulated_model() {
 fn against_serve_mock_the_tokens_are_the_servers() {
     assert_tokens_are_the_servers_on("hmas2", 0);
 }
+
+/// The token guard (issue 28, WILDFIRE-ORCH `core/token_guard.py`): against a real server on
+/// loopback, with a context smaller than HMAS-2's plan and feedback prompts (1,050 tokens:
+/// perceptions and executions fit), those prompts are cut in the middle to fit (less the
+/// reply's room, a quarter of this small context) and asked again. Each cut call says
+/// so in `calls.jsonl`, the episode counts it as a fallback, and no episode fails; a context
+/// too small for any prompt still fails each episode with one clear error.
+#[test]
+fn prompts_too_long_for_the_context_are_cut_to_fit_and_counted() {
+    let m = common::Mock::start(&[], &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let model = ["--base-url", m.url.as_str(), "--model", "sim"];
+    let fits = [&model[..], &["--context-tokens", "1050"]].concat();
+    let rows = common::compare_policy(
+        "hmas2",
+        "wildfire",
+        &["--set", "level=1"],
+        "2",
+        &fits,
+        dir.path(),
+    );
+    let calls = common::jsonl(&dir.path().join("episodes/hmas2/0/calls.jsonl"));
+    let cut: Vec<&Value> = calls.iter().filter(|c| !c["truncated"].is_null()).collect();
+    assert!(!cut.is_empty(), "no prompt was cut");
+    for c in &cut {
+        assert!(c["purpose"].as_str().unwrap().starts_with("hmas2."), "{c}");
+        let t = &c["truncated"];
+        assert!(t["from_tokens"].as_u64() > Some(1050), "{t}");
+        assert!(t["to_tokens"].as_u64() <= Some(1050 - 1050 / 4), "{t}");
+        let user = user_prompt(c);
+        assert!(
+            user.contains("was cut to fit the model's context"),
+            "{user}"
+        );
+        assert!(c["reply"].is_string() && c["error"].is_null(), "{c}");
+    }
+    // Perception and execution prompts fit as they are.
+    assert!(calls
+        .iter()
+        .filter(|c| c["purpose"] == "perception")
+        .all(|c| c["truncated"].is_null()));
+    let fallbacks = rows[0]["fallbacks"].as_u64().unwrap();
+    assert!(fallbacks >= cut.len() as u64, "{fallbacks} < {}", cut.len());
+    // Recorded, the run replays call for call: the replay refuses the same prompts as the
+    // recorded client did, and the guard cuts them the same way.
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let args = [&["--seeds", "0", "--max-steps", "2"][..], &fits, extra].concat();
+        let (ok, _, err) = common::colony(&common::compare_args(
+            "wildfire",
+            &["--set", "level=1"],
+            "hmas2",
+            &args,
+            &out,
+        ));
+        assert!(ok, "{name}: {err}");
+        common::timeless(&common::summary(&out))
+    };
+    let rec = dir.path().join("rec");
+    let recorded = run("recorded", &["--record", rec.to_str().unwrap()]);
+    let replayed = run("replayed", &["--replay", rec.to_str().unwrap()]);
+    assert_eq!(replayed, recorded);
+    // Too small for anything: the episodes fail, they are not played on cut prompts.
+    let tiny = [&model[..], &["--context-tokens", "30"]].concat();
+    let out = dir.path().join("tiny");
+    let (ok, _, err) = common::colony(&common::compare_args(
+        "wildfire",
+        &["--set", "level=1"],
+        "hmas2",
+        &[&["--seeds", "0", "--max-steps", "1"][..], &tiny].concat(),
+        &out,
+    ));
+    assert!(!ok, "{err}");
+    let row = common::jsonl(&out.join("episodes.jsonl")).remove(0);
+    assert!(
+        row["error"]
+            .as_str()
+            .unwrap()
+            .contains("does not fit the context"),
+        "{row}"
+    );
+}

@@ -154,7 +154,8 @@ impl ModelArgs {
         let model: SharedModel = if let Some(dir) = &self.replay {
             Arc::new(
                 ReplayModel::replay(&spec.build_id(), dir)?
-                    .marked_simulated(spec.kind == crate::llm::ModelKind::Simulated),
+                    .marked_simulated(spec.kind == crate::llm::ModelKind::Simulated)
+                    .with_context_tokens(spec.context_tokens),
             )
         } else {
             let model = spec.build()?;

@@ -477,6 +477,7 @@ mod tests {
             latency_ms: 1.5,
             error: None,
             retries: 0,
+            truncated: None,
             decides: false,
         }
     }

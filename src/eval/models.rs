@@ -51,7 +51,8 @@ impl<'a> CallRouting<'a> {
             Self::Record(dir) => Arc::new(ReplayModel::record(build()?, dir)?),
             Self::Replay(dir) => Arc::new(
                 ReplayModel::replay(&spec.build_id(), dir)?
-                    .marked_simulated(spec.kind == crate::llm::ModelKind::Simulated),
+                    .marked_simulated(spec.kind == crate::llm::ModelKind::Simulated)
+                    .with_context_tokens(spec.context_tokens),
             ),
         };
         spec.priced(model)

@@ -123,6 +123,8 @@ pub struct ReplayModel {
     /// The recorded model is the simulated one (known from the inner model when recording,
     /// told by [`ReplayModel::marked_simulated`] when replaying).
     simulated: bool,
+    /// The configured context of the replayed model ([`ReplayModel::with_context_tokens`]).
+    context_tokens: Option<u64>,
 }
 
 impl std::fmt::Debug for ReplayModel {
@@ -157,6 +159,7 @@ impl ReplayModel {
             disk,
             live: Mutex::new(HashMap::new()),
             writer: Mutex::new(Some(file)),
+            context_tokens: None,
         })
     }
 
@@ -178,7 +181,18 @@ impl ReplayModel {
             live: Mutex::new(HashMap::new()),
             writer: Mutex::new(None),
             simulated: false,
+            context_tokens: None,
         })
+    }
+
+    /// This replay, refusing prompts longer than `context_tokens` as the recorded model's
+    /// client did (`context_tokens` in models.toml or `--context-tokens`): the refusal was
+    /// never recorded, and the caller's answer to it (the embodied token guard cuts the prompt
+    /// and asks again) must replay as it ran. A context the client learnt from the server
+    /// (`GET /props`) is not known here; such runs need it configured to replay.
+    pub fn with_context_tokens(mut self, context_tokens: Option<u64>) -> Self {
+        self.context_tokens = context_tokens;
+        self
     }
 
     /// This replay, marked as replaying the simulated model's calls (its results then say
@@ -372,6 +386,17 @@ impl ChatModel for ReplayModel {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
+        if let (Some(context_tokens), None) = (self.context_tokens, &self.inner) {
+            let prompt_tokens = super::approx_prompt_tokens(&request.messages);
+            if prompt_tokens > context_tokens {
+                return Err(ModelError::ContextOverflow {
+                    model: self.id.clone(),
+                    prompt_tokens,
+                    context_tokens,
+                    origin: "`context_tokens`",
+                });
+            }
+        }
         let bytes = request_digest(&self.id, request);
         let key = hex(&bytes);
         if let Some((offset, len)) = self.disk.get(&bytes) {

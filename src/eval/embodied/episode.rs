@@ -202,6 +202,10 @@ pub async fn run_episode(
                 match decided {
                     Ok(d) => {
                         calls = d.calls;
+                        // A prompt the token guard cut is a fallback, like a reply the
+                        // environment could not read: counted, never silent.
+                        out.fallbacks +=
+                            calls.iter().filter(|c| c.truncated.is_some()).count() as u64;
                         env.step_replies(&d.replies)
                             .map_err(EmbodiedError::from)
                             .map(|(r, taken)| {

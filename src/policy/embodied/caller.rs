@@ -16,10 +16,13 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::token_guard::{self, Truncated};
 use super::{AgentView, EmbodiedError, ReplyScript};
-use crate::llm::{approx_prompt_tokens, approx_tokens, Message, Sampling, SharedModel, Usage};
+use crate::llm::{
+    approx_prompt_tokens, approx_tokens, Message, ModelError, Sampling, SharedModel, Usage,
+};
 use crate::policy::reasoning::{Member, Roster};
-use crate::runtime::{AskOptions, RoleCard, Team};
+use crate::runtime::{AskOptions, RoleCard, RuntimeError, Team};
 use crate::stable_hash::StableHasher;
 use colony_env_api::AgentId;
 
@@ -52,6 +55,10 @@ pub struct CallLog {
     /// replayed call reports the recorded count).
     #[serde(default)]
     pub retries: u32,
+    /// How the prompt was cut to fit the model's context, when it was (the token guard;
+    /// counted as a fallback of the episode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<Truncated>,
     /// True when this call's reply is the agent's action for the step (set by the policy; the
     /// episode loop then fills `action` / `parse_error`).
     #[serde(skip)]
@@ -248,6 +255,7 @@ impl Caller {
             latency_ms: 0.0,
             error: None,
             retries: 0,
+            truncated: None,
             decides: false,
         };
         if let Some(script) = &self.script {
@@ -272,7 +280,34 @@ impl Caller {
         if let Some(d) = self.timeout {
             options = options.timeout(d);
         }
-        match team.ask_with(view.id.as_str(), prompt, options).await {
+        let mut result = team
+            .ask_with(view.id.as_str(), prompt.clone(), options.clone())
+            .await;
+        // The token guard: a prompt refused as too long is cut to fit and asked once more.
+        if let Err(RuntimeError::Model {
+            source: ModelError::ContextOverflow { context_tokens, .. },
+            ..
+        }) = &result
+        {
+            let room = EMBODIED_SAMPLING
+                .max_tokens
+                .map_or(0, u64::from)
+                .min(context_tokens / 4);
+            let budget = context_tokens.saturating_sub(room);
+            if let Some((system, prompt, cut)) = token_guard::fit(system, &prompt, budget) {
+                tracing::debug!(step, agent = %view.id, purpose, ?cut, "prompt cut to fit the context");
+                log.messages = Vec::with_capacity(2);
+                if !system.is_empty() {
+                    log.messages.push(Message::system(system.as_str()));
+                }
+                log.messages.push(Message::user(prompt.as_str()));
+                log.truncated = Some(cut);
+                result = team
+                    .ask_with(view.id.as_str(), prompt, options.system(system))
+                    .await;
+            }
+        }
+        match result {
             Ok(reply) => {
                 log.usage = reply.usage;
                 log.latency_ms = reply.latency.as_secs_f64() * 1e3;

@@ -32,6 +32,7 @@ mod scripted;
 pub mod selforg;
 pub mod swarmsys;
 pub mod tags;
+mod token_guard;
 /// ` (purpose P)` for the last failed call of `calls`, or nothing.
 fn failed_purpose(calls: &[CallLog]) -> String {
     calls
@@ -51,6 +52,7 @@ pub use registry::{
 };
 pub use script::{ReplyScript, ScriptError};
 pub use scripted::Scripted;
+pub use token_guard::Truncated;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
