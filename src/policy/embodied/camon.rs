@@ -12,7 +12,8 @@
 //!    Wildfire, purpose `perception`; the observation text elsewhere); `GlobalData` = one
 //!    [`framework::agent_block`] per live agent (its perception, which on Wildfire carries
 //!    position, status and past actions, plus `Current action:` — its action or `IDLE` — and
-//!    off Wildfire `Past actions:`), built once per step;
+//!    off Wildfire `Past actions:`), built once per step; an override rewrites its target's
+//!    entry at once (WILDFIRE-ORCH), so the step's later prompts show the new action;
 //! 2. for each deciding live agent `a` in id order that got no action earlier in this loop,
 //!    **sequentially**:
 //!    * `a` is the leader: **GeneratePlan** (purpose `camon.generate_plan`,
@@ -289,11 +290,19 @@ impl FrameworkSteps for Camon {
                 (v, o.perception(&v.id), status)
             })
             .collect();
-        let blocks = framework::AgentBlocks::new(
+        let mut blocks = framework::AgentBlocks::new(
             &o.names,
             data.iter().map(|(v, p, s)| (*v, *p, s.as_slice())),
         );
-        let global_data = |me: &str| -> String { blocks.for_agent(Some(me)) };
+        // An override rewrites the agent's GlobalData entry at once (WILDFIRE-ORCH
+        // `generate_plan` / `propose_plan`), so later prompts of this step show it.
+        let rewrite = |blocks: &mut framework::AgentBlocks, k: &str, action: &str| {
+            if let Some((v, p, status)) = data.iter().find(|(v, _, _)| v.id == k) {
+                let mut status = status.clone();
+                status[0].1 = framework::one_line(action);
+                blocks.replace(&o.names, v, p, &status);
+            }
+        };
         let example = |speaker: &str, subject: &str| -> String {
             let k = live_ids
                 .iter()
@@ -324,7 +333,7 @@ impl FrameworkSteps for Camon {
                     GENERATE_PROMPT,
                     context! {
                         name, kind, position, team_composition, task, past_actions, chat,
-                        global_data => global_data(&a.id), team_abilities,
+                        global_data => blocks.for_agent(Some(&a.id)), team_abilities,
                         example => example(&a.id, &a.id),
                     },
                 )
@@ -346,6 +355,9 @@ impl FrameworkSteps for Camon {
                 if had_action {
                     let (pairs, ignored) = override_pairs(&o.names, &reply, &live_ids, &[&a.id]);
                     counts.ignored_pairs += ignored;
+                    for (k, action, _) in &pairs {
+                        rewrite(&mut blocks, k, action);
+                    }
                     plan.apply(pairs, &a.id, o.step, &mut chats, &mut counts);
                 }
                 continue;
@@ -382,7 +394,7 @@ impl FrameworkSteps for Camon {
                 REVIEW_PROMPT,
                 context! {
                     name => o.names.name(&leader), team_composition, task, team_abilities,
-                    global_data => global_data(&a.id),
+                    global_data => blocks.for_agent(Some(&a.id)),
                     proposer => name, proposer_kind => kind,
                     proposal => proposal.as_str(),
                     example => example(&leader, &a.id),
@@ -426,6 +438,9 @@ impl FrameworkSteps for Camon {
             }
             let (pairs, ignored) = override_pairs(&o.names, &reply, &live_ids, &[&leader, &a.id]);
             counts.ignored_pairs += ignored;
+            for (k, action, _) in &pairs {
+                rewrite(&mut blocks, k, action);
+            }
             plan.apply(pairs, &leader, o.step, &mut chats, &mut counts);
             leader = a.id.clone();
             counts.transfers += 1;
@@ -671,6 +686,36 @@ mod tests {
         // Every call's system prompt is its short role.
         assert!(d.calls[3].messages[0].content.contains("current leader"));
         assert!(d.calls[0].messages[0].content.contains("perception module"));
+    }
+
+    #[tokio::test]
+    async fn an_override_rewrites_the_agents_globaldata_entry_within_the_step() {
+        let config = wildfire_lines(&[
+            (
+                "1",
+                0,
+                "camon.generate_plan",
+                "<action>move to (1, 1)</action>\
+                 <AGENT_3-action>cut all trees</AGENT_3-action><AGENT_3-message>cut</AGENT_3-message>",
+            ),
+            ("2", 0, "camon.propose", "<action>move to (2, 2)</action>"),
+            ("1", 0, "camon.review", "<decision>ACCEPT</decision>"),
+        ]);
+        let mut p = Framework::<Camon>::new(config, "").unwrap();
+        let d = p
+            .decide(first_view("wildfire", &["level=1"]))
+            .await
+            .unwrap();
+        let block_of_3 = |text: &str| -> String {
+            let at = text.find("<agent name=\"AGENT_3\"").unwrap();
+            let end = text[at..].find("</agent>").unwrap();
+            text[at..at + end].to_string()
+        };
+        let plan = block_of_3(prompt(&d.calls[3]));
+        assert!(plan.contains("Current action: IDLE"), "{plan}");
+        let review = block_of_3(prompt(&d.calls[5]));
+        assert_eq!(d.calls[5].purpose, "camon.review");
+        assert!(review.contains("Current action: cut all trees"), "{review}");
     }
 
     #[tokio::test]

@@ -248,6 +248,21 @@ impl AgentBlocks {
         b
     }
 
+    /// Renders `view`'s block again (the agent's entry changed within the step); an agent
+    /// without a block is ignored.
+    pub fn replace(
+        &mut self,
+        names: &Names,
+        view: &AgentView,
+        perception: &str,
+        status: &[(&str, String)],
+    ) {
+        if let Some(i) = self.ids.iter().position(|id| *id == view.id) {
+            self.plain[i] = agent_block(names, view, perception, status, false);
+            self.own[i] = agent_block(names, view, perception, status, true);
+        }
+    }
+
     /// Every block joined by newlines, `me`'s (if any) marked `self="true"`.
     pub fn for_agent(&self, me: Option<&str>) -> String {
         let len: usize = self.plain.iter().map(|b| b.len() + 1).sum::<usize>() + 16;
