@@ -21,8 +21,7 @@ pub mod streams {
     pub const WIND_Y: u64 = 4;
     /// Settlements.
     pub const BUILDINGS: u64 = 5;
-    /// Spawn point and level setup.
-    pub const SETUP: u64 = 6;
+    // 6 was the level setup's, which now draws from .NET's `System.Random` (crate::setup).
     /// Runtime draws (civilian walks).
     pub const RUNTIME: u64 = 7;
 }

@@ -1,15 +1,20 @@
 //! Level setup (docs/design/wildfire.md §4.6, §12.2): spawn point, targets, fires, water and
 //! civilians, with the placement fallback that guarantees termination.
+//!
+//! The draws come from .NET's seeded `System.Random` ([`DotNetRandom`]), seeded with the
+//! episode seed and consumed in the order of WILDFIRE-ORCH's `GameManager.SetUpGame` (issue
+//! 28): the same seed gives the official spawn cell, and the official level targets wherever
+//! their conditions hold on the same cells here (the maps differ: Unity's Perlin noise is
+//! closed, §19.2). colony's extra conditions (a line that would overlap another or the spawn,
+//! a cluster on the fire) only redraw where the official code would not.
 
 use std::collections::BTreeSet;
 
-use rand::Rng;
-use rand_chacha::ChaCha8Rng;
-
 use crate::config::{AgentKind, LevelConfig, LevelKind, Rules};
+use crate::dotnet_random::DotNetRandom;
 use crate::error::WildfireError;
 use crate::fire::ignite;
-use crate::generate::{generate_grid, stream, streams};
+use crate::generate::generate_grid;
 use crate::grid::{Cell, Fire, Grid, Land};
 use crate::state::{Agent, Civilian, Counters, Targets, WildfireState};
 
@@ -18,14 +23,15 @@ const FALLBACK_DRAWS: u32 = 10_000;
 /// Hard cap (distinctness is never relaxed, so a tiny map could otherwise loop forever).
 const MAX_DRAWS: u32 = 1_000_000;
 
-/// `U(lo, span) = ⌊lo·S⌋ + uniform(0..=⌊span·S⌋ − 1)` (§4.6).
-fn u(rng: &mut ChaCha8Rng, s: usize, lo: f64, span: f64) -> i32 {
+/// `U(lo, span) = ⌊lo·S⌋ + Next(⌊span·S⌋)` (§4.6): the official
+/// `random.Next((int)(S * span)) + (int)(S * lo)`.
+fn u(rng: &mut DotNetRandom, s: usize, lo: f64, span: f64) -> i32 {
     let base = (lo * s as f64).floor() as i32;
     let width = ((span * s as f64).floor() as i32).max(1);
-    base + rng.random_range(0..=width - 1)
+    base + rng.next_below(width)
 }
 
-fn draw_cell(rng: &mut ChaCha8Rng, s: usize, lo: f64, span: f64) -> Cell {
+fn draw_cell(rng: &mut DotNetRandom, s: usize, lo: f64, span: f64) -> Cell {
     let x = u(rng, s, lo, span);
     let y = u(rng, s, lo, span);
     (x, y)
@@ -52,7 +58,7 @@ impl Relax {
 }
 
 struct Placer<'a> {
-    rng: &'a mut ChaCha8Rng,
+    rng: &'a mut DotNetRandom,
     level: &'a str,
     s: usize,
 }
@@ -174,7 +180,8 @@ pub fn new_episode(level: &LevelConfig, seed: u64) -> Result<WildfireState, Wild
         });
     }
     let mut grid = generate_grid(s, level.veg_offset, seed);
-    let mut rng = stream(seed, streams::SETUP);
+    // C#'s `int` seed: the low 32 bits of ours (the paper's seeds are small).
+    let mut rng = DotNetRandom::new(seed as i32);
     let spawn = draw_cell(&mut rng, s, 0.1, 0.8);
     let mut targets = Targets {
         spawn,
@@ -329,8 +336,10 @@ fn setup_cut(
                 0.8,
                 |c| c != spawn && !placed.contains(&c),
                 |c, failures| {
-                    // sep starts at 0.1·S and halves after every 200 failed draws.
-                    let sep = 0.1 * sf / f64::from(2u32.saturating_pow(failures / 200).max(1));
+                    // sep starts at 0.1·S and halves on every 200th draw (the official
+                    // `attempts % 200 == 0`, counted before the check).
+                    let halvings = (failures + 1) / 200;
+                    let sep = 0.1 * sf / f64::from(2u32.saturating_pow(halvings).max(1));
                     far(c.0, spawn.0, 0.1 * sf)
                         && far(c.1, spawn.1, 0.1 * sf)
                         && placed
@@ -351,6 +360,7 @@ fn setup_cut(
         return Ok(());
     }
     let len = cut.length as i32;
+    let mut centres: Vec<Cell> = Vec::new();
     for k in 0..cut.count {
         let mut failures = 0u32;
         loop {
@@ -362,12 +372,22 @@ fn setup_cut(
                 });
             }
             let (cx, cy) = draw_cell(placer.rng, s, 0.1, 0.8);
-            let horizontal = placer.rng.random_bool(0.5);
             let distance_ok = far(cx, spawn.0, 0.2 * sf) && far(cy, spawn.1, 0.2 * sf);
+            // The official code draws the orientation only for a centre it accepts
+            // (`Next(2) == 0`: horizontal).
+            if !(distance_ok || Relax::after(failures) != Relax::None)
+                || centres.contains(&(cx, cy))
+            {
+                failures += 1;
+                continue;
+            }
+            let horizontal = placer.rng.next_below(2) == 0;
             let cells = line_cells((cx, cy), horizontal, len, s as i32);
             let distinct =
                 !cells.contains(&spawn) && cells.iter().all(|c| !targets.cut_cells.contains(c));
-            if distinct && (distance_ok || Relax::after(failures) != Relax::None) {
+            if distinct {
+                // The official set of centres holds the centre after the line is fitted in.
+                centres.push(cells[((len - 1) / 2) as usize]);
                 targets.lines.push((cells[0], cells[cells.len() - 1]));
                 for &c in &cells {
                     grid.make_dense(c);
