@@ -160,7 +160,9 @@ impl ModelArgs {
         } else {
             let model = spec.build()?;
             match &self.record {
-                Some(dir) => Arc::new(ReplayModel::record(model, dir)?),
+                Some(dir) => Arc::new(
+                    ReplayModel::record(model, dir)?.with_context_tokens(spec.context_tokens),
+                ),
                 None => model,
             }
         };

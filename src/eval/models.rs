@@ -48,7 +48,9 @@ impl<'a> CallRouting<'a> {
     ) -> Result<SharedModel, ModelError> {
         let model: SharedModel = match self {
             Self::Live => build()?,
-            Self::Record(dir) => Arc::new(ReplayModel::record(build()?, dir)?),
+            Self::Record(dir) => Arc::new(
+                ReplayModel::record(build()?, dir)?.with_context_tokens(spec.context_tokens),
+            ),
             Self::Replay(dir) => Arc::new(
                 ReplayModel::replay(&spec.build_id(), dir)?
                     .marked_simulated(spec.kind == crate::llm::ModelKind::Simulated)

@@ -185,11 +185,12 @@ impl ReplayModel {
         })
     }
 
-    /// This replay, refusing prompts longer than `context_tokens` as the recorded model's
-    /// client did (`context_tokens` in models.toml or `--context-tokens`): the refusal was
-    /// never recorded, and the caller's answer to it (the embodied token guard cuts the prompt
-    /// and asks again) must replay as it ran. A context the client learnt from the server
-    /// (`GET /props`) is not known here; such runs need it configured to replay.
+    /// This cache, refusing prompts longer than `context_tokens` as the model's client does
+    /// (`context_tokens` in models.toml or `--context-tokens`), before looking them up: a
+    /// refusal is never recorded, and the caller's answer to it (the embodied token guard cuts
+    /// the prompt and asks again) must replay as it ran, also from a cache recorded with a
+    /// larger context. A context the client learnt from the server (`GET /props`) is not known
+    /// here; such runs need it configured to replay.
     pub fn with_context_tokens(mut self, context_tokens: Option<u64>) -> Self {
         self.context_tokens = context_tokens;
         self
@@ -386,7 +387,7 @@ impl ChatModel for ReplayModel {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
-        if let (Some(context_tokens), None) = (self.context_tokens, &self.inner) {
+        if let Some(context_tokens) = self.context_tokens {
             let prompt_tokens = super::approx_prompt_tokens(&request.messages);
             if prompt_tokens > context_tokens {
                 return Err(ModelError::ContextOverflow {

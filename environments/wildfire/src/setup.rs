@@ -24,11 +24,11 @@ const FALLBACK_DRAWS: u32 = 10_000;
 const MAX_DRAWS: u32 = 1_000_000;
 
 /// `U(lo, span) = ⌊lo·S⌋ + Next(⌊span·S⌋)` (§4.6): the official
-/// `random.Next((int)(S * span)) + (int)(S * lo)`.
+/// `random.Next((int)(S * span)) + (int)(S * lo)`, in C#'s `float` arithmetic (`0.7f * 90`
+/// truncates to 63 where the exact product gives 62).
 fn u(rng: &mut DotNetRandom, s: usize, lo: f64, span: f64) -> i32 {
-    let base = (lo * s as f64).floor() as i32;
-    let width = ((span * s as f64).floor() as i32).max(1);
-    base + rng.next_below(width)
+    let band = |f: f64| (s as f32 * f as f32) as i32;
+    band(lo) + rng.next_below(band(span).max(1))
 }
 
 fn draw_cell(rng: &mut DotNetRandom, s: usize, lo: f64, span: f64) -> Cell {

@@ -189,32 +189,39 @@ fn restore_rejects_bad_states_naming_the_field() {
 /// Issue 28: setup draws from .NET's seeded `System.Random` in WILDFIRE-ORCH's order
 /// (`GameManager.SetUpGame`): the spawn is the first two draws,
 /// `Next((int)(S*0.8f)) + (int)(S*0.1f)` each, and a Suppress level's fire is the first later
-/// pair in its band that meets its conditions.
+/// pair that meets the official conditions (more than 0.2·S from the spawn on one axis, on a
+/// burnable cell of the map as generated).
 #[test]
 fn setup_draws_follow_the_official_order_on_dotnet_random() {
     use colony_wildfire::dotnet_random::DotNetRandom;
+    use colony_wildfire::generate::generate_grid;
+    use colony_wildfire::grid::Fire;
     use colony_wildfire::setup::new_episode;
+    let level = colony_wildfire::config::find_level("suppress_fire_extinguish").unwrap();
+    let s = level.map_size as i32;
+    let band = |f: f32| (s as f32 * f) as i32;
     for seed in [0u64, 1, 150, 4847, 8208] {
-        let level = colony_wildfire::config::find_level("suppress_fire_extinguish").unwrap();
-        let s = level.map_size as i32;
         let state = new_episode(&level, seed).unwrap();
+        let grid = generate_grid(s as usize, level.veg_offset, seed);
         let mut r = DotNetRandom::new(seed as i32);
-        let (w, lo) = ((s as f64 * 0.8) as i32, (s as f64 * 0.1) as i32);
-        let spawn = (r.next_below(w) + lo, r.next_below(w) + lo);
+        let mut draw = || {
+            (
+                r.next_below(band(0.8)) + band(0.1),
+                r.next_below(band(0.8)) + band(0.1),
+            )
+        };
+        let spawn = draw();
         assert_eq!(state.targets.spawn, spawn, "seed {seed}");
-        let fire = state.targets.fire.unwrap();
-        let mut draws = Vec::new();
-        for _ in 0..10_000 {
-            let c = (r.next_below(w) + lo, r.next_below(w) + lo);
-            draws.push(c);
-            if c == fire {
-                break;
-            }
-        }
-        assert_eq!(
-            draws.last(),
-            Some(&fire),
-            "seed {seed}: the fire is one of the draws"
-        );
+        let limit = 0.2 * s as f64;
+        let far = |a: i32, b: i32| f64::from((a - b).abs()) > limit;
+        let fire = (0..10_000)
+            .map(|_| draw())
+            .find(|&c| {
+                c != spawn
+                    && (far(c.0, spawn.0) || far(c.1, spawn.1))
+                    && grid.fire[grid.idx(c)] == Fire::Burnable
+            })
+            .unwrap();
+        assert_eq!(state.targets.fire, Some(fire), "seed {seed}");
     }
 }

@@ -21,7 +21,8 @@
 //!      for itself and optional pairs `<AGENT_k-action>` + `<AGENT_k-message>`;
 //!    * otherwise: **ProposePlan** (purpose `camon.propose`, `prompts/camon/propose.jinja`,
 //!      made as `a`) → `<action>`; without one, `a` idles this step, no review is made and
-//!      `a` still becomes the leader (WILDFIRE-ORCH `propose_plan`); else **ReviewPlan**
+//!      `a` leads from the next step (later proposals of this step are still reviewed by
+//!      the current reviewer; WILDFIRE-ORCH `propose_plan`); else **ReviewPlan**
 //!      (purpose `camon.review`,
 //!      `prompts/camon/review.jinja`, made as the leader, `GlobalData` with the proposer
 //!      marked self) → `<decision>`, `<action>` for `a` (the proposal when missing),
@@ -83,7 +84,7 @@ pub type ChatEntry = (u64, AgentId, String);
 pub struct CamonCounts {
     /// GeneratePlan calls.
     pub plans: u64,
-    /// ProposePlan calls (each with an `<action>` followed by one ReviewPlan).
+    /// ProposePlan calls (those with an `<action>` are followed by one ReviewPlan).
     pub proposals: u64,
     /// Reviews that accepted.
     pub accepted: u64,
@@ -318,6 +319,11 @@ impl FrameworkSteps for Camon {
         let mut counts = self.counts;
         let mut plan = Plan::default();
         let leader_before = leader.clone();
+        // Who reviews proposals: the leader at the step's start, then each reviewed proposer.
+        // A proposer without an action leads from the next step only (WILDFIRE-ORCH:
+        // `__main__` moves its local leader, `propose_plan` returns before it moves the
+        // reviewing `leader_agent`).
+        let mut reviewer_id = leader.clone();
         for a in deciding.iter().copied() {
             if plan.assigned.contains_key(&a.id) {
                 continue;
@@ -387,17 +393,17 @@ impl FrameworkSteps for Camon {
                 counts.transfers += 1;
                 continue;
             };
-            let Some(reviewer) = o.live.iter().find(|v| v.id == leader) else {
+            let Some(reviewer) = o.live.iter().find(|v| v.id == reviewer_id) else {
                 return Err(config_error("the leader is not a live agent"));
             };
             let prompt = render(
                 REVIEW_PROMPT,
                 context! {
-                    name => o.names.name(&leader), team_composition, task, team_abilities,
+                    name => o.names.name(&reviewer_id), team_composition, task, team_abilities,
                     global_data => blocks.for_agent(Some(&a.id)),
                     proposer => name, proposer_kind => kind,
                     proposal => proposal.as_str(),
-                    example => example(&leader, &a.id),
+                    example => example(&reviewer_id, &a.id),
                 },
             )
             .map_err(config_error)?;
@@ -410,39 +416,43 @@ impl FrameworkSteps for Camon {
                 Some(false) => counts.rejected += 1,
                 None => {
                     counts.missing_decision += 1;
-                    tracing::debug!(step = o.step, agent = %leader, "camon: no <decision>, not an acceptance");
+                    tracing::debug!(step = o.step, agent = %reviewer_id, "camon: no <decision>, not an acceptance");
                 }
             }
             let action = match tag_content(&reply, "action") {
                 Some(act) => Some(act),
                 None => {
                     counts.missing_review_action += 1;
-                    tracing::debug!(step = o.step, agent = %leader, "camon: no <action> in the review, using the proposal");
+                    tracing::debug!(step = o.step, agent = %reviewer_id, "camon: no <action> in the review, using the proposal");
                     plan.decider.insert(a.id.clone(), proposal_at);
                     Some(proposal)
                 }
             };
             plan.events.push(json!({
-                "proposal": a.id, "reviewer": leader, "accepted": decision, "action": action,
+                "proposal": a.id, "reviewer": reviewer_id, "accepted": decision, "action": action,
             }));
             plan.assigned.insert(a.id.clone(), action);
             match tag_content(&reply, "message") {
-                Some(m) => chats
-                    .entry(a.id.clone())
-                    .or_default()
-                    .push((o.step, leader.clone(), m)),
+                Some(m) => {
+                    chats
+                        .entry(a.id.clone())
+                        .or_default()
+                        .push((o.step, reviewer_id.clone(), m))
+                }
                 None => {
                     counts.missing_message += 1;
-                    tracing::debug!(step = o.step, agent = %leader, "camon: no <message> in the review");
+                    tracing::debug!(step = o.step, agent = %reviewer_id, "camon: no <message> in the review");
                 }
             }
-            let (pairs, ignored) = override_pairs(&o.names, &reply, &live_ids, &[&leader, &a.id]);
+            let (pairs, ignored) =
+                override_pairs(&o.names, &reply, &live_ids, &[&reviewer_id, &a.id]);
             counts.ignored_pairs += ignored;
             for (k, action, _) in &pairs {
                 rewrite(&mut blocks, k, action);
             }
-            plan.apply(pairs, &leader, o.step, &mut chats, &mut counts);
+            plan.apply(pairs, &reviewer_id, o.step, &mut chats, &mut counts);
             leader = a.id.clone();
+            reviewer_id = a.id.clone();
             counts.transfers += 1;
         }
 
@@ -753,7 +763,7 @@ mod tests {
                 "camon.propose",
                 "<action>ACTION: LEFT</action>",
             ),
-            ("Agent_1", 0, "camon.review", "<decision>ACCEPT</decision>"),
+            ("Agent_0", 0, "camon.review", "<decision>ACCEPT</decision>"),
         ];
         let mut p = Framework::<Camon>::new(script(&lines), "").unwrap();
         let d = p
@@ -768,8 +778,9 @@ mod tests {
         assert_eq!(d.replies.len(), 2);
         assert_eq!(d.replies["Agent_0"], "ACTION: UP");
         assert_eq!(d.replies["Agent_2"], "ACTION: LEFT");
-        // Agent_1 proposed nothing, so it leads and reviews Agent_2's proposal.
-        assert_eq!(d.calls[3].agent, "Agent_1");
+        // Agent_1 proposed nothing: it leads from the next step; this step's reviewer stays
+        // Agent_0, who reviews Agent_2's proposal.
+        assert_eq!(d.calls[3].agent, "Agent_0");
         let marked: Vec<usize> = (0..4).filter(|&i| d.calls[i].decides).collect();
         assert_eq!(marked, vec![0, 2]);
         assert_eq!(p.leader().map(String::as_str), Some("Agent_2"));

@@ -69,6 +69,8 @@ pub const HISTORY_CAP: usize = 30;
 const SENT: &str = "sent a message";
 /// What the past-action record keeps for an agent whose action was not given.
 const DO_NOTHING: &str = "do nothing";
+/// What the send option shows when no message was proposed.
+const NO_MESSAGE: &str = "(no message)";
 
 /// The shared group chat: `(t, sender, message)`, oldest first, at most `cap` entries.
 #[derive(Debug, Clone)]
@@ -147,11 +149,15 @@ impl Coela {
 /// official code tests), or starts with `send message` in any case (leading quotes,
 /// brackets and asterisks skipped, so `[send message to groupchat] …` counts too).
 pub fn is_send_message(action: &str) -> bool {
-    action.contains(SEND_TOKEN) || {
-        let t = skip_marks(action);
-        t.get(..12)
-            .is_some_and(|head| head.eq_ignore_ascii_case("send message"))
-    }
+    action.contains(SEND_TOKEN) || starts_with_send_words(skip_marks(action))
+}
+
+/// True when `text` starts with the words `send message` (any case) followed by the end or a
+/// character that is not a letter or digit (`send messages to …` is an action, not a send).
+fn starts_with_send_words(text: &str) -> bool {
+    text.get(..12)
+        .is_some_and(|head| head.eq_ignore_ascii_case("send message"))
+        && !text[12..].starts_with(|c: char| c.is_alphanumeric())
 }
 
 fn skip_marks(text: &str) -> &str {
@@ -163,10 +169,7 @@ fn skip_marks(text: &str) -> &str {
 pub fn sent_text(action: &str) -> Option<String> {
     let mut t = action.replace(SEND_TOKEN, "");
     let head = skip_marks(&t);
-    if head
-        .get(..12)
-        .is_some_and(|h| h.eq_ignore_ascii_case("send message"))
-    {
+    if starts_with_send_words(head) {
         let rest = &head[12..];
         // A short label closed by `]` right after the words (`… to groupchat]`) goes too.
         let rest = match rest.find(']') {
@@ -180,7 +183,8 @@ pub fn sent_text(action: &str) -> Option<String> {
     let t = t
         .trim_start_matches(|c: char| c.is_whitespace() || ":*".contains(c))
         .trim_end_matches(|c: char| c.is_whitespace() || c == '*');
-    (!t.is_empty()).then(|| t.to_string())
+    // The prompt's placeholder for a missing proposal is not a message.
+    (!t.is_empty() && t != NO_MESSAGE).then(|| t.to_string())
 }
 
 /// `AGENT-TYPE` and `POSITION` of `agent`, when the environment profiles its agents
@@ -272,7 +276,7 @@ impl FrameworkSteps for Coela {
                 counts.missing_message += 1;
                 tracing::debug!(step = o.step, agent = %a.id, "coela: no <message> proposed");
             }
-            let offered = message.as_deref().unwrap_or("(no message)");
+            let offered = message.as_deref().unwrap_or(NO_MESSAGE);
             let p = prompt(ACTION_PROMPT, &ctx, &history, offered)?;
             let mut log = o.ask(calls, a, "coela.action", p).await?;
             let action = log.reply.as_deref().and_then(|r| tag_content(r, "action"));
@@ -364,6 +368,8 @@ mod tests {
             ("[send message to groupchat] hi", Some("hi")),
             ("send message: [x] y", Some("[x] y")),
             ("SEND_MESSAGE", None),
+            ("SEND_MESSAGE (no message)", None),
+            ("send message é", Some("é")),
             ("**SEND MESSAGE**", None),
         ] {
             assert_eq!(sent_text(action).as_deref(), sent, "{action}");
@@ -387,6 +393,8 @@ mod tests {
         for no in [
             "move to (1, 2)",
             "send_message hi",
+            "send messages to all: fire at (3, 4)",
+            "Send Messageé",
             "sending a message",
             "send",
             "do nothing",

@@ -152,7 +152,7 @@ impl StepHistory {
 /// The fallbacks and feedback loops of an episode so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Hmas2Counts {
-    /// CentralPlan calls.
+    /// CentralPlan rounds (a plan and its re-asks count once; see `reasks`).
     pub plans: u64,
     /// Re-plans (plans after the first of a step that answer feedback).
     pub replans: u64,
@@ -327,7 +327,7 @@ impl FrameworkSteps for Hmas2 {
             let mut log = o.ask(calls, &planner, "hmas2.plan", prompt.clone()).await?;
             counts.plans += 1;
             let mut plan = o.names.per_agent(log.reply.as_deref().unwrap_or(""), "");
-            for _ in 0..self.reasks {
+            for attempt in 1..=self.reasks {
                 let left_out = left_out(&o.names, &o.live, &plan);
                 if left_out.is_empty() {
                     break;
@@ -339,9 +339,13 @@ impl FrameworkSteps for Hmas2 {
                     "hmas2: the plan left agents out, asking again"
                 );
                 calls.push(log);
+                // The attempt number keeps each re-ask a new request (a seeded server or a
+                // replay would answer an identical one identically).
                 let again = format!(
-                    "{prompt}\nYour previous answer gave no action for {}: give exactly one action for every agent.",
-                    left_out.join(", ")
+                    "{prompt}\nYour previous answer gave no action for {} (attempt {} of {}): give exactly one action for every agent.",
+                    left_out.join(", "),
+                    attempt + 1,
+                    self.reasks + 1
                 );
                 log = o.ask(calls, &planner, "hmas2.plan", again).await?;
                 plan = o.names.per_agent(log.reply.as_deref().unwrap_or(""), "");
@@ -534,7 +538,9 @@ mod tests {
         assert_eq!(purposes, want);
         // A re-ask names who was left out, so it is not the same request again.
         let again = user(&d.calls[4]);
-        assert!(again.ends_with("Your previous answer gave no action for AGENT_3: give exactly one action for every agent."), "{again}");
+        assert!(again.ends_with("Your previous answer gave no action for AGENT_3 (attempt 2 of 3): give exactly one action for every agent."), "{again}");
+        let third = user(&d.calls[5]);
+        assert!(third.contains("(attempt 3 of 3)") && third != again);
         assert!(!user(&d.calls[3]).contains("previous answer"));
         // Two rejections, no re-plan: the plan stands; agent 3 takes the no-op, no EXECUTION.
         assert_eq!(d.replies.len(), 2);

@@ -77,14 +77,31 @@ pub fn fit(system: &str, user: &str, budget: u64) -> Option<(String, String, Tru
         }
         // Four characters a token, and a little more so one pass usually suffices.
         let drop = usize::try_from((now - budget) * 4 + 16).ok()?;
-        let longest = if system.chars().count() > user.chars().count() {
-            &mut system
+        let (longest, other) = if system.chars().count() > user.chars().count() {
+            (&mut system, &mut user)
         } else {
-            &mut user
+            (&mut user, &mut system)
         };
-        *longest = cut_middle(longest, drop)?;
+        if let Some(cut) = cut_middle(longest, drop) {
+            *longest = cut;
+            continue;
+        }
+        // The longest message cannot lose that much: keep only its ends, then cut the other.
+        match ends_only(longest) {
+            Some(ends) => *longest = ends,
+            None => *other = cut_middle(other, drop).or_else(|| ends_only(other))?,
+        }
     }
     None
+}
+
+/// `text` cut to its first and last characters around the marker, when that is shorter.
+fn ends_only(text: &str) -> Option<String> {
+    let n = text.chars().count();
+    let minimum = MARKER.chars().count() + 2;
+    (n > minimum)
+        .then(|| cut_middle(text, n - minimum))
+        .flatten()
 }
 
 #[cfg(test)]
@@ -110,6 +127,15 @@ mod tests {
         // Multi-byte text is cut on character boundaries.
         let (_, u3, _) = fit("", &"é".repeat(10_000), 500).unwrap();
         assert!(u3.contains(MARKER) && estimate("", &u3) <= 500);
+    }
+
+    #[test]
+    fn when_the_longest_cannot_absorb_the_cut_the_other_is_cut_too() {
+        let system = "s".repeat(3_000);
+        let user = "u".repeat(2_800);
+        let (s, u, _) = fit(&system, &user, 300).unwrap();
+        assert!(estimate(&s, &u) <= 300, "{} {}", s.len(), u.len());
+        assert!(s.contains(MARKER) && u.contains(MARKER));
     }
 
     #[test]
