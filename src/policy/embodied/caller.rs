@@ -271,17 +271,20 @@ impl Caller {
         let team = self.team.as_ref().ok_or_else(|| {
             EmbodiedError::config("caller", "ensure_agents was not called before ask")
         })?;
-        let mut options = AskOptions::new()
-            .stateless()
-            .seed(self.call_seed(step, &view.id, purpose))
-            .tag(format!("step {step} {purpose}"))
-            .purpose(purpose)
-            .system(system);
-        if let Some(d) = self.timeout {
-            options = options.timeout(d);
-        }
+        let options = |system: String| {
+            let options = AskOptions::new()
+                .stateless()
+                .seed(self.call_seed(step, &view.id, purpose))
+                .tag(format!("step {step} {purpose}"))
+                .purpose(purpose)
+                .system(system);
+            match self.timeout {
+                Some(d) => options.timeout(d),
+                None => options,
+            }
+        };
         let mut result = team
-            .ask_with(view.id.as_str(), prompt.clone(), options.clone())
+            .ask_with(view.id.as_str(), prompt, options(system.to_string()))
             .await;
         // The token guard: a prompt refused as too long is cut to fit and asked once more.
         if let Err(RuntimeError::Model {
@@ -294,7 +297,9 @@ impl Caller {
                 .map_or(0, u64::from)
                 .min(context_tokens / 4);
             let budget = context_tokens.saturating_sub(room);
-            if let Some((system, prompt, cut)) = token_guard::fit(system, &prompt, budget) {
+            // The prompt as sent is the log's last message: no copy is kept for this rare path.
+            let sent = log.messages.last().map_or("", |m| m.content.as_str());
+            if let Some((system, prompt, cut)) = token_guard::fit(system, sent, budget) {
                 tracing::debug!(step, agent = %view.id, purpose, ?cut, "prompt cut to fit the context");
                 log.messages = Vec::with_capacity(2);
                 if !system.is_empty() {
@@ -303,7 +308,7 @@ impl Caller {
                 log.messages.push(Message::user(prompt.as_str()));
                 log.truncated = Some(cut);
                 result = team
-                    .ask_with(view.id.as_str(), prompt, options.system(system))
+                    .ask_with(view.id.as_str(), prompt, options(system))
                     .await;
             }
         }

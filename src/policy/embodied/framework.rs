@@ -509,18 +509,11 @@ pub(crate) fn no_options(policy: &str, options: &str) -> Result<(), EmbodiedErro
     }
     Err(EmbodiedError::config(
         policy,
-        format!("{policy} takes no options, got {:?}", clip_option(options)),
+        format!(
+            "{policy} takes no options, got {:?}",
+            colony_env_api::clip(options)
+        ),
     ))
-}
-
-/// At most 40 characters of an option's key or value, for an error message (options come
-/// from the command line and suite files: their echo is bounded).
-pub(crate) fn clip_option(text: &str) -> String {
-    let mut out: String = text.chars().take(40).collect();
-    if text.chars().count() > 40 {
-        out.push('…');
-    }
-    out
 }
 
 #[cfg(test)]

@@ -231,7 +231,7 @@ pub fn numeric_options(
         let Some(at) = allowed.iter().position(|a| a.0 == key) else {
             return Err(error(format!(
                 "{policy}: unknown option {:?}; known: {}",
-                framework::clip_option(key),
+                colony_env_api::clip(key),
                 known()
             )));
         };
@@ -247,7 +247,7 @@ pub fn numeric_options(
                     "{policy}: option {key} must be a whole number in {}..={}, got {:?}",
                     range.start(),
                     range.end(),
-                    framework::clip_option(value)
+                    colony_env_api::clip(value)
                 )))
             }
         }
