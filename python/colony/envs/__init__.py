@@ -6,7 +6,7 @@
 Settings are the keys of ``colony compare --set`` (``parallel_env("cube", n=4)``).
 ``VectorEnv(name, count, **settings)`` steps many copies in one call on Rust threads.
 
-Spaces (decided by colony, documented in README "From Python"):
+Spaces (decided by colony, documented in docs/guide/python.md, "From Python"):
 
 - SwarmBench: ``Discrete(5)`` actions UP, DOWN, LEFT, RIGHT, STAY (``Discrete(6)`` with SWITCH
   on Synchronization); observation ``Box(0, 1, (k, k, 8))``, one-hot channels off-map, ``W``,
