@@ -21,8 +21,8 @@ of module A names module B through
 
 The script prints, per crate, the strongly connected components with more than one module
 (each is an import cycle) and, for each, the edges inside it with the file and line that
-creates them. `--edges` also prints the whole graph; `--no-tests` drops `#[cfg(test)]` code
-and `tests.rs` / `tests/` files. The exit status is 1 when any crate has a cycle, so CI can
+creates them. `--edges` also prints the whole graph; `--no-tests` drops `#[cfg(test)]` code,
+`tests.rs` / `tests/` files and the files of `#[cfg(test)] mod x;` declarations. The exit status is 1 when any crate has a cycle, so CI can
 run it as a check.
 
 The parser is lexical (comments and string literals are stripped, braces counted); it does
@@ -178,12 +178,27 @@ class Crate:
                     mapping[name] = parts[0]
         return mapping
 
+    def test_only_files(self):
+        """Files of modules declared `#[cfg(test)] mod name;` (test helpers such as
+        `test_support.rs`), which are test code like `tests.rs`."""
+        out = set()
+        decl = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(" + IDENT + r")\s*;")
+        for f in self.src.rglob("*.rs"):
+            here = f.parent if f.name in ("mod.rs", "lib.rs", "main.rs") else f.with_suffix("")
+            for m in decl.finditer(f.read_text()):
+                out.add(here / f"{m.group(1)}.rs")
+                out.add(here / m.group(1) / "mod.rs")
+        return out
+
     def files(self):
+        test_only = set() if self.include_tests else self.test_only_files()
         for f in sorted(self.src.rglob("*.rs")):
             if f == self.root:
                 continue
             rel = f.relative_to(self.src)
             if not self.include_tests and (f.name == "tests.rs" or "tests" in rel.parts[:-1]):
+                continue
+            if f in test_only:
                 continue
             yield f
 

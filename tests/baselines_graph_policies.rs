@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod baseline_support;
+use baseline_support::policy_by_name;
 
 use std::sync::Arc;
 
@@ -14,7 +15,7 @@ use colony::policy::reasoning::agentverse::{
     parse_evaluation, parse_recruits, AGREE_MARKER, EVALUATE_MARKER, RECRUIT_MARKER,
 };
 use colony::policy::reasoning::{
-    policy_by_name, AgentVerse, AgentVerseOptions, MacNet, MacNetOptions, ReasoningPolicy, Topology,
+    AgentVerse, AgentVerseOptions, MacNet, MacNetOptions, ReasoningPolicy, Topology,
 };
 
 // ---------------------------------------------------------------- MacNet

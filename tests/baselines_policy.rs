@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod baseline_support;
+use baseline_support::policy_by_name;
 
 use std::sync::Arc;
 
@@ -15,7 +16,7 @@ use colony::llm::ChatRequest;
 use colony::policy::reasoning::dylan::{
     parse_ranking, parse_ratings, strip_ratings, RANK_MARKER, RATINGS_MARKER,
 };
-use colony::policy::reasoning::{policy_by_name, Dylan, DylanOptions, DylanRoles, ReasoningPolicy};
+use colony::policy::reasoning::{Dylan, DylanOptions, DylanRoles, ReasoningPolicy};
 use colony_qa::AnswerType;
 use serde_json::Value;
 

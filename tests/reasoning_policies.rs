@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod baseline_support;
+use baseline_support::policy_by_name;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,8 +15,8 @@ use colony::llm::{
     SimulatedConfig, SimulatedModel, Usage,
 };
 use colony::policy::reasoning::{
-    policy_by_name, ChainOfThought, Debate, Member, PolicyOutput, Query, ReasoningPolicy, Roster,
-    SelfConsistency, Single, MASLAB_SAMPLING,
+    ChainOfThought, Debate, Member, PolicyOutput, Query, ReasoningPolicy, Roster, SelfConsistency,
+    Single, MASLAB_SAMPLING,
 };
 use colony::runtime::RoleCard;
 use colony_qa::{AnswerType, Item};
@@ -66,6 +67,7 @@ fn sim(accuracy: f64, susceptibility: f64) -> SharedModel {
         accuracy,
         susceptibility,
         answer_key: key,
+        responders: colony::registry::Registry::builtin().responders(),
         ..SimulatedConfig::default()
     }))
 }

@@ -38,6 +38,7 @@ fn roster(accuracy: f64) -> Roster {
         accuracy,
         answer_key: key,
         seed: 11,
+        responders: colony::registry::Registry::builtin().responders(),
         ..SimulatedConfig::default()
     }));
     let members = ["assistant", "programmer", "mathematician", "economist"]

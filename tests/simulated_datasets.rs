@@ -49,7 +49,13 @@ async fn measure(items: &[Item]) -> (usize, usize, Vec<String>) {
     let spec = ModelsConfig::default()
         .resolve(Some("sim"), &ModelOverrides::default())
         .unwrap();
-    let model = build_model(&spec, items, CallRouting::Live).unwrap();
+    let model = build_model(
+        &spec,
+        items,
+        CallRouting::Live,
+        &colony::registry::Registry::builtin().responders(),
+    )
+    .unwrap();
     let (mut correct, mut n, mut failures) = (0, 0, Vec::new());
     let rounds = DRAWS.div_ceil(items.len());
     for r in 0..rounds {

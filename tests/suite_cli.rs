@@ -337,15 +337,16 @@ fn a_suite_runs_against_an_endpoint_named_by_flags() {
 #[test]
 fn the_shipped_suites_load_and_expand() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let registry = colony::registry::Registry::builtin();
     let mut names = Vec::new();
     for entry in std::fs::read_dir(root.join("evals")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|x| x != "toml") {
             continue;
         }
-        let suite = colony::suite::Suite::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let suite = colony::suite::Suite::load(&path, &registry).unwrap_or_else(|e| panic!("{e}"));
         let mut notes = Vec::new();
-        let units = colony::suite::expand(&suite, &suite.models, &mut notes)
+        let units = colony::suite::expand(&registry, &suite, &suite.models, &mut notes)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(!units.is_empty(), "{}", path.display());
         names.push((suite.name.clone(), suite, units.len()));
@@ -357,7 +358,8 @@ fn the_shipped_suites_load_and_expand() {
         "one grid over the levels, for the cross-level BCS"
     );
     assert!(wildfire.environments[0].level_seeds);
-    let plan = colony::suite::expand(wildfire, &wildfire.models, &mut Vec::new()).unwrap();
+    let plan =
+        colony::suite::expand(&registry, wildfire, &wildfire.models, &mut Vec::new()).unwrap();
     let colony::suite::UnitWork::Env { configs, .. } = &plan[0].work else {
         panic!("the wildfire suite is an environment unit");
     };

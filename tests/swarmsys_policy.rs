@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod baseline_support;
+use baseline_support::policy_by_name;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -20,7 +21,7 @@ use colony::llm::{
 use colony::policy::reasoning::swarmsys::{
     Mode, ProfileScope, RolesMode, SwarmSys, SwarmSysOptions, SUBEVENTS_MARKER,
 };
-use colony::policy::reasoning::{policy_by_name, PolicyOutput, Query, ReasoningPolicy};
+use colony::policy::reasoning::{PolicyOutput, Query, ReasoningPolicy};
 use colony_qa::Item;
 use serde_json::Value;
 

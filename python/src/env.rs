@@ -23,7 +23,9 @@ pub(crate) struct Inner {
 impl Inner {
     /// Builds environment `name` from `key=value` settings, reset to seed 0.
     pub fn build(name: &str, settings: &[String]) -> PyResult<Self> {
-        let (_, mut env) = colony::env::build(name, settings).map_err(colony_error)?;
+        let (_, mut env) = crate::registry()
+            .build_environment(name, settings)
+            .map_err(colony_error)?;
         env.reset(0);
         let agents = env.agents();
         let spaces = agents.iter().map(|a| env.numeric_spaces(a)).collect();
@@ -222,7 +224,8 @@ fn index(i: &Inner, agent: &str) -> PyResult<usize> {
 /// The registered environments as `(id, one-line help)` pairs.
 #[pyfunction]
 pub fn environments() -> Vec<(String, String)> {
-    colony::env::entries()
+    crate::registry()
+        .environments()
         .iter()
         .map(|e| {
             let info = e.info();

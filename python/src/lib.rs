@@ -34,8 +34,19 @@ pub(crate) fn colony_error(e: impl std::fmt::Display) -> PyErr {
     ColonyError::new_err(e.to_string())
 }
 
+/// The registry of this extension module: the Python front's door. Decision: a Python
+/// extension module is one object per process (a second import finds it in `sys.modules`),
+/// so the registry it was built with lives beside it for the process's life; the library
+/// below reads no global and receives it from here.
+static REGISTRY: std::sync::OnceLock<colony::registry::Registry> = std::sync::OnceLock::new();
+
+/// The module's registry (the built-in one before [`module_with`] ran).
+pub(crate) fn registry() -> &'static colony::registry::Registry {
+    REGISTRY.get_or_init(colony::registry::Registry::builtin)
+}
+
 /// Fills `m` with colony's classes and functions over `registry`, plus the policies written
-/// in Python (`python:<name>`), and installs that registry for this process. colony's own
+/// in Python (`python:<name>`), and keeps that registry as the module's. colony's own
 /// module passes [`colony::registry::Registry::builtin`]; a plugin crate builds its own
 /// extension module named `colony._colony` and passes its registry, the way its binary calls
 /// `colony::cli::main_with` (issue 29: every environment of the registry, a user's too).
@@ -61,11 +72,10 @@ pub fn module_with(m: &Bound<'_, PyModule>, registry: colony::registry::Registry
             "an object of yours with solve(question, ask), passed to colony.eval (Python only)",
             reasoning::build,
         );
-    match registry.install() {
-        // A second import of the module in one process finds the registry in place.
-        Ok(_) | Err(colony::registry::RegistryError::AlreadyInstalled) => Ok(()),
-        Err(e) => Err(colony_error(e)),
-    }
+    registry.check().map_err(colony_error)?;
+    // A second import of the module in one process finds the registry in place.
+    let _ = REGISTRY.set(registry);
+    Ok(())
 }
 
 /// colony's own module: the built-in registry.

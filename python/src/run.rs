@@ -34,7 +34,7 @@ pub fn run_cli(py: Python<'_>, args: Vec<String>) -> PyResult<()> {
             }
         }
     };
-    let end = py.detach(|| run_args_until(args, stop));
+    let end = py.detach(|| run_args_until(crate::registry(), args, stop));
     match end {
         Ok(CommandEnd::Finished) => Ok(()),
         Ok(CommandEnd::Stopped) => Err(interrupt

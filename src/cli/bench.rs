@@ -91,15 +91,15 @@ pub struct RuntimeBench {
 }
 
 /// Runs `colony bench`.
-pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
+pub async fn run(args: BenchArgs, registry: &crate::registry::Registry) -> anyhow::Result<()> {
     match args.what {
         BenchWhat::Client(a) => client(a).await,
         BenchWhat::Endpoint(a) => super::bench_endpoint::run(a).await,
         BenchWhat::Runtime(a) => runtime(a).await,
         BenchWhat::Embed(a) => embed(a).await,
         BenchWhat::Qa(a) => qa(a),
-        BenchWhat::Embodied(a) => super::bench_embodied::run(a).await,
-        BenchWhat::Swarmsys(a) => super::bench_swarmsys::run(a).await,
+        BenchWhat::Embodied(a) => super::bench_embodied::run(a, registry).await,
+        BenchWhat::Swarmsys(a) => super::bench_swarmsys::run(a, registry).await,
     }
 }
 

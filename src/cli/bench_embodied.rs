@@ -17,7 +17,7 @@ use crate::eval::resources::{cpu_time, peak_rss_bytes};
 use crate::llm::{
     ChatModel, ChatRequest, ChatResponse, ModelError, SharedModel, SimulatedConfig, SimulatedModel,
 };
-use crate::policy::embodied::{embodied_policy, CallerConfig, PolicyContext};
+use crate::policy::embodied::{CallerConfig, PolicyContext};
 use async_trait::async_trait;
 use clap::Args;
 use serde_json::json;
@@ -71,7 +71,7 @@ impl ChatModel for Timed {
 }
 
 /// Runs `colony bench embodied`.
-pub async fn run(a: EmbodiedBench) -> anyhow::Result<()> {
+pub async fn run(a: EmbodiedBench, registry: &crate::registry::Registry) -> anyhow::Result<()> {
     anyhow::ensure!(a.steps > 0, "--steps must be at least 1");
     let set = if a.set.is_empty() {
         vec![
@@ -82,11 +82,15 @@ pub async fn run(a: EmbodiedBench) -> anyhow::Result<()> {
     } else {
         a.set.clone()
     };
-    let (entry, mut env) = crate::env::build(&a.env, &set)?;
+    let (entry, mut env) = registry.build_environment(&a.env, &set)?;
+    let factory = registry.embodied_factory(&a.policy, entry)?;
     env.reset(a.seed);
     let nanos = Arc::new(AtomicU64::new(0));
     let model: SharedModel = Arc::new(Timed {
-        inner: Arc::new(SimulatedModel::new(SimulatedConfig::default())),
+        inner: Arc::new(SimulatedModel::new(SimulatedConfig {
+            responders: registry.responders(),
+            ..SimulatedConfig::default()
+        })),
         nanos: nanos.clone(),
     });
     let ctx = PolicyContext {
@@ -98,7 +102,7 @@ pub async fn run(a: EmbodiedBench) -> anyhow::Result<()> {
             ..CallerConfig::default()
         },
     };
-    let mut policy = embodied_policy(&a.policy, &ctx)?;
+    let mut policy = factory.build(&ctx)?;
     let cpu0 = cpu_time().unwrap_or_default();
     let wall = Instant::now();
     let config = EpisodeConfig {

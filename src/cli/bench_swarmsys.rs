@@ -46,7 +46,7 @@ async fn mock_call(http: &reqwest::Client, url: &str, post: bool) -> anyhow::Res
 }
 
 /// Runs `colony bench swarmsys`.
-pub async fn run(a: SwarmsysBench) -> anyhow::Result<()> {
+pub async fn run(a: SwarmsysBench, registry: &crate::registry::Registry) -> anyhow::Result<()> {
     anyhow::ensure!(a.items > 0, "--items must be at least 1");
     anyhow::ensure!(
         !a.agents.is_empty() && a.agents.iter().all(|n| (3..=64).contains(n)),
@@ -98,11 +98,11 @@ pub async fn run(a: SwarmsysBench) -> anyhow::Result<()> {
     for &agents in &a.agents {
         mock_call(&http, &format!("{url}/mock/reset"), true).await?;
         let row = run_size(
+            registry,
             agents,
             &a.options,
             &items,
-            model.clone(),
-            embedder.clone(),
+            (model.clone(), embedder.clone()),
             a.seed,
             a.latency_ms as f64 / 1000.0,
         )

@@ -31,7 +31,11 @@ pub struct ChatArgs {
 }
 
 /// Runs `colony chat`.
-pub async fn run(args: ChatArgs, config: Option<&Path>) -> anyhow::Result<()> {
+pub async fn run(
+    args: ChatArgs,
+    config: Option<&Path>,
+    registry: &crate::registry::Registry,
+) -> anyhow::Result<()> {
     let prompt = if args.prompt == "-" {
         let mut s = String::new();
         std::io::stdin()
@@ -43,7 +47,7 @@ pub async fn run(args: ChatArgs, config: Option<&Path>) -> anyhow::Result<()> {
     };
     // The flags over the model's models.toml keys; no built-in default (the server's applies).
     let sampling = args.model.spec(config)?.sampling;
-    let model = args.model.build(config)?;
+    let model = args.model.build(config, &registry.responders())?;
     let mut messages = Vec::new();
     if let Some(system) = &args.system {
         messages.push(Message::system(system.clone()));

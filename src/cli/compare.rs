@@ -14,6 +14,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::model_args::ModelArgs;
+use crate::policy::embodied::EmbodiedFactory;
+use crate::registry::Registry;
 
 /// Arguments of `colony compare`.
 #[derive(Args, Debug)]
@@ -109,15 +111,13 @@ fn model_specs(
 /// `colony compare --dry-run`: the comparison as one suite unit, estimated as a suite's
 /// (issue 26, part 3).
 async fn dry_run(
+    registry: &Registry,
     a: &CompareArgs,
     config: Option<&Path>,
-    seeds: Vec<u64>,
-    level_seeds: bool,
-    policies: Vec<String>,
+    (seeds, level_seeds): (Vec<u64>, bool),
+    policies: &[EmbodiedFactory],
 ) -> anyhow::Result<()> {
-    let uses = policies
-        .iter()
-        .any(|p| crate::policy::embodied::uses_models(p));
+    let uses = policies.iter().any(EmbodiedFactory::uses_models);
     let specs = if uses {
         model_specs(a, config)?.0
     } else {
@@ -131,12 +131,19 @@ async fn dry_run(
         level_seeds,
         max_steps: a.max_steps,
         grid: a.grid.clone(),
-        policies,
+        policies: policies.iter().map(|p| p.spec().to_string()).collect(),
     };
-    let configs = crate::suite::plan::env_configs(&unit)?;
+    let configs = crate::suite::plan::env_configs(registry, &unit)?;
     let model = specs.first().map_or(String::new(), |s| s.name.clone());
-    let rows =
-        crate::suite::estimate::env_estimate(&unit, &configs, None, a.sim_accuracy, &model).await?;
+    let rows = crate::suite::estimate::env_estimate(
+        registry,
+        &unit,
+        &configs,
+        None,
+        a.sim_accuracy,
+        &model,
+    )
+    .await?;
     println!("colony compare → {}\n", a.out.display());
     print!(
         "{}",
@@ -146,7 +153,11 @@ async fn dry_run(
 }
 
 /// Runs `colony compare`.
-pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()> {
+pub async fn run(
+    mut a: CompareArgs,
+    config: Option<&Path>,
+    registry: &Registry,
+) -> anyhow::Result<()> {
     anyhow::ensure!(a.concurrency > 0, "--concurrency must be at least 1");
     anyhow::ensure!(
         a.episodes_in_flight > 0,
@@ -163,10 +174,17 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
     // Checks the sampling flags even when no model is built (scripted policies, script:FILE).
     a.model.overrides()?;
     let (seeds, level_seeds) = parse_compare_seeds(&a.seeds)?;
-    let policies = crate::policy::split_policy_list(&a.policies);
-    anyhow::ensure!(!policies.is_empty(), "--policies is empty");
+    let names = crate::policy::split_policy_list(&a.policies);
+    anyhow::ensure!(!names.is_empty(), "--policies is empty");
+    // The door: the environment and every policy are resolved once, here.
+    let env = registry.environment_entry(&a.env)?;
+    let policies = names
+        .iter()
+        .map(|p| registry.embodied_factory(p, env))
+        .collect::<Result<Vec<_>, _>>()?;
+    let grid = crate::eval::embodied::grid::parse_axes(env, &a.grid)?;
     if a.dry_run {
-        return dry_run(&a, config, seeds, level_seeds, policies).await;
+        return dry_run(registry, &a, config, (seeds, level_seeds), &policies).await;
     }
     let budget = crate::eval::budget::RunBudget::with_cost(a.max_tokens_total, a.max_cost);
     let side = match a
@@ -180,9 +198,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
             CompareModels::script(Path::new(file))?
         }
         None => {
-            let uses = policies
-                .iter()
-                .any(|p| crate::policy::embodied::uses_models(p));
+            let uses = policies.iter().any(EmbodiedFactory::uses_models);
             let (specs, label) = if uses {
                 model_specs(&a, config)?
             } else {
@@ -192,11 +208,19 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
             // Every model, of a `--models` list too, is recorded or replayed as the flags say.
             let calls =
                 CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
-            CompareModels::models(&policies, specs, label, a.sim_accuracy, calls, true)?
+            let responders = registry.responders();
+            CompareModels::models(
+                &policies,
+                specs,
+                label,
+                a.sim_accuracy,
+                calls,
+                Some(&responders),
+            )?
         }
     };
     let run_config = CompareConfig {
-        env: a.env.clone(),
+        env,
         set: a.set.clone(),
         policies,
         seeds,
@@ -207,7 +231,7 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
         caller: side.caller,
         model: side.model,
         simulated: side.simulated,
-        grid: crate::eval::embodied::grid::parse_axes(&a.env, &a.grid)?,
+        grid,
         label: String::new(),
         only: None,
         baseline: a.baseline.clone(),
@@ -217,9 +241,9 @@ pub async fn run(mut a: CompareArgs, config: Option<&Path>) -> anyhow::Result<()
     };
     if let Some(b) = &run_config.baseline {
         anyhow::ensure!(
-            run_config.policies.contains(b),
+            names.contains(b),
             "--baseline {b}: not one of --policies ({})",
-            run_config.policies.join(", ")
+            names.join(", ")
         );
     }
     let progress = Arc::new(Progress::default());

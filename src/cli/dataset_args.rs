@@ -57,13 +57,13 @@ pub struct DatasetArgs {
 impl DatasetArgs {
     /// The registered dataset `--dataset` names. A name longer than any dataset's is cut first
     /// (and then unknown), so the error never echoes a huge value whole.
-    pub fn dataset(&self) -> anyhow::Result<&'static DatasetEntry> {
-        Ok(Registry::current().find_dataset(&colony_env_api::clip(&self.dataset))?)
+    pub fn dataset<'r>(&self, registry: &'r Registry) -> anyhow::Result<&'r DatasetEntry> {
+        Ok(registry.find_dataset(&colony_env_api::clip(&self.dataset))?)
     }
 
     /// These flags as a suite's dataset entry (one loading path for every command).
-    pub fn unit(&self) -> anyhow::Result<DatasetUnit> {
-        let dataset = self.dataset()?;
+    pub fn unit(&self, registry: &Registry) -> anyhow::Result<DatasetUnit> {
+        let dataset = self.dataset(registry)?;
         Ok(DatasetUnit {
             label: dataset.name.clone(),
             dataset: dataset.name.clone(),
@@ -80,9 +80,9 @@ impl DatasetArgs {
     }
 
     /// Loads every item of the file; skipped rows are reported on stderr.
-    pub fn load_all(&self) -> anyhow::Result<Vec<Item>> {
+    pub fn load_all(&self, registry: &Registry) -> anyhow::Result<Vec<Item>> {
         let mut notes = Vec::new();
-        let items = load_all(&self.unit()?, &mut notes);
+        let items = load_all(registry, &self.unit(registry)?, &mut notes);
         for n in &notes {
             eprintln!("{n}");
         }
@@ -90,12 +90,12 @@ impl DatasetArgs {
     }
 
     /// Applies the selection flags: subset, then sample, offset, limit.
-    pub fn apply(&self, items: Vec<Item>) -> anyhow::Result<Vec<Item>> {
-        Ok(select_items(&self.unit()?, items))
+    pub fn apply(&self, registry: &Registry, items: Vec<Item>) -> anyhow::Result<Vec<Item>> {
+        Ok(select_items(&self.unit(registry)?, items))
     }
 
     /// Loads the file and applies the selection.
-    pub fn load_selected(&self) -> anyhow::Result<Vec<Item>> {
-        self.apply(self.load_all()?)
+    pub fn load_selected(&self, registry: &Registry) -> anyhow::Result<Vec<Item>> {
+        self.apply(registry, self.load_all(registry)?)
     }
 }

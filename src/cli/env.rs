@@ -10,8 +10,9 @@ use std::time::Instant;
 /// read, issue 30 item 6).
 const MAX_ENV_FILE_BYTES: u64 = 256 << 20;
 
-use crate::env::{entries, find, parse_seeds};
+use crate::env::parse_seeds;
 use crate::eval::embodied::env_run::{markdown_table, run_builtin, EnvRunConfig};
+use crate::registry::Registry;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use colony_env_api::{AgentId, DynEnvironment, EnvEntry, EnvParams};
@@ -119,18 +120,19 @@ struct BenchArgs {
 }
 
 /// Runs `colony env …`.
-pub async fn run(args: EnvArgs) -> Result<()> {
+pub async fn run(args: EnvArgs, registry: &Registry) -> Result<()> {
+    let r = registry;
     match args.command {
-        EnvCmd::List { json } => list(json),
-        EnvCmd::Reset(a) => reset(a),
-        EnvCmd::Step(a) => step(a),
-        EnvCmd::Run(a) => run_episodes(a).await,
-        EnvCmd::Bench(a) => bench(a),
+        EnvCmd::List { json } => list(r, json),
+        EnvCmd::Reset(a) => reset(r, a),
+        EnvCmd::Step(a) => step(r, a),
+        EnvCmd::Run(a) => run_episodes(r, a).await,
+        EnvCmd::Bench(a) => bench(r, a),
     }
 }
 
-fn list(as_json: bool) -> Result<()> {
-    let infos: Vec<_> = entries().iter().map(|e| e.info()).collect();
+fn list(registry: &Registry, as_json: bool) -> Result<()> {
+    let infos: Vec<_> = registry.environments().iter().map(|e| e.info()).collect();
     if as_json {
         println!("{}", serde_json::to_string_pretty(&infos)?);
         return Ok(());
@@ -144,14 +146,17 @@ fn list(as_json: bool) -> Result<()> {
     Ok(())
 }
 
-fn build(config: &ConfigArgs) -> Result<(&'static dyn EnvEntry, Box<dyn DynEnvironment>)> {
-    Ok(crate::env::build(&config.env, &config.set)?)
+fn build(
+    registry: &Registry,
+    config: &ConfigArgs,
+) -> Result<(&'static dyn EnvEntry, Box<dyn DynEnvironment>)> {
+    Ok(registry.build_environment(&config.env, &config.set)?)
 }
 
-fn reset(a: ResetArgs) -> Result<()> {
+fn reset(registry: &Registry, a: ResetArgs) -> Result<()> {
     let env = match &a.layout {
         Some(path) => {
-            let entry = find(&a.config.env)?;
+            let entry = registry.environment_entry(&a.config.env)?;
             let text = colony_env_api::bounded::read_string(path, MAX_ENV_FILE_BYTES)
                 .with_context(|| format!("reading layout {}", path.display()))?;
             entry
@@ -159,7 +164,7 @@ fn reset(a: ResetArgs) -> Result<()> {
                 .with_context(|| format!("layout {}", path.display()))?
         }
         None => {
-            let (_, mut env) = build(&a.config)?;
+            let (_, mut env) = build(registry, &a.config)?;
             env.reset(a.seed);
             env
         }
@@ -208,8 +213,8 @@ fn parse_actions(spec: &str) -> Result<BTreeMap<AgentId, String>> {
         .collect()
 }
 
-fn step(a: StepArgs) -> Result<()> {
-    let (_, mut env) = build(&a.config)?;
+fn step(registry: &Registry, a: StepArgs) -> Result<()> {
+    let (_, mut env) = build(registry, &a.config)?;
     let text = colony_env_api::bounded::read_string(&a.state, MAX_ENV_FILE_BYTES)
         .with_context(|| format!("reading state {}", a.state.display()))?;
     let mut value: serde_json::Value = serde_json::from_str(&text)
@@ -242,9 +247,9 @@ fn step(a: StepArgs) -> Result<()> {
     Ok(())
 }
 
-async fn run_episodes(a: RunArgs) -> Result<()> {
+async fn run_episodes(registry: &Registry, a: RunArgs) -> Result<()> {
     let config = EnvRunConfig {
-        env: a.config.env.clone(),
+        env: registry.environment_entry(&a.config.env)?,
         set: a.config.set.clone(),
         policies: a.policy.clone(),
         seeds: parse_seeds(&a.seeds)?,
@@ -264,11 +269,11 @@ async fn run_episodes(a: RunArgs) -> Result<()> {
     Ok(())
 }
 
-fn bench(a: BenchArgs) -> Result<()> {
+fn bench(registry: &Registry, a: BenchArgs) -> Result<()> {
     if a.steps == 0 {
         bail!("--steps must be at least 1");
     }
-    let (entry, mut env) = build(&a.config)?;
+    let (entry, mut env) = build(registry, &a.config)?;
     let mut seed = a.seed;
     env.reset(seed);
     let mut rng = seed;

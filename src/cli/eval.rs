@@ -7,7 +7,8 @@ use crate::eval::reasoning::dataset_run::{run_dataset, DatasetProgress, DatasetR
 use crate::eval::reasoning::report::BaselineSpec;
 use crate::eval::{CallRouting, LabelledPolicy};
 use crate::llm::ModelSpec;
-use crate::policy::reasoning::{policy_with_embedder, Roster};
+use crate::policy::reasoning::{ReasoningContext, Roster};
+use crate::registry::Registry;
 use clap::Args;
 use colony_qa::Item;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -116,10 +117,16 @@ fn base_model_specs(a: &EvalArgs, config: Option<&Path>) -> anyhow::Result<Vec<M
     a.model.specs(a.models.as_deref(), config)
 }
 
-fn roster(a: &EvalArgs, config: Option<&Path>, items: &[Item]) -> anyhow::Result<Roster> {
+fn roster(
+    registry: &Registry,
+    a: &EvalArgs,
+    config: Option<&Path>,
+    items: &[Item],
+) -> anyhow::Result<Roster> {
     // Record/replay wraps the very model a plain run uses (the keyed simulated model too).
     let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
     Ok(reasoning_roster(
+        registry,
         &model_specs(a, config)?,
         a.roles.as_deref(),
         a.agents,
@@ -142,21 +149,25 @@ fn policy_specs(list: &str, rounds: Option<u32>) -> Vec<String> {
 }
 
 /// Runs `colony eval`.
-pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
+pub async fn run(
+    mut a: EvalArgs,
+    config: Option<&Path>,
+    registry: &Registry,
+) -> anyhow::Result<()> {
     anyhow::ensure!(a.concurrency > 0, "--concurrency must be at least 1");
     anyhow::ensure!(
         !crate::policy::split_policy_list(&a.policy).is_empty(),
         "--policy is empty: name at least one policy (e.g. --policy single)"
     );
     a.model.max_concurrency = Some(a.concurrency);
-    let dataset = a.data.dataset()?;
-    let items = a.data.load_selected()?;
+    let dataset = a.data.dataset(registry)?;
+    let items = a.data.load_selected(registry)?;
     anyhow::ensure!(
         !items.is_empty(),
         "no items selected from {}",
         a.data.data.display()
     );
-    let roster = roster(&a, config, &items)?;
+    let roster = roster(registry, &a, config, &items)?;
     let specs = crate::policy::PolicySpec::list(&a.policy, a.rounds)?;
     let embedder = a
         .embedder
@@ -167,7 +178,8 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         let models = model_specs(&a, config)?;
         let rows =
             crate::suite::estimate::dataset_estimate(crate::suite::estimate::DatasetEstimate {
-                dataset: &dataset.name,
+                registry,
+                dataset,
                 items: &items,
                 policies: &specs,
                 roles: a.roles.as_deref(),
@@ -185,8 +197,8 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let policies =
-        LabelledPolicy::build_all(&specs, |s| policy_with_embedder(s, embedder.clone()))?;
+    let ctx = ReasoningContext::new(embedder.clone());
+    let policies = LabelledPolicy::build_all(&specs, |s| registry.reasoning(s, &ctx))?;
     let budget = crate::eval::budget::RunBudget::with_cost(a.max_tokens_total, a.max_cost);
     budget.check_priced(
         model_specs(&a, config)?
@@ -196,7 +208,7 @@ pub async fn run(mut a: EvalArgs, config: Option<&Path>) -> anyhow::Result<()> {
     let progress = EvalBars::new(a.quiet);
     let outcome = run_dataset(
         DatasetRun {
-            dataset: dataset.name.clone(),
+            dataset: dataset.clone(),
             items,
             policies,
             roster,

@@ -112,11 +112,11 @@ fn read_predictions(path: &Path, strict: bool) -> anyhow::Result<Vec<(String, St
 }
 
 /// Runs `colony grade`.
-pub fn run(a: GradeArgs) -> anyhow::Result<()> {
-    let dataset = a.data.dataset()?;
-    let all = a.data.load_all()?;
+pub fn run(a: GradeArgs, registry: &Registry) -> anyhow::Result<()> {
+    let dataset = a.data.dataset(registry)?;
+    let all = a.data.load_all(registry)?;
     let known: BTreeSet<String> = all.iter().map(|i| i.id.clone()).collect();
-    let selected = a.data.apply(all)?;
+    let selected = a.data.apply(registry, all)?;
     let items: BTreeMap<&str, &colony_qa::Item> =
         selected.iter().map(|i| (i.id.as_str(), i)).collect();
     let predictions = read_predictions(&a.predictions, a.data.strict)?;
@@ -191,14 +191,14 @@ pub fn run(a: GradeArgs) -> anyhow::Result<()> {
 }
 
 /// Runs `colony datasets`: the supported datasets, or `show` for the items of a file.
-pub fn datasets(a: DatasetsArgs) -> anyhow::Result<()> {
+pub fn datasets(a: DatasetsArgs, registry: &Registry) -> anyhow::Result<()> {
     match a.action {
         None => {
-            list(a.json);
+            list(registry, a.json);
             Ok(())
         }
         Some(DatasetsAction::Show(s)) => {
-            for item in s.data.load_selected()? {
+            for item in s.data.load_selected(registry)? {
                 if s.json {
                     let mut v = serde_json::to_value(&item)?;
                     v["prompt"] = json!(item.prompt());
@@ -213,8 +213,8 @@ pub fn datasets(a: DatasetsArgs) -> anyhow::Result<()> {
 }
 
 /// Prints the supported datasets and the format each expects.
-fn list(json_out: bool) {
-    for d in Registry::current().datasets() {
+fn list(registry: &Registry, json_out: bool) {
+    for d in registry.datasets() {
         if json_out {
             println!(
                 "{}",

@@ -20,8 +20,8 @@ pub struct MergeArgs {
 }
 
 /// Runs `colony merge`.
-pub async fn run(a: MergeArgs) -> anyhow::Result<()> {
-    let outcome = crate::suite::merge_shards(&a.out, &a.shards, a.allow_partial).await?;
+pub async fn run(a: MergeArgs, registry: &crate::registry::Registry) -> anyhow::Result<()> {
+    let outcome = crate::suite::merge_shards(registry, &a.out, &a.shards, a.allow_partial).await?;
     println!("{}", outcome.markdown);
     for g in &outcome.gaps {
         eprintln!("gap: {g}");

@@ -1,7 +1,8 @@
 //! The `colony` command line, one file per subcommand, as a library entry point:
 //! [`main_with`] runs every subcommand over a [`Registry`], so a user's binary that registers
-//! its own policies and environments is the whole `colony` CLI with them in it (issue 25,
-//! part 1). colony's own binary is `main_with(Registry::builtin())`.
+//! its own policies and environments is the whole `colony` CLI with them in it. colony's own
+//! binary is `main_with(Registry::builtin())`. Each subcommand receives the registry and
+//! resolves its names through it before calling the library (there is no process global).
 
 pub mod bench;
 pub mod bench_embodied;
@@ -97,43 +98,44 @@ enum Cmd {
     Logs(logs::LogsArgs),
 }
 
-async fn run(cli: Cli) -> anyhow::Result<()> {
+/// Runs one parsed command over `registry`: the door where every name of the command becomes
+/// an object (docs/design/architecture.md §1).
+async fn run(cli: Cli, registry: &Registry) -> anyhow::Result<()> {
     let config = cli.models_config.as_deref();
+    let r = registry;
     match cli.command {
-        Cmd::Chat(a) => chat::run(a, config).await,
-        Cmd::ServeMock(a) => serve_mock::run(a).await,
+        Cmd::Chat(a) => chat::run(a, config, r).await,
+        Cmd::ServeMock(a) => serve_mock::run(a, r).await,
         Cmd::Models(a) => models::run(a, config).await,
-        Cmd::Bench(a) => bench::run(a).await,
+        Cmd::Bench(a) => bench::run(a, r).await,
         Cmd::Embed(a) => embed::run(a).await,
-        Cmd::Grade(a) => grade::run(a),
-        Cmd::Eval(a) => eval::run(a, config).await,
-        Cmd::Run(a) => run::run(a, config).await,
-        Cmd::Merge(a) => merge::run(a).await,
-        Cmd::Compare(a) => compare::run(a, config).await,
+        Cmd::Grade(a) => grade::run(a, r),
+        Cmd::Eval(a) => eval::run(a, config, r).await,
+        Cmd::Run(a) => run::run(a, config, r).await,
+        Cmd::Merge(a) => merge::run(a, r).await,
+        Cmd::Compare(a) => compare::run(a, config, r).await,
         Cmd::Selforg(a) => selforg::run(a),
         Cmd::Swarmsys(a) => swarmsys::run(a),
-        Cmd::Datasets(a) => grade::datasets(a),
-        Cmd::Env(a) => env::run(a).await,
+        Cmd::Datasets(a) => grade::datasets(a, r),
+        Cmd::Env(a) => env::run(a, r).await,
         Cmd::Cube(a) => cube::run(a),
         Cmd::Swarmbench(a) => swarmbench::run(a),
         Cmd::Wildfire(a) => wildfire::run(a).await,
-        Cmd::Study(a) => study::run(a).await,
-        Cmd::View(a) => view::run(a).await,
+        Cmd::Study(a) => study::run(a, r).await,
+        Cmd::View(a) => view::run(a, r).await,
         Cmd::Logs(a) => logs::run(a),
     }
 }
 
-/// Runs the `colony` command line (arguments from the process) over `registry`: installs it
-/// as the process's registry, lists its names in the help texts, runs the subcommand and
-/// returns the exit code (errors printed as one line on stderr).
+/// Runs the `colony` command line (arguments from the process) over `registry`: checks it,
+/// lists its names in the help texts, runs the subcommand with it and returns the exit code
+/// (errors printed as one line on stderr).
 pub fn main_with(registry: Registry) -> ExitCode {
-    let registry = match registry.install() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    if let Err(e) = registry.check() {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    let registry = &registry;
     let matches = with_registry_help(Cli::command(), registry).get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
@@ -151,8 +153,9 @@ pub fn main_with(registry: Registry) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let outcome =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(run(cli))));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        runtime.block_on(run(cli, registry))
+    }));
     match outcome {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(e)) => {
@@ -183,18 +186,20 @@ pub enum CommandEnd {
     Stopped,
 }
 
-/// Runs one colony command from `args` (without the program name) in-process over the
-/// installed registry ([`Registry::current`]), stopping early when `stop` completes: the
-/// same code path as the command line, for embedders such as the Python package (issue 29,
-/// part 3, where `stop` watches for Ctrl-C). Logging starts on the first call (`RUST_LOG`
-/// applies); `-v` flags of later calls do not change it.
-pub fn run_args_until<I, T, F>(args: I, stop: F) -> Result<CommandEnd, CommandError>
+/// Runs one colony command from `args` (without the program name) in-process over
+/// `registry`, stopping early when `stop` completes: the same code path as the command line,
+/// for embedders such as the Python package (where `stop` watches for Ctrl-C). Logging
+/// starts on the first call (`RUST_LOG` applies); `-v` flags of later calls do not change it.
+pub fn run_args_until<I, T, F>(
+    registry: &Registry,
+    args: I,
+    stop: F,
+) -> Result<CommandEnd, CommandError>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
     F: std::future::Future<Output = ()>,
 {
-    let registry = Registry::current();
     let argv =
         std::iter::once(std::ffi::OsString::from("colony")).chain(args.into_iter().map(Into::into));
     let cli = with_registry_help(Cli::command(), registry)
@@ -213,7 +218,7 @@ where
     crate::eval::results::stop_appends(false);
     let end = runtime.block_on(async {
         tokio::select! {
-            r = run(cli) => r.map(|()| CommandEnd::Finished),
+            r = run(cli, registry) => r.map(|()| CommandEnd::Finished),
             () = stop => Ok(CommandEnd::Stopped),
         }
     });

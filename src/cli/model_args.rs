@@ -147,8 +147,13 @@ impl ModelArgs {
         Ok(cfg.resolve(self.model.as_deref(), &self.overrides()?)?)
     }
 
-    /// Builds the model, wrapped for recording or replay when asked.
-    pub fn build(&self, config: Option<&Path>) -> anyhow::Result<SharedModel> {
+    /// Builds the model (a simulated one taught by `responders`), wrapped for recording or
+    /// replay when asked.
+    pub fn build(
+        &self,
+        config: Option<&Path>,
+        responders: &crate::llm::Responders,
+    ) -> anyhow::Result<SharedModel> {
         let spec = self.spec(config)?;
         tracing::debug!(spec = ?spec.redacted(), "resolved model");
         let model: SharedModel = if let Some(dir) = &self.replay {
@@ -158,7 +163,7 @@ impl ModelArgs {
                     .with_context_tokens(spec.context_tokens),
             )
         } else {
-            let model = spec.build()?;
+            let model = spec.build(responders)?;
             match &self.record {
                 Some(dir) => Arc::new(
                     ReplayModel::record(model, dir)?.with_context_tokens(spec.context_tokens),

@@ -1,6 +1,7 @@
 //! `colony run`: a suite (datasets and environments × policies × models × seeds), resumable,
 //! optionally one shard of it; `--dry-run` prints the expanded matrix.
 
+use crate::registry::Registry;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -93,8 +94,8 @@ fn models(a: &RunArgs, suite: &Suite, config: Option<&Path>) -> anyhow::Result<V
 }
 
 /// Runs `colony run`.
-pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
-    let suite = Suite::load(&a.suite)?;
+pub async fn run(a: RunArgs, config: Option<&Path>, registry: &Registry) -> anyhow::Result<()> {
+    let suite = Suite::load(&a.suite, registry)?;
     let specs = models(&a, &suite, config)?;
     let shard = match (a.shard, a.no_shard) {
         (Some(s), _) => Some(s),
@@ -111,7 +112,7 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
     );
     budget.check_priced(specs.iter().map(|s| (s.name.as_str(), s.price.is_some())))?;
     if a.dry_run {
-        return dry_run(&suite, &specs, shard, &out).await;
+        return dry_run(registry, &suite, &specs, shard, &out).await;
     }
     if let Some(s) = shard {
         eprintln!("shard {s}: writing {}", run_dir(&out, Some(s)).display());
@@ -190,6 +191,7 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
     let result = run_suite(
         &suite,
         SuiteRunOptions {
+            registry,
             suite_file: a.suite.clone(),
             out,
             models: specs,
@@ -226,6 +228,7 @@ pub async fn run(a: RunArgs, config: Option<&Path>) -> anyhow::Result<()> {
 
 /// Prints the expanded matrix and the call estimate.
 async fn dry_run(
+    registry: &Registry,
     suite: &Suite,
     specs: &[ModelSpec],
     shard: Option<Shard>,
@@ -233,11 +236,11 @@ async fn dry_run(
 ) -> anyhow::Result<()> {
     let names: Vec<String> = specs.iter().map(|m| m.name.clone()).collect();
     let mut notes = Vec::new();
-    let units = expand(suite, &names, &mut notes)?;
+    let units = expand(registry, suite, &names, &mut notes)?;
     for n in &notes {
         eprintln!("{n}");
     }
-    let rows = matrix(suite, &units, shard).await?;
+    let rows = matrix(registry, suite, &units, shard).await?;
     println!("suite {} → {}", suite.name, run_dir(out, shard).display());
     if let Some(s) = shard {
         println!("shard {s}");

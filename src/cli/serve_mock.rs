@@ -4,6 +4,7 @@
 //! The first line on stdout is the base URL (`http://127.0.0.1:PORT/v1`), flushed at once, so
 //! scripts and tests in other processes can start it with `--port 0` and read where it listens.
 
+use crate::registry::Registry;
 use std::io::Write;
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -107,10 +108,12 @@ fn parse_probability(s: &str) -> Result<f64, String> {
 }
 
 impl ServeMockArgs {
-    /// The server configuration these flags describe.
-    fn config(&self) -> anyhow::Result<MockServerConfig> {
+    /// The server configuration these flags describe; the simulated model is taught by
+    /// `registry`'s responders and `--dataset` names one of its datasets.
+    fn config(&self, registry: &Registry) -> anyhow::Result<MockServerConfig> {
         let mut sim = SimulatedConfig {
             seed: self.seed,
+            responders: registry.responders(),
             ..SimulatedConfig::default()
         };
         if let Some(p) = self.accuracy {
@@ -121,7 +124,7 @@ impl ServeMockArgs {
         }
         match (&self.answer_key, &self.dataset) {
             (Some(path), Some(name)) => {
-                let dataset = crate::registry::Registry::current().find_dataset(name)?;
+                let dataset = registry.find_dataset(name)?;
                 let loaded = dataset
                     .load(path, &colony_qa::LoadOptions::default())
                     .context("loading the --answer-key dataset file")?;
@@ -197,8 +200,8 @@ impl ServeMockArgs {
 
 /// Starts the server, prints its base URL as the first stdout line, serves until Ctrl-C or
 /// SIGTERM, then shuts down (aborting stalled requests).
-pub async fn run(args: ServeMockArgs) -> anyhow::Result<()> {
-    let config = args.config()?;
+pub async fn run(args: ServeMockArgs, registry: &Registry) -> anyhow::Result<()> {
+    let config = args.config(registry)?;
     let addr = format!("{}:{}", config.host, config.port);
     let server = MockServer::start(config)
         .await
@@ -286,12 +289,12 @@ mod tests {
             })
         );
         assert_eq!(a.served_model, ["a", "b"]);
-        let config = a.config().unwrap();
+        let config = a.config(&Registry::builtin()).unwrap();
         assert_eq!(config.faults.seed, 3);
         assert_eq!(config.served_models, ["a", "b"]);
         assert!(Cli::try_parse_from(["serve-mock", "--drop", "1.5"]).is_err());
         assert!(Cli::try_parse_from(["serve-mock", "--latency-ms", "5..2"]).is_err());
         let sum = Cli::try_parse_from(["serve-mock", "--drop", "0.6", "--stall", "0.6"]).unwrap();
-        assert!(sum.args.config().is_err());
+        assert!(sum.args.config(&Registry::builtin()).is_err());
     }
 }

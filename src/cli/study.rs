@@ -124,10 +124,11 @@ pub struct AmplificationArgs {
 }
 
 /// Runs `colony study …`.
-pub async fn run(args: StudyArgs) -> anyhow::Result<()> {
+pub async fn run(args: StudyArgs, registry: &crate::registry::Registry) -> anyhow::Result<()> {
+    let registry = std::sync::Arc::new(registry.clone());
     match args.command {
-        StudyCmd::SelforgAmplification(a) => amplification(a).await,
-        StudyCmd::FrameworkScaling(a) => framework_scaling(a).await,
+        StudyCmd::SelforgAmplification(a) => amplification(a, registry).await,
+        StudyCmd::FrameworkScaling(a) => framework_scaling(a, registry).await,
     }
 }
 
@@ -153,7 +154,10 @@ fn write(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
 }
 
-async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
+async fn amplification(
+    a: AmplificationArgs,
+    registry: std::sync::Arc<crate::registry::Registry>,
+) -> anyhow::Result<()> {
     anyhow::ensure!(a.items > 0, "--items must be at least 1");
     anyhow::ensure!(a.trials > 0, "--trials must be at least 1");
     for (flag, ps) in [("--p", &a.p), ("--gap-p", &a.gap_p)] {
@@ -171,7 +175,7 @@ async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
     let part = |x: &str| a.parts.iter().any(|p| p == x);
     let spec = embedder_spec(&a.embedder)?;
     let embedder = spec.build(None).await?;
-    let mut roles = crate::eval::models::role_cards_in_order(a.roles.as_deref())?;
+    let mut roles = crate::eval::models::role_cards_in_order(&registry, a.roles.as_deref())?;
     roles.truncate(4);
     // Fewer than four cards: repeat them cyclically (SelfOrg's N = 4 for math sets).
     for i in roles.len()..4 {
@@ -179,6 +183,7 @@ async fn amplification(a: AmplificationArgs) -> anyhow::Result<()> {
         roles.push(card);
     }
     let config = StudyConfig {
+        registry,
         seed: a.seed,
         trials: a.trials,
         policy_p: a.p.clone(),
@@ -335,7 +340,10 @@ async fn closing_the_gap(
     Ok(())
 }
 
-async fn framework_scaling(a: ScalingArgs) -> anyhow::Result<()> {
+async fn framework_scaling(
+    a: ScalingArgs,
+    registry: std::sync::Arc<crate::registry::Registry>,
+) -> anyhow::Result<()> {
     use crate::study::framework_scaling::{run, ScalingConfig};
     anyhow::ensure!(a.steps > 0, "--steps must be at least 1");
     anyhow::ensure!(
@@ -348,6 +356,7 @@ async fn framework_scaling(a: ScalingArgs) -> anyhow::Result<()> {
     for spec in a.envs.split(';').map(str::trim).filter(|s| !s.is_empty()) {
         let (env, set) = spec.split_once(':').unwrap_or((spec, ""));
         let config = ScalingConfig {
+            registry: registry.clone(),
             env: env.to_string(),
             set: set
                 .split(',')

@@ -26,11 +26,12 @@ pub struct ViewArgs {
 }
 
 /// Writes the report and prints where it went and how big it is, or serves it.
-pub async fn run(a: ViewArgs) -> anyhow::Result<()> {
+pub async fn run(a: ViewArgs, registry: &crate::registry::Registry) -> anyhow::Result<()> {
+    let envs = registry.environments();
     if a.serve {
-        return serve(a).await;
+        return serve(a, envs).await;
     }
-    let r = crate::view::write_report(&a.run_dir, a.out.as_deref())?;
+    let r = crate::view::write_report(envs, &a.run_dir, a.out.as_deref())?;
     println!(
         "{} ({} bytes, data in {}; {} units, {} rows{})",
         r.path.display(),
@@ -47,8 +48,8 @@ pub async fn run(a: ViewArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn serve(a: ViewArgs) -> anyhow::Result<()> {
-    let server = crate::view::serve::ViewServer::start(&a.run_dir, a.port).await?;
+async fn serve(a: ViewArgs, envs: &[&'static dyn colony_env_api::EnvEntry]) -> anyhow::Result<()> {
+    let server = crate::view::serve::ViewServer::start(envs, &a.run_dir, a.port).await?;
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{}", server.url())?;

@@ -1,10 +1,10 @@
-//! The environments colony knows, by id: the registry behind `colony env …`, `colony compare`
-//! and the offline simulated agents.
+//! Environments by id: name resolution, construction from settings, and seed ranges.
 //!
 //! Each environment crate exports one [`EnvEntry`] (`colony_cube::entry()`, …), registered in
-//! the open [`crate::registry::Registry`]; this module lists them, resolves short names (`cube` for `cube-v0`), builds configured environments from
-//! `--set key=value` settings, and parses seed ranges, so every command that runs episodes
-//! shares one definition of each.
+//! the open [`crate::registry::Registry`]; this module resolves short names (`cube` for
+//! `cube-v0`) over a list of entries, builds configured environments from `--set key=value`
+//! settings, and parses seed ranges, so every command that runs episodes shares one definition
+//! of each. It reads no registry: the door resolves the name once and hands the entry down.
 
 mod seeds;
 
@@ -35,55 +35,41 @@ pub enum EnvLookupError {
     },
 }
 
-/// Every registered environment: those of the installed [`crate::registry::Registry`] (an
-/// environment crate exports `pub fn entry() -> &'static dyn EnvEntry`, and a program
-/// registers it with `Registry::environment`).
-pub fn entries() -> Vec<&'static dyn EnvEntry> {
-    crate::registry::Registry::current().environments().to_vec()
-}
-
 /// The short name of an id: `cube-v0` → `cube`.
 pub fn short_name(id: &str) -> &str {
     id.rsplit_once("-v").map_or(id, |(s, _)| s)
 }
 
-/// The environment named `name` (`cube` or `cube-v0`).
-pub fn find(name: &str) -> Result<&'static dyn EnvEntry, EnvLookupError> {
-    let all = entries();
-    for e in &all {
+/// The environment of `entries` named `name` (`cube` or `cube-v0`); the registry's
+/// [`crate::registry::Registry::environment_entry`] is this over its environments.
+pub fn find_in(
+    entries: &[&'static dyn EnvEntry],
+    name: &str,
+) -> Result<&'static dyn EnvEntry, EnvLookupError> {
+    for e in entries {
         let id = e.info().id;
         if name == id || name == short_name(&id) {
             return Ok(*e);
         }
     }
-    let ids: Vec<String> = all.iter().map(|e| e.info().id).collect();
+    let ids: Vec<String> = entries.iter().map(|e| e.info().id).collect();
     Err(EnvLookupError::Unknown {
-        name: name.to_string(),
+        name: colony_env_api::clip(name),
         known: ids.join(", "),
     })
 }
 
-/// Builds environment `name` from `key=value` settings (not yet reset).
+/// Builds the environment of `entry` from `key=value` settings (not yet reset).
 pub fn build<S: AsRef<str>>(
-    name: &str,
+    entry: &'static dyn EnvEntry,
     settings: &[S],
-) -> Result<(&'static dyn EnvEntry, Box<dyn DynEnvironment>), EnvLookupError> {
-    let entry = find(name)?;
+) -> Result<Box<dyn DynEnvironment>, EnvLookupError> {
     let config = |source| EnvLookupError::Config {
         env: entry.info().id,
         source,
     };
     let params = EnvParams::parse(settings).map_err(config)?;
-    let env = entry.make(params).map_err(config)?;
-    Ok((entry, env))
-}
-
-/// The reply of a simulated agent to an environment prompt: the first registered environment
-/// that recognises the prompt answers ([`EnvEntry::simulated_reply`]); `None` when none does.
-pub fn simulated_reply(system: &str, user: &str, accuracy: f64, draw: u64) -> Option<String> {
-    entries()
-        .into_iter()
-        .find_map(|e| e.simulated_reply(system, user, accuracy, draw))
+    entry.make(params).map_err(config)
 }
 
 #[cfg(test)]
@@ -92,6 +78,12 @@ mod tests {
 
     #[test]
     fn short_and_full_names_resolve_and_unknown_lists_known() {
+        let all = [
+            colony_cube::entry(),
+            colony_swarmbench::entry(),
+            colony_wildfire::entry(),
+        ];
+        let find = |n: &str| find_in(&all, n);
         assert_eq!(find("cube").unwrap().info().id, "cube-v0");
         assert_eq!(find("swarmbench-v0").unwrap().info().id, "swarmbench-v0");
         let err = find("chess").err().unwrap().to_string();
@@ -99,7 +91,10 @@ mod tests {
             err.contains("\"chess\"") && err.contains("wildfire-v0"),
             "{err}"
         );
-        let err = build("cube", &["n=x"]).err().unwrap().to_string();
+        let err = build(find("cube").unwrap(), &["n=x"])
+            .err()
+            .unwrap()
+            .to_string();
         assert!(
             err.contains("cube-v0") && err.contains("parameter n"),
             "{err}"

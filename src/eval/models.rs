@@ -12,9 +12,11 @@ use std::sync::Arc;
 use colony_qa::{AnswerType, Item};
 
 use crate::llm::{
-    AnswerKey, ModelError, ModelKind, ModelSpec, ReplayModel, SharedModel, SimulatedModel,
+    AnswerKey, ModelError, ModelKind, ModelSpec, ReplayModel, Responders, SharedModel,
+    SimulatedModel,
 };
 use crate::policy::reasoning::{Member, Roster, MASLAB_SAMPLING};
+use crate::registry::Registry;
 use crate::runtime::{RoleCard, RoleError};
 
 /// Where a run's model calls go.
@@ -84,14 +86,15 @@ pub fn build_model(
     spec: &ModelSpec,
     items: &[Item],
     calls: CallRouting<'_>,
+    responders: &Responders,
 ) -> Result<SharedModel, ModelError> {
     calls.wrap(spec, || {
         if spec.kind == ModelKind::Simulated && spec.answer_key.is_none() {
-            let mut sim = spec.simulated_config()?;
+            let mut sim = spec.simulated_config(responders)?;
             sim.answer_key = answer_key(items);
             return Ok(Arc::new(SimulatedModel::new(sim)) as SharedModel);
         }
-        spec.build()
+        spec.build(responders)
     })
 }
 
@@ -101,6 +104,7 @@ pub fn build_models(
     specs: &[ModelSpec],
     items: &[Item],
     calls: CallRouting<'_>,
+    responders: &Responders,
 ) -> Result<Vec<SharedModel>, ModelError> {
     let mut built: HashMap<&str, SharedModel> = HashMap::new();
     specs
@@ -109,7 +113,7 @@ pub fn build_models(
             if let Some(m) = built.get(spec.name.as_str()) {
                 return Ok(m.clone());
             }
-            let m = build_model(spec, items, calls)?;
+            let m = build_model(spec, items, calls, responders)?;
             built.insert(&spec.name, m.clone());
             Ok(m)
         })
@@ -122,9 +126,12 @@ pub fn build_models(
 /// `*.toml` cards of `dir` in file-name order when a run names one explicitly (`--roles`, a
 /// suite's `roles`). A named folder that is missing or holds no card is an error, never a
 /// silent generic role.
-pub fn role_cards_in_order(dir: Option<&Path>) -> Result<Vec<Arc<RoleCard>>, RoleError> {
+pub fn role_cards_in_order(
+    registry: &Registry,
+    dir: Option<&Path>,
+) -> Result<Vec<Arc<RoleCard>>, RoleError> {
     let Some(dir) = dir else {
-        let cards = crate::registry::Registry::current().role_cards();
+        let cards = registry.role_cards();
         if cards.is_empty() {
             return Err(RoleError::Invalid {
                 path: "registry".into(),
@@ -191,6 +198,7 @@ pub const MAX_ROSTER_AGENTS: usize = 1000;
 /// MASLab's sampling as the default under them; models are built for `items` and routed as
 /// `calls` says.
 pub fn reasoning_roster(
+    registry: &Registry,
     specs: &[ModelSpec],
     roles: Option<&Path>,
     agents: usize,
@@ -200,8 +208,8 @@ pub fn reasoning_roster(
     if agents > MAX_ROSTER_AGENTS {
         return Err(RosterError::TooManyAgents { agents });
     }
-    let roles = role_cards_in_order(roles)?;
-    let models = build_models(specs, items, calls)?;
+    let roles = role_cards_in_order(registry, roles)?;
+    let models = build_models(specs, items, calls, &registry.responders())?;
     let members = (0..agents.max(1))
         .map(|i| Member {
             role: roles[i % roles.len()].clone(),
@@ -219,12 +227,13 @@ pub fn reasoning_roster(
 pub fn caller_models(
     specs: &[ModelSpec],
     calls: CallRouting<'_>,
+    responders: &Responders,
 ) -> Result<(Vec<SharedModel>, Vec<crate::llm::Sampling>), ModelError> {
     let mut models = Vec::new();
     let mut sampling = Vec::new();
     for spec in specs {
         sampling.push(spec.sampling.clone());
-        models.push(calls.wrap(spec, || spec.build())?);
+        models.push(calls.wrap(spec, || spec.build(responders))?);
     }
     Ok((models, sampling))
 }

@@ -33,6 +33,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::responder::Responders;
 use super::{
     AnswerKey, ApiKey, ClientSettings, EndpointSettings, ModelError, OpenAiClient, RetryPolicy,
     Sampling, SamplingKeys, SharedModel, SimulatedConfig, SimulatedModel,
@@ -444,8 +445,9 @@ impl ModelSpec {
         OpenAiClient::new(settings, endpoints)
     }
 
-    /// The simulated model's settings (kind `simulated`).
-    pub fn simulated_config(&self) -> Result<SimulatedConfig, ModelError> {
+    /// The simulated model's settings (kind `simulated`), taught by `responders` (the run's
+    /// registry's chain, handed over by the door that builds the model).
+    pub fn simulated_config(&self, responders: &Responders) -> Result<SimulatedConfig, ModelError> {
         let name = &self.name;
         let d = SimulatedConfig::default();
         Ok(SimulatedConfig {
@@ -462,6 +464,7 @@ impl ModelSpec {
                 Some(p) => AnswerKey::load(p)?,
                 None => AnswerKey::new(),
             },
+            responders: responders.clone(),
             ..d
         })
     }
@@ -479,11 +482,13 @@ impl ModelSpec {
         })
     }
 
-    /// Builds the model this spec describes.
-    pub fn build(&self) -> Result<SharedModel, ModelError> {
+    /// Builds the model this spec describes; a simulated model is taught by `responders`.
+    pub fn build(&self, responders: &Responders) -> Result<SharedModel, ModelError> {
         Ok(match self.kind {
             ModelKind::Openai => Arc::new(self.build_client()?),
-            ModelKind::Simulated => Arc::new(SimulatedModel::new(self.simulated_config()?)),
+            ModelKind::Simulated => {
+                Arc::new(SimulatedModel::new(self.simulated_config(responders)?))
+            }
         })
     }
 }
@@ -527,7 +532,10 @@ accuracy = 0.9
         let s = cfg
             .resolve(Some("sim2"), &ModelOverrides::default())
             .unwrap();
-        assert_eq!(s.simulated_config().unwrap().accuracy, 0.9);
+        assert_eq!(
+            s.simulated_config(&Responders::default()).unwrap().accuracy,
+            0.9
+        );
         let builtin = ModelsConfig::default()
             .resolve(None, &ModelOverrides::default())
             .unwrap();
@@ -616,7 +624,7 @@ accuracy = 0.9
             accuracy: Some(1.5),
             ..simulated_spec()
         };
-        assert!(spec.build().is_err());
+        assert!(spec.build(&Responders::default()).is_err());
         let spec = ModelSpec {
             name: "e".into(),
             base_url: Some("ftp://x".into()),

@@ -48,6 +48,7 @@ pub use gauges::{concurrency_label, endpoint_gauges, EndpointGauge};
 pub use model::{ChatModel, SharedModel};
 pub use price::{usd, Price, PricedModel, MAX_PRICE_PER_MTOK};
 pub use replay::{request_key, ReplayMode, ReplayModel};
+pub use responder::Responders;
 pub use retry::RetryPolicy;
 pub(crate) use sampling::sampling_setters;
 pub use sampling::{Sampling, SamplingError, SamplingKeys, MAX_TOKENS_LIMIT};

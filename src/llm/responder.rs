@@ -1,11 +1,13 @@
 //! What teaches the offline [`super::SimulatedModel`] the prompts of policies and environments
 //! it does not know: responders, registered by the layers that own those prompts.
 //!
-//! Decision (issue 25, part 3): `llm` is the bottom layer, so it defines the trait and holds
-//! the process's responders, and imports nothing from `policy` or `env`. Each policy or
+//! Decision (docs/design/architecture.md §2): `llm` is the bottom layer, so it defines the trait and
+//! the chain ([`Responders`]), and imports nothing from `policy` or `env`. Each policy or
 //! environment implements its responder next to its own prompts; the open registry
-//! (`colony::registry::Registry`) hands them to [`install`] when it becomes the process's
-//! registry, built-ins first, in registration order.
+//! (`colony::registry::Registry::responders`) assembles the chain, built-ins first, in
+//! registration order, and the door (the CLI, a suite, a test) hands it to each simulated model
+//! it builds ([`super::SimulatedConfig::responders`]). There is no process-wide chain: two
+//! registries in one process teach their own models.
 //!
 //! A responder is chosen by the call's purpose, a stable tag the policy sets on the request
 //! ([`crate::llm::ChatRequest::purpose`]; `dylan.rank`, `camon.propose`), not by the prompt's
@@ -18,7 +20,7 @@
 //! purpose no responder owns (an environment's native `perception`/`execution` prompts, which
 //! every environment's simulated agent shares and tells apart by the observation it reads).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// A question-answering turn of the answer key: the simulated agent has settled on `answer`
 /// and written its ordinary reply `body`; a responder may rewrite the reply into the format a
@@ -86,18 +88,49 @@ pub trait Responder: Send + Sync {
     }
 }
 
-static INSTALLED: OnceLock<Vec<Arc<dyn Responder>>> = OnceLock::new();
+/// The chain of responders one simulated model asks, in order (see the module docs); cheap to
+/// clone and share. Empty by default: such a model answers only its answer key and generic
+/// text.
+#[derive(Clone, Default)]
+pub struct Responders(Arc<[Arc<dyn Responder>]>);
 
-/// Makes `responders` the process's set (the first call wins; later calls are ignored and
-/// return false).
-pub fn install(responders: Vec<Arc<dyn Responder>>) -> bool {
-    INSTALLED.set(responders).is_ok()
+impl Responders {
+    /// The chain `responders`, asked in this order.
+    pub fn new(responders: Vec<Arc<dyn Responder>>) -> Self {
+        Self(responders.into())
+    }
+
+    /// The responders, in the order they are asked.
+    pub fn as_slice(&self) -> &[Arc<dyn Responder>] {
+        &self.0
+    }
+
+    /// The first keyed rewrite of the responders chosen for the turn's purpose, if any.
+    pub fn keyed_reply(&self, turn: &KeyedTurn<'_>) -> Option<String> {
+        chosen(&self.0, turn.purpose)
+            .into_iter()
+            .find_map(|r| r.keyed(turn))
+    }
+
+    /// The reply of the first responder chosen for the prompt's purpose that claims it.
+    pub fn prompt_reply(&self, prompt: &Prompt<'_>) -> Option<String> {
+        for r in chosen(&self.0, prompt.purpose) {
+            match r.prompt(prompt) {
+                Response::Pass => continue,
+                Response::Reply(text) => return Some(text),
+                Response::Claimed => return None,
+            }
+        }
+        None
+    }
 }
 
-/// The process's responders, in the order they are asked; empty until a registry installs
-/// them (`colony::registry::Registry::current()` or `install()` does).
-pub fn installed() -> &'static [Arc<dyn Responder>] {
-    INSTALLED.get().map_or(&[], Vec::as_slice)
+impl std::fmt::Debug for Responders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|r| r.name()))
+            .finish()
+    }
 }
 
 /// Whether the owned purpose `owned` covers `purpose`: equal, or `purpose` continues it after
@@ -125,25 +158,6 @@ pub fn chosen<'r>(
     } else {
         owners
     }
-}
-
-/// The first keyed rewrite of the responders chosen for the turn's purpose, if any.
-pub fn keyed_reply(turn: &KeyedTurn<'_>) -> Option<String> {
-    chosen(installed(), turn.purpose)
-        .into_iter()
-        .find_map(|r| r.keyed(turn))
-}
-
-/// The reply of the first responder chosen for the prompt's purpose that claims it.
-pub fn prompt_reply(prompt: &Prompt<'_>) -> Option<String> {
-    for r in chosen(installed(), prompt.purpose) {
-        match r.prompt(prompt) {
-            Response::Pass => continue,
-            Response::Reply(text) => return Some(text),
-            Response::Claimed => return None,
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -19,9 +19,10 @@
 //! as zero so runs are bit-reproducible.
 //!
 //! Prompts outside the answer key, and the machine-read turns of some policies, are answered
-//! by the responders of the process's registry ([`super::responder`]): colony's commands make
-//! a registry current before any run; a program that builds a `SimulatedModel` by hand calls
-//! `colony::registry::Registry::current()` (or installs its own) first.
+//! by the responders of its [`SimulatedConfig::responders`] chain ([`super::responder`]):
+//! colony's commands hand every simulated model the chain of their registry
+//! (`colony::registry::Registry::responders`); a program that builds a `SimulatedModel` by
+//! hand passes the chain of the registry it runs with.
 //!
 //! Scripted mode returns canned replies in order (cycling), for tests.
 
@@ -33,6 +34,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::answer_key::normalize;
+use super::responder::Responders;
 use super::{
     approx_prompt_tokens, approx_tokens, AnswerKey, ChatModel, ChatRequest, ChatResponse,
     FinishReason, ModelError, Role, Usage,
@@ -56,6 +58,8 @@ pub struct SimulatedConfig {
     pub wrong_skew: f64,
     /// Question → gold answer.
     pub answer_key: AnswerKey,
+    /// What teaches it the prompts outside the answer key (empty: none).
+    pub responders: Responders,
 }
 
 impl Default for SimulatedConfig {
@@ -68,6 +72,7 @@ impl Default for SimulatedConfig {
             wrong_answers: 10,
             wrong_skew: 0.0,
             answer_key: AnswerKey::new(),
+            responders: Responders::default(),
         }
     }
 }
@@ -165,14 +170,15 @@ impl SimulatedModel {
         // AgentVerse recruiting, critics and evaluators ask for machine-read lines.
         // The policies that own those prompts teach them through their responders.
         let extract = |t: &str| extract_answers(t).pop();
-        super::responder::keyed_reply(&super::responder::KeyedTurn {
-            user: &question_msg.content,
-            answer: &answer,
-            body: &body,
-            extract: &extract,
-            purpose: request.purpose.as_deref(),
-        })
-        .unwrap_or(body)
+        cfg.responders
+            .keyed_reply(&super::responder::KeyedTurn {
+                user: &question_msg.content,
+                answer: &answer,
+                body: &body,
+                extract: &extract,
+                purpose: request.purpose.as_deref(),
+            })
+            .unwrap_or(body)
     }
 }
 
@@ -439,8 +445,8 @@ fn reasoning_text(answer: &str, style: u32) -> String {
 }
 
 /// The reply of a simulated agent to a prompt outside the answer key (DESIGN.md, "offline
-/// default for embodied runs"): the installed responders of the environments and frameworks
-/// that own such prompts are asked in order ([`super::responder::prompt_reply`]); they read
+/// default for embodied runs"): the model's responders of the environments and frameworks
+/// that own such prompts are asked in order ([`Responders::prompt_reply`]); they read
 /// only the prompt, as an LLM would, and answer in the format it requests, with an expert's
 /// action with probability `accuracy`.
 fn embodied_reply(cfg: &SimulatedConfig, r: &ChatRequest) -> Option<String> {
@@ -450,7 +456,7 @@ fn embodied_reply(cfg: &SimulatedConfig, r: &ChatRequest) -> Option<String> {
         .find(|m| m.role == Role::System)
         .map_or("", |m| m.content.as_str());
     let user = r.messages.iter().rev().find(|m| m.role == Role::User)?;
-    super::responder::prompt_reply(&super::responder::Prompt {
+    cfg.responders.prompt_reply(&super::responder::Prompt {
         system,
         user: &user.content,
         accuracy: cfg.accuracy,

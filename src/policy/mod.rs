@@ -7,7 +7,7 @@ pub mod reasoning;
 mod spec;
 mod templates;
 
-pub use spec::{file_component, PolicySpec, SpecError, MAX_LABEL_LEN};
+pub use spec::{file_component, safe_label, PolicySpec, SpecError, MAX_LABEL_LEN};
 pub use templates::TEMPLATES;
 
 /// Splits a policy list as `--policy`/`--policies` spell it: `;` separates policies when

@@ -168,6 +168,30 @@ pub fn file_component(name: &str) -> String {
     out
 }
 
+/// A directory-name-safe form of a suite unit's label or a report's file stem: ASCII letters,
+/// digits and `-_=.,+` kept, everything else `_`, at most 120 characters, never empty or
+/// hidden. Decision: it stays apart from [`file_component`] (which keeps Unicode labels as
+/// they are) because existing suite directories and report files are named by it; both live
+/// here so every path component is sanitized in one place.
+pub fn safe_label(s: &str) -> String {
+    let out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_=.,+".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(120)
+        .collect();
+    if out.is_empty() || out.starts_with('.') {
+        format!("_{out}")
+    } else {
+        out
+    }
+}
+
 /// A label must name a file in the output directory: not empty, not hidden, no path
 /// separator or control character, bounded.
 fn check_label(spec: &str, label: &str) -> Result<(), SpecError> {

@@ -3,6 +3,8 @@
 //! policies, the simulated-model responders of their prompts, the three environments, the
 //! published reasoning datasets, the policies' prompt templates and SelfOrg's role pool.
 
+use std::sync::Arc;
+
 use super::{DatasetEntry, Registry};
 
 /// Adds every built-in to `r`.
@@ -31,8 +33,8 @@ pub(super) fn register(mut r: Registry) -> Registry {
     use crate::policy::embodied::framework_sim::FrameworkResponder;
     r.responder(crate::policy::reasoning::swarmsys::sim::SwarmSysResponder)
         .responder(crate::policy::reasoning::baseline_sim::BaselineResponder)
-        .responder(FrameworkResponder::FIRST)
-        .fallback_responder(FrameworkResponder::FALLBACK)
+        .responder_over_environments(|envs| Arc::new(FrameworkResponder::first(envs)))
+        .fallback_responder_over_environments(|envs| Arc::new(FrameworkResponder::fallback(envs)))
         .environment(colony_cube::entry())
         .environment(colony_swarmbench::entry())
         .environment(colony_wildfire::entry())

@@ -35,6 +35,15 @@ pub struct DatasetEntry {
     grade: Option<DatasetGrader>,
 }
 
+impl std::fmt::Debug for DatasetEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatasetEntry")
+            .field("name", &self.name)
+            .field("grader", &self.grade.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
 impl DatasetEntry {
     /// A dataset `name` read by `load`, graded by its items' answer types.
     pub fn new<F>(name: &str, help: &str, format_help: &str, load: F) -> Self

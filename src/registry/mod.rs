@@ -3,14 +3,17 @@
 //!
 //! Decision (issue 25, part 1, after Gymnasium's `register` and Inspect's registry): colony's
 //! own built-ins are registered by [`Registry::builtin`] through exactly the public builder
-//! methods a user's crate calls, so a plugin is a peer of a built-in. A program installs one
-//! registry for the process ([`Registry::install`], done by `colony::cli::main_with`); library
-//! code that resolves a name reads [`Registry::current`], which is the built-in registry until
-//! something else is installed. Names are unique: registering a name twice is reported by
-//! `install` (the builder cannot fail mid-chain).
+//! methods a user's crate calls, so a plugin is a peer of a built-in.
+//!
+//! Decision (docs/design/architecture.md §1, "resolve at the door"): there is no process-wide
+//! registry. The door (`colony::cli::main_with`, a suite, the Python front, a test) holds one
+//! registry and resolves every name of a run through it into objects ([`Registry::environment_entry`],
+//! [`Registry::embodied_factory`], [`Registry::reasoning`], [`Registry::find_dataset`]); the
+//! layers below receive those objects, never names. Names are unique: registering a name twice
+//! is reported by [`Registry::check`] (the builder cannot fail mid-chain).
 //!
 //! Simulated-model responders ([`crate::llm::responder`]) are registered here too and handed
-//! to the `llm` layer when the registry becomes the process's: first those added with
+//! to each simulated model the door builds ([`Registry::responders`]): first those added with
 //! [`Registry::responder`], then one per environment with a simulated agent, then those
 //! added with [`Registry::fallback_responder`].
 //!
@@ -24,14 +27,14 @@ mod dataset;
 
 pub use dataset::{DatasetEntry, DatasetGrader, DatasetLoader};
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use colony_env_api::{clip, EnvEntry};
 use colony_qa::Dataset;
 use thiserror::Error;
 
-use crate::llm::responder::{Prompt, Responder, Response};
-use crate::policy::embodied::{EmbodiedError, EmbodiedPolicy, PolicyContext};
+use crate::llm::responder::{Prompt, Responder, Responders, Response};
+use crate::policy::embodied::{EmbodiedError, EmbodiedFactory, EmbodiedPolicy, PolicyContext};
 use crate::policy::reasoning::{PolicyError, PolicyOptions, ReasoningContext, ReasoningPolicy};
 
 /// A reasoning policy constructor: reads its options and builds the policy.
@@ -70,7 +73,7 @@ pub struct EmbodiedEntry {
     build: EmbodiedCtor,
 }
 
-/// Errors of [`Registry::install`].
+/// Errors of [`Registry::check`].
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum RegistryError {
@@ -91,9 +94,37 @@ pub enum RegistryError {
         /// What is wrong with it.
         message: String,
     },
-    /// A registry was installed already in this process.
-    #[error("registry: a registry is installed already (install once, before any run)")]
-    AlreadyInstalled,
+}
+
+/// A responder as registered: ready, or made from the registry's environments when the chain
+/// is assembled (a framework's simulated agents act through the environments' own).
+#[derive(Clone)]
+enum ResponderSlot {
+    Ready(Arc<dyn Responder>),
+    OverEnvironments(MakeResponder),
+}
+
+/// Makes a responder from the registry's environments.
+pub type MakeResponder = Arc<dyn Fn(&[&'static dyn EnvEntry]) -> Arc<dyn Responder> + Send + Sync>;
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("reasoning", &self.reasoning_names())
+            .field("embodied", &self.embodied_names())
+            .field("environments", &self.environments)
+            .field("datasets", &self.datasets.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResponderSlot {
+    fn get(&self, environments: &[&'static dyn EnvEntry]) -> Arc<dyn Responder> {
+        match self {
+            Self::Ready(r) => r.clone(),
+            Self::OverEnvironments(make) => make(environments),
+        }
+    }
 }
 
 /// The registry: see the module docs.
@@ -102,16 +133,14 @@ pub struct Registry {
     reasoning: Vec<ReasoningEntry>,
     embodied: Vec<EmbodiedEntry>,
     environments: Vec<&'static dyn EnvEntry>,
-    responders: Vec<Arc<dyn Responder>>,
-    fallback_responders: Vec<Arc<dyn Responder>>,
+    responders: Vec<ResponderSlot>,
+    fallback_responders: Vec<ResponderSlot>,
     datasets: Vec<DatasetEntry>,
     templates: Vec<(&'static str, &'static str)>,
     role_cards: Vec<(String, &'static str)>,
-    /// The first name registered twice, reported by [`Registry::install`] and [`Registry::check`].
+    /// The first name registered twice, reported by [`Registry::check`].
     duplicate: Option<RegistryError>,
 }
-
-static INSTALLED: OnceLock<Registry> = OnceLock::new();
 
 impl Registry {
     /// A registry with nothing in it.
@@ -247,28 +276,55 @@ impl Registry {
 
     /// Adds a simulated-model responder, asked before the environments' simulated agents.
     pub fn responder(mut self, responder: impl Responder + 'static) -> Self {
-        self.responders.push(Arc::new(responder));
+        self.responders
+            .push(ResponderSlot::Ready(Arc::new(responder)));
         self
     }
 
     /// Adds a simulated-model responder asked after the environments' simulated agents.
     pub fn fallback_responder(mut self, responder: impl Responder + 'static) -> Self {
-        self.fallback_responders.push(Arc::new(responder));
+        self.fallback_responders
+            .push(ResponderSlot::Ready(Arc::new(responder)));
         self
     }
 
-    /// Every responder in the order the simulated model asks them (see the module docs).
-    pub fn responders(&self) -> Vec<Arc<dyn Responder>> {
+    /// Adds a responder made from every environment of the registry (those registered later
+    /// included), asked before the environments' simulated agents.
+    pub fn responder_over_environments<F>(mut self, make: F) -> Self
+    where
+        F: Fn(&[&'static dyn EnvEntry]) -> Arc<dyn Responder> + Send + Sync + 'static,
+    {
+        self.responders
+            .push(ResponderSlot::OverEnvironments(Arc::new(make)));
+        self
+    }
+
+    /// [`Registry::responder_over_environments`], asked after the environments' agents.
+    pub fn fallback_responder_over_environments<F>(mut self, make: F) -> Self
+    where
+        F: Fn(&[&'static dyn EnvEntry]) -> Arc<dyn Responder> + Send + Sync + 'static,
+    {
+        self.fallback_responders
+            .push(ResponderSlot::OverEnvironments(Arc::new(make)));
+        self
+    }
+
+    /// The responder chain a simulated model of this registry asks, in order (see the module
+    /// docs).
+    pub fn responders(&self) -> Responders {
         let envs = self
             .environments
             .iter()
             .map(|e| Arc::new(EnvResponder(*e)) as Arc<dyn Responder>);
-        self.responders
-            .iter()
-            .cloned()
-            .chain(envs)
-            .chain(self.fallback_responders.iter().cloned())
-            .collect()
+        let slot = |s: &ResponderSlot| s.get(&self.environments);
+        Responders::new(
+            self.responders
+                .iter()
+                .map(slot)
+                .chain(envs)
+                .chain(self.fallback_responders.iter().map(slot))
+                .collect(),
+        )
     }
 
     fn note_duplicate(&mut self, kind: &'static str, name: &str) {
@@ -281,29 +337,6 @@ impl Registry {
     /// The first problem of this registry (a name registered twice), if any.
     pub fn check(&self) -> Result<(), RegistryError> {
         self.duplicate.clone().map_or(Ok(()), Err)
-    }
-
-    /// Makes this the process's registry (what [`Registry::current`] returns).
-    pub fn install(self) -> Result<&'static Registry, RegistryError> {
-        self.check()?;
-        let mut fresh = Some(self);
-        let installed =
-            INSTALLED.get_or_init(|| fresh.take().unwrap_or_default().with_responders());
-        match fresh {
-            None => Ok(installed),
-            Some(_) => Err(RegistryError::AlreadyInstalled),
-        }
-    }
-
-    /// The installed registry, or the built-in one when none was installed.
-    pub fn current() -> &'static Registry {
-        INSTALLED.get_or_init(|| Registry::builtin().with_responders())
-    }
-
-    /// Hands this registry's responders to the simulated model (when it becomes current).
-    fn with_responders(self) -> Self {
-        crate::llm::responder::install(self.responders());
-        self
     }
 
     /// The reasoning policies, in registration order.
@@ -319,6 +352,31 @@ impl Registry {
     /// The environments, in registration order.
     pub fn environments(&self) -> &[&'static dyn EnvEntry] {
         &self.environments
+    }
+
+    /// The environment named `name` (its id, `cube-v0`, or short name, `cube`); an unknown
+    /// name is an error listing the registered ids.
+    pub fn environment_entry(
+        &self,
+        name: &str,
+    ) -> Result<&'static dyn EnvEntry, crate::env::EnvLookupError> {
+        crate::env::find_in(&self.environments, name)
+    }
+
+    /// The environment `name` built from `key=value` settings (not yet reset), with its entry.
+    pub fn build_environment<S: AsRef<str>>(
+        &self,
+        name: &str,
+        settings: &[S],
+    ) -> Result<
+        (
+            &'static dyn EnvEntry,
+            Box<dyn colony_env_api::DynEnvironment>,
+        ),
+        crate::env::EnvLookupError,
+    > {
+        let entry = self.environment_entry(name)?;
+        Ok((entry, crate::env::build(entry, settings)?))
     }
 
     /// The datasets, in registration order.
@@ -394,20 +452,25 @@ impl Registry {
         self.reasoning.iter().map(|e| e.name.as_str()).collect()
     }
 
-    /// Builds the embodied policy `name` with `options` (the text after `name:`); `scripted:`
-    /// specs are the environment's own and handled by [`crate::policy::embodied::embodied_policy`].
-    pub fn embodied(
+    /// Resolves the embodied policy `spec` (`name`, `name:options` or `scripted:<name>`) for
+    /// runs on `entry`: the name is looked up once and the options are checked by building
+    /// the policy once for `entry` (seed 0, no model: constructors only read their options),
+    /// so a typo fails at the door; unknown names and options are errors listing what exists.
+    pub fn embodied_factory(
         &self,
-        name: &str,
-        options: &str,
-        ctx: &PolicyContext,
-    ) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
-        match self.embodied.iter().find(|e| e.name == name) {
-            Some(e) => (e.build)(options, ctx),
-            None => {
+        spec: &str,
+        entry: &'static dyn EnvEntry,
+    ) -> Result<EmbodiedFactory, EmbodiedError> {
+        let spec = spec.trim();
+        let factory = if let Some(name) = spec.strip_prefix("scripted:") {
+            EmbodiedFactory::scripted(name)
+        } else {
+            let (name, options) = spec.split_once(':').unwrap_or((spec, ""));
+            let name = name.trim();
+            let Some(e) = self.embodied.iter().find(|e| e.name == name) else {
                 let mut scripted = vec!["random", "noop"];
-                scripted.extend(ctx.entry.policy_names());
-                Err(EmbodiedError::Config {
+                scripted.extend(entry.policy_names());
+                return Err(EmbodiedError::Config {
                     policy: clip(name),
                     message: format!(
                         "unknown policy {:?}; known: {}, scripted:<{}>",
@@ -415,23 +478,24 @@ impl Registry {
                         self.embodied_names().join(", "),
                         scripted.join("|")
                     ),
-                })
-            }
-        }
+                });
+            };
+            let (build, options) = (e.build.clone(), options.to_string());
+            EmbodiedFactory::new(spec, e.uses_models, move |ctx: &PolicyContext| {
+                build(&options, ctx)
+            })
+        };
+        factory.build(&PolicyContext {
+            entry,
+            seed: 0,
+            caller: crate::policy::embodied::CallerConfig::default(),
+        })?;
+        Ok(factory)
     }
 
     /// The embodied policy names, in registration order.
     pub fn embodied_names(&self) -> Vec<&str> {
         self.embodied.iter().map(|e| e.name.as_str()).collect()
-    }
-
-    /// Whether the embodied policy `name` calls models (unknown names: yes, so the error
-    /// about the name comes from building it).
-    pub fn embodied_uses_models(&self, name: &str) -> bool {
-        self.embodied
-            .iter()
-            .find(|e| e.name == name)
-            .is_none_or(|e| e.uses_models)
     }
 }
 

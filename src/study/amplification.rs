@@ -26,12 +26,16 @@ use serde::Serialize;
 use crate::embed::Embedder;
 use crate::eval::{solve_item, ItemResult, PolicySummary};
 use crate::llm::{AnswerKey, SharedModel, SimulatedConfig, SimulatedModel};
-use crate::policy::reasoning::{policy_with_embedder, Member, Roster, MASLAB_SAMPLING};
+use crate::policy::reasoning::{Member, ReasoningContext, Roster, MASLAB_SAMPLING};
+use crate::registry::{DatasetEntry, Registry};
 use crate::runtime::RoleCard;
 
 /// Settings of the study.
 #[derive(Debug, Clone, Serialize)]
 pub struct StudyConfig {
+    /// The registry the policies resolve in (it teaches the simulated model too).
+    #[serde(skip)]
+    pub registry: Arc<Registry>,
     /// Seed of every draw (Monte-Carlo, simulated model, item generation, run seed).
     pub seed: u64,
     /// Monte-Carlo trials per (N, p) in part (a).
@@ -70,6 +74,7 @@ pub struct StudyConfig {
 impl Default for StudyConfig {
     fn default() -> Self {
         Self {
+            registry: Arc::new(Registry::builtin()),
             seed: 2024,
             trials: 20_000,
             agent_counts: (1..=10).collect(),
@@ -193,7 +198,16 @@ pub(crate) fn simulated_model(config: &StudyConfig, p: f64, items: &[Item]) -> S
         wrong_answers: config.wrong_answers,
         wrong_skew: 0.0,
         answer_key: key,
+        responders: config.registry.responders(),
     }))
+}
+
+/// The studies' generated GSM8K-style items, graded as GSM8K is, recorded as
+/// `simulated-gsm8k`.
+pub(crate) fn study_dataset() -> DatasetEntry {
+    let mut d = DatasetEntry::published(colony_qa::Dataset::Gsm8k);
+    d.name = "simulated-gsm8k".into();
+    d
 }
 
 /// A roster of `roles.len()` agents, all `model`.
@@ -245,18 +259,13 @@ pub(crate) async fn run_policy_with(
     embedder: Arc<dyn Embedder>,
     model: SharedModel,
 ) -> Result<PolicyRow, crate::policy::reasoning::PolicyError> {
-    let policy = policy_with_embedder(spec, embedder)?;
+    let policy = config
+        .registry
+        .reasoning(spec, &ReasoningContext::new(embedder))?;
     let roster = roster_of(model, roles);
+    let dataset = study_dataset();
     let results: Vec<ItemResult> = stream::iter(items)
-        .map(|item| {
-            solve_item(
-                policy.as_ref(),
-                item,
-                &roster,
-                config.seed,
-                "simulated-gsm8k",
-            )
-        })
+        .map(|item| solve_item(policy.as_ref(), item, &roster, config.seed, &dataset))
         .buffer_unordered(config.concurrency.max(1))
         .collect()
         .await;

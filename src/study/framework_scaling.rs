@@ -18,11 +18,15 @@ use thiserror::Error;
 use crate::env::{build, EnvLookupError};
 use crate::eval::embodied::episode::{run_episode, EpisodeConfig, NullSink};
 use crate::llm::{SharedModel, SimulatedConfig, SimulatedModel};
-use crate::policy::embodied::{embodied_policy, CallerConfig, EmbodiedError, PolicyContext};
+use crate::policy::embodied::{CallerConfig, EmbodiedError, PolicyContext};
+use crate::registry::Registry;
 
 /// Settings of the study.
 #[derive(Debug, Clone)]
 pub struct ScalingConfig {
+    /// The registry the environment and frameworks resolve in (it teaches the simulated
+    /// model too).
+    pub registry: Arc<Registry>,
     /// Environment id.
     pub env: String,
     /// Base `--set` settings (the team size is added as `agents=N`).
@@ -121,14 +125,20 @@ pub fn log_log_slope(points: &[(f64, f64)]) -> f64 {
 
 /// Runs the study (sequentially; every run is seeded, so the figures are reproducible).
 pub async fn run(config: &ScalingConfig) -> Result<ScalingReport, ScalingError> {
-    let model: SharedModel = Arc::new(SimulatedModel::new(SimulatedConfig::default()));
+    let registry = &config.registry;
+    let model: SharedModel = Arc::new(SimulatedModel::new(SimulatedConfig {
+        responders: registry.responders(),
+        ..SimulatedConfig::default()
+    }));
+    let entry = registry.environment_entry(&config.env)?;
     let mut rows = Vec::new();
     for fw in &config.frameworks {
+        let factory = registry.embodied_factory(fw, entry)?;
         for &n in &config.sizes {
             let mut set = config.set.clone();
             set.retain(|kv| !kv.starts_with("agents="));
             set.push(format!("agents={n}"));
-            let (entry, mut env) = build(&config.env, &set)?;
+            let mut env = build(entry, &set)?;
             env.reset(config.seed);
             let ctx = PolicyContext {
                 entry,
@@ -139,7 +149,7 @@ pub async fn run(config: &ScalingConfig) -> Result<ScalingReport, ScalingError> 
                     ..CallerConfig::default()
                 },
             };
-            let mut policy = embodied_policy(fw, &ctx)?;
+            let mut policy = factory.build(&ctx)?;
             let episode = EpisodeConfig {
                 seed: config.seed,
                 max_steps: config.steps,

@@ -16,9 +16,8 @@ use serde::Serialize;
 use crate::embed::Embedder;
 use crate::eval::solve_item;
 use crate::llm::SharedModel;
-use crate::policy::reasoning::{
-    policy_with_embedder, Member, PolicyError, Roster, MASLAB_SAMPLING,
-};
+use crate::policy::reasoning::{Member, PolicyError, ReasoningContext, Roster, MASLAB_SAMPLING};
+use crate::registry::Registry;
 use crate::runtime::RoleCard;
 
 /// One team size's figures.
@@ -51,11 +50,11 @@ pub struct ScalingRow {
 /// comma-separated option list, may be empty), every agent played by `model`; `latency_s` is
 /// the endpoint's latency per call, for [`ScalingRow::latency_floor_s`].
 pub async fn run_size(
+    registry: &Registry,
     agents: usize,
     options: &str,
     items: &[Item],
-    model: SharedModel,
-    embedder: Arc<dyn Embedder>,
+    (model, embedder): (SharedModel, Arc<dyn Embedder>),
     seed: u64,
     latency_s: f64,
 ) -> Result<ScalingRow, PolicyError> {
@@ -64,7 +63,8 @@ pub async fn run_size(
     } else {
         format!("swarmsys:agents={agents},{options}")
     };
-    let policy = policy_with_embedder(&spec, embedder)?;
+    let policy = registry.reasoning(&spec, &ReasoningContext::new(embedder))?;
+    let dataset = crate::study::amplification::study_dataset();
     let roster = Roster {
         members: vec![Member::new(
             Arc::new(RoleCard::new("agent", "You are a helpful assistant.")),
@@ -74,7 +74,7 @@ pub async fn run_size(
     };
     let (mut calls, mut rounds, mut wall, mut errors, mut correct) = (0u64, 0u64, 0.0, 0, 0);
     for item in items {
-        let r = solve_item(policy.as_ref(), item, &roster, seed, "simulated-gsm8k").await;
+        let r = solve_item(policy.as_ref(), item, &roster, seed, &dataset).await;
         calls += r.calls;
         rounds += r.trace["rounds_run"].as_u64().unwrap_or(0);
         wall += r.wall_ms / 1000.0;
@@ -132,16 +132,26 @@ mod tests {
         for i in &items {
             key.insert(&i.question, i.gold.clone());
         }
+        let registry = Registry::builtin();
         let model: SharedModel = Arc::new(SimulatedModel::new(SimulatedConfig {
             accuracy: 1.0,
             answer_key: key,
+            responders: registry.responders(),
             ..SimulatedConfig::default()
         }));
         let embedder: Arc<dyn Embedder> = Arc::new(HashingEmbedder::new(64));
-        let small = run_size(4, "", &items, model.clone(), embedder.clone(), 0, 0.1)
-            .await
-            .unwrap();
-        let large = run_size(8, "rounds=4", &items, model, embedder, 0, 0.1)
+        let small = run_size(
+            &registry,
+            4,
+            "",
+            &items,
+            (model.clone(), embedder.clone()),
+            0,
+            0.1,
+        )
+        .await
+        .unwrap();
+        let large = run_size(&registry, 8, "rounds=4", &items, (model, embedder), 0, 0.1)
             .await
             .unwrap();
         assert_eq!((small.errors, small.correct), (0, 2));

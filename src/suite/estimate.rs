@@ -25,10 +25,9 @@ use crate::eval::models::reasoning_roster;
 use crate::eval::reasoning::runner::solve_item;
 use crate::eval::CallRouting;
 use crate::llm::ModelsConfig;
-use crate::policy::embodied::{
-    embodied_policy, uses_models, CallerConfig, PolicyContext, EMBODIED_SAMPLING,
-};
-use crate::policy::reasoning::{policy_with_embedder, ReasoningPolicy};
+use crate::policy::embodied::{CallerConfig, EmbodiedFactory, PolicyContext, EMBODIED_SAMPLING};
+use crate::policy::reasoning::{ReasoningContext, ReasoningPolicy};
+use crate::registry::Registry;
 
 /// Items per reasoning policy solved to measure calls per item.
 pub const SAMPLE_ITEMS: usize = 4;
@@ -84,6 +83,7 @@ impl Measured {
 
 /// The dry-run matrix of `units` (for `shard`'s share, when given).
 pub async fn matrix(
+    registry: &Registry,
     suite: &Suite,
     units: &[PlannedUnit],
     shard: Option<Shard>,
@@ -101,8 +101,16 @@ pub async fn matrix(
             UnitWork::Datasets { entries, .. } => {
                 for (d, items) in entries {
                     let owned = shard.map(|s| unit.owned_items((d, items), s));
+                    let dataset =
+                        registry
+                            .find_dataset(&d.dataset)
+                            .map_err(|x| SuiteRunError::Io {
+                                path: d.label.clone().into(),
+                                message: x.to_string(),
+                            })?;
                     let unit_rows = dataset_estimate(DatasetEstimate {
-                        dataset: &d.dataset,
+                        registry,
+                        dataset,
                         items,
                         policies: &d.policies,
                         roles: suite.roles.as_deref(),
@@ -121,9 +129,15 @@ pub async fn matrix(
             }
             UnitWork::Env { unit: e, configs } => {
                 let owned = shard.map(|s| unit.owned_episodes(s));
-                let unit_rows =
-                    env_estimate(e, configs, owned.as_ref(), suite.sim_accuracy, &unit.model)
-                        .await?;
+                let unit_rows = env_estimate(
+                    registry,
+                    e,
+                    configs,
+                    owned.as_ref(),
+                    suite.sim_accuracy,
+                    &unit.model,
+                )
+                .await?;
                 rows.extend(unit_rows.into_iter().map(|mut r| {
                     r.unit = rel.clone();
                     r
@@ -136,8 +150,10 @@ pub async fn matrix(
 
 /// What [`dataset_estimate`] estimates: one dataset's items under its policies.
 pub struct DatasetEstimate<'a> {
-    /// The dataset's name.
-    pub dataset: &'a str,
+    /// The registry the policies resolve in (it teaches the simulated model).
+    pub registry: &'a Registry,
+    /// The dataset.
+    pub dataset: &'a crate::registry::DatasetEntry,
     /// Its items (a sample of them is solved).
     pub items: &'a [colony_qa::Item],
     /// The policies, with their labels.
@@ -163,6 +179,7 @@ pub async fn dataset_estimate(d: DatasetEstimate<'_>) -> Result<Vec<MatrixRow>, 
         ModelsConfig::default().resolve(Some(crate::llm::SIMULATED_NAME), &Default::default())?;
     let sample = &d.items[..d.items.len().min(SAMPLE_ITEMS)];
     let roster = reasoning_roster(
+        d.registry,
         std::slice::from_ref(&sim),
         d.roles,
         d.agents,
@@ -170,9 +187,9 @@ pub async fn dataset_estimate(d: DatasetEstimate<'_>) -> Result<Vec<MatrixRow>, 
         CallRouting::Live,
     )?;
     let mut rows = Vec::new();
+    let ctx = ReasoningContext::new(d.embedder.clone());
     for p in d.policies {
-        let policy: Arc<dyn ReasoningPolicy> =
-            Arc::from(policy_with_embedder(&p.spec, d.embedder.clone())?);
+        let policy: Arc<dyn ReasoningPolicy> = Arc::from(d.registry.reasoning(&p.spec, &ctx)?);
         policy.prepare(d.items, d.seed);
         let mut measured = Measured::default();
         for item in sample {
@@ -189,7 +206,7 @@ pub async fn dataset_estimate(d: DatasetEstimate<'_>) -> Result<Vec<MatrixRow>, 
             .map_or(d.items.len(), |ids| ids.len());
         let est = measured.scaled(sample.len(), mine);
         rows.push(MatrixRow {
-            unit: d.dataset.to_string(),
+            unit: d.dataset.name.clone(),
             policy: p.label.clone(),
             work: d.items.len(),
             mine,
@@ -206,6 +223,7 @@ pub async fn dataset_estimate(d: DatasetEstimate<'_>) -> Result<Vec<MatrixRow>, 
 /// of a shard, all without one), with the simulated model at `sim_accuracy`: one row per
 /// policy. `colony compare --dry-run` calls it for its one unit.
 pub async fn env_estimate(
+    registry: &Registry,
     e: &super::spec::EnvUnit,
     configs: &[(String, Vec<u64>)],
     owned: Option<&std::collections::BTreeSet<crate::eval::embodied::compare_config::EpisodeKey>>,
@@ -215,10 +233,22 @@ pub async fn env_estimate(
     let mut sim =
         ModelsConfig::default().resolve(Some(crate::llm::SIMULATED_NAME), &Default::default())?;
     sim.accuracy = sim_accuracy.or(sim.accuracy);
-    let settings = config_settings(e)?;
+    let err = |message: String| SuiteRunError::Io {
+        path: e.label.clone().into(),
+        message,
+    };
+    let entry = registry
+        .environment_entry(&e.env)
+        .map_err(|x| err(x.to_string()))?;
+    let settings = config_settings(entry, e)?;
+    let responders = registry.responders();
     let per_policy = configs.iter().map(|(_, seeds)| seeds.len()).sum();
     let mut rows = Vec::new();
-    for p in &e.policies {
+    for spec in &e.policies {
+        let factory = registry
+            .embodied_factory(spec, entry)
+            .map_err(|x| err(x.to_string()))?;
+        let p = spec;
         let mut est = Measured::default();
         let mut mine_total = 0;
         for (label, seeds) in configs {
@@ -226,14 +256,15 @@ pub async fn env_estimate(
                 o.iter().filter(|(c, q, _)| c == label && q == p).count()
             });
             mine_total += mine;
-            if mine == 0 || !uses_models(p) {
+            if mine == 0 || !factory.uses_models() {
                 continue;
             }
             let set = settings.get(label).unwrap_or(&e.set);
             let pilots = &seeds[..seeds.len().min(PILOT_SEEDS)];
             let mut measured = Measured::default();
             for &seed in pilots {
-                let (calls, prompt, completion) = episode_usage(e, p, &sim, set, seed).await?;
+                let (calls, prompt, completion) =
+                    episode_usage(e, entry, &factory, (&sim, &responders), set, seed).await?;
                 measured.add(calls, prompt, completion);
             }
             let share = measured.scaled(pilots.len(), mine);
@@ -329,6 +360,7 @@ fn per_share(calls: u64, sampled: usize, mine: usize) -> u64 {
 
 /// The settings of each configuration of `e` by label (one empty label without a grid).
 fn config_settings(
+    entry: &'static dyn colony_env_api::EnvEntry,
     e: &super::spec::EnvUnit,
 ) -> Result<std::collections::BTreeMap<String, Vec<String>>, SuiteRunError> {
     let err = |message: String| SuiteRunError::Io {
@@ -336,7 +368,7 @@ fn config_settings(
         message,
     };
     let axes =
-        crate::eval::embodied::grid::parse_axes(&e.env, &e.grid).map_err(|x| err(x.to_string()))?;
+        crate::eval::embodied::grid::parse_axes(entry, &e.grid).map_err(|x| err(x.to_string()))?;
     if axes.is_empty() {
         return Ok([(String::new(), e.set.clone())].into());
     }
@@ -350,8 +382,9 @@ fn config_settings(
 /// configuration `set`, with `seed`.
 async fn episode_usage(
     e: &super::spec::EnvUnit,
-    policy: &str,
-    sim: &crate::llm::ModelSpec,
+    entry: &'static dyn colony_env_api::EnvEntry,
+    policy: &EmbodiedFactory,
+    (sim, responders): (&crate::llm::ModelSpec, &crate::llm::Responders),
     set: &[String],
     seed: u64,
 ) -> Result<(u64, u64, u64), SuiteRunError> {
@@ -359,20 +392,20 @@ async fn episode_usage(
         path: e.label.clone().into(),
         message,
     };
-    let (entry, mut env) = crate::env::build(&e.env, set).map_err(|x| err(x.to_string()))?;
+    let mut env = crate::env::build(entry, set).map_err(|x| err(x.to_string()))?;
     env.reset(seed);
     let spec = sim;
     let ctx = PolicyContext {
         entry,
         seed,
         caller: CallerConfig {
-            models: vec![spec.build()?],
+            models: vec![spec.build(responders)?],
             model_sampling: vec![spec.sampling.clone()],
             sampling: EMBODIED_SAMPLING,
             ..CallerConfig::default()
         },
     };
-    let mut p = embodied_policy(policy, &ctx).map_err(|x| err(x.to_string()))?;
+    let mut p = policy.build(&ctx).map_err(|x| err(x.to_string()))?;
     let out = run_episode(
         env.as_mut(),
         p.as_mut(),

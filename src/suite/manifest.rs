@@ -13,6 +13,7 @@
 //! run uses is common; the version and template hashes catch changes that matter). `--force`
 //! rewrites the manifest and resumes anyway.
 
+use crate::registry::Registry;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -136,12 +137,12 @@ fn sha256(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Every prompt template of the installed registry, by name: colony's policy and dataset
+/// Every prompt template of `registry`, by name: colony's policy and dataset
 /// templates, then each registered environment's ([`colony_env_api::EnvEntry::templates`],
 /// a plugin's included).
-pub fn templates() -> Vec<(&'static str, &'static str)> {
-    let mut all = crate::registry::Registry::current().templates().to_vec();
-    for entry in crate::env::entries() {
+pub fn templates(registry: &Registry) -> Vec<(&'static str, &'static str)> {
+    let mut all = registry.templates().to_vec();
+    for entry in registry.environments() {
         all.extend(entry.templates());
     }
     all
@@ -149,10 +150,10 @@ pub fn templates() -> Vec<(&'static str, &'static str)> {
 
 /// The hashes of the role cards a suite's rosters use: the named folder's `*.toml` files, or
 /// the registry's default cards (keyed `builtin:<file>`) when the suite names none.
-fn role_card_hashes(dir: Option<&Path>) -> BTreeMap<String, String> {
+fn role_card_hashes(registry: &Registry, dir: Option<&Path>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let Some(dir) = dir else {
-        for (file, text) in crate::registry::Registry::current().role_cards() {
+        for (file, text) in registry.role_cards() {
             out.insert(format!("builtin:{file}"), sha256(text.as_bytes()));
         }
         return out;
@@ -213,8 +214,9 @@ fn now_rfc3339() -> String {
 }
 
 impl Manifest {
-    /// The manifest of a run starting now.
+    /// The manifest of a run starting now (templates and default role cards from `registry`).
     pub fn new(
+        registry: &Registry,
         suite_file: &Path,
         suite: &Suite,
         models: &[ModelSpec],
@@ -225,14 +227,14 @@ impl Manifest {
             suite_file: suite_file.display().to_string(),
             suite: suite.clone(),
             models: models.iter().map(ModelRecord::of).collect(),
-            templates: templates()
+            templates: templates(registry)
                 .into_iter()
                 .map(|(name, text)| (name.to_string(), sha256(text.as_bytes())))
                 .collect(),
             role_cards: if suite.datasets.is_empty() {
                 BTreeMap::new()
             } else {
-                role_card_hashes(suite.roles.as_deref())
+                role_card_hashes(registry, suite.roles.as_deref())
             },
             git: git_state(),
             started: now_rfc3339(),
@@ -388,8 +390,9 @@ mod tests {
 
     #[test]
     fn every_template_is_hashed_once() {
-        let names: std::collections::BTreeSet<&str> = templates().iter().map(|(n, _)| *n).collect();
-        assert_eq!(names.len(), templates().len());
-        assert!(templates().iter().all(|(_, t)| !t.is_empty()));
+        let all = templates(&Registry::builtin());
+        let names: std::collections::BTreeSet<&str> = all.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names.len(), all.len());
+        assert!(all.iter().all(|(_, t)| !t.is_empty()));
     }
 }

@@ -11,6 +11,7 @@
 //! copied; then every unit's report is rebuilt by the same functions an unsharded run ends
 //! with ([`crate::eval::reasoning::report`], [`crate::eval::embodied::compare::write_compare_reports`]).
 
+use crate::registry::Registry;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -217,6 +218,7 @@ impl Assembly {
 
 /// Merges `shards` into `out` (see the module docs).
 pub async fn merge_shards(
+    registry: &Registry,
     out: &Path,
     shards: &[PathBuf],
     allow_partial: bool,
@@ -311,7 +313,7 @@ pub async fn merge_shards(
     if staging.exists() {
         std::fs::remove_dir_all(&staging).map_err(|e| io(&staging)(e.to_string()))?;
     }
-    let result = build_merged(&staging, &asm, &base, &suite, &gaps).await;
+    let result = build_merged(registry, &staging, &asm, &base, &suite, &gaps).await;
     let (units, markdown) = match result {
         Ok(done) => done,
         Err(e) => {
@@ -333,6 +335,7 @@ pub async fn merge_shards(
 /// Writes the merged run (files, manifest, reports) into `dir`; returns the unit reports and
 /// the suite's Markdown.
 async fn build_merged(
+    registry: &Registry,
     dir: &Path,
     asm: &Assembly,
     base: &Manifest,
@@ -343,7 +346,7 @@ async fn build_merged(
     let mut manifest = base.clone();
     manifest.shard = None;
     manifest.write(dir)?;
-    let units = rebuild_reports(dir, suite, &base.models).await?;
+    let units = rebuild_reports(registry, dir, suite, &base.models).await?;
     let mut markdown = write_suite_report(dir, suite, &units)?;
     if !gaps.is_empty() {
         let note = format!("**Partial merge:** {}.\n", gaps.join("; "));
@@ -629,6 +632,7 @@ fn dataset_groups(suite: &Suite) -> Vec<String> {
 
 /// Rebuilds every unit's report in the merged directory.
 async fn rebuild_reports(
+    registry: &Registry,
     out: &Path,
     suite: &Suite,
     models: &[ModelRecord],
@@ -658,7 +662,15 @@ async fn rebuild_reports(
         for e in &suite.environments {
             let dir = out.join(unit_dir(&model.name, &e.label));
             std::fs::create_dir_all(&dir).map_err(|e| io(&dir)(e.to_string()))?;
-            let config = compare_config(suite, e, &spec_of(model), &dir, CallRouting::Live, false)?;
+            let config = compare_config(
+                registry,
+                suite,
+                e,
+                &spec_of(model),
+                &dir,
+                CallRouting::Live,
+                false,
+            )?;
             // Merged shards are reported as they are: a shard that stopped says so itself.
             let outcome = write_compare_reports(&config, None).await?;
             let errors = outcome.errors();

@@ -18,6 +18,7 @@ use super::spec::{DatasetUnit, EnvUnit, Suite};
 use crate::eval::embodied::compare::configuration_seeds;
 use crate::eval::embodied::compare_config::EpisodeKey;
 use crate::eval::embodied::grid::{configurations, parse_axes};
+use crate::registry::Registry;
 
 /// A dataset could not be loaded, or an environment grid not expanded.
 #[derive(Debug, Error)]
@@ -187,13 +188,17 @@ pub struct PlanFile {
 
 /// Loads every item of a dataset unit's file (before selection); skipped malformed rows and
 /// stray header rows are reported in `notes`. `colony eval`, `grade` and suites share it.
-pub fn load_all(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Item>, PlanError> {
+pub fn load_all(
+    registry: &Registry,
+    unit: &DatasetUnit,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Item>, PlanError> {
     let err = |message: String| PlanError::Dataset {
         label: unit.label.clone(),
         path: unit.data.clone(),
         message,
     };
-    let dataset = crate::registry::Registry::current()
+    let dataset = registry
         .find_dataset(&unit.dataset)
         .map_err(|e| err(format!("{e}")))?;
     let fields = if unit.fields.is_empty() {
@@ -242,8 +247,12 @@ pub fn select_items(unit: &DatasetUnit, items: Vec<Item>) -> Vec<Item> {
 }
 
 /// Loads a dataset unit's selected items; none selected is an error.
-pub fn load_items(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Item>, PlanError> {
-    let items = select_items(unit, load_all(unit, notes)?);
+pub fn load_items(
+    registry: &Registry,
+    unit: &DatasetUnit,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Item>, PlanError> {
+    let items = select_items(unit, load_all(registry, unit, notes)?);
     if items.is_empty() {
         return Err(PlanError::Empty {
             label: unit.label.clone(),
@@ -255,12 +264,18 @@ pub fn load_items(unit: &DatasetUnit, notes: &mut Vec<String>) -> Result<Vec<Ite
 
 /// The grid configurations of an environment unit (one empty label without a grid), each
 /// with the seeds it plays ([`configuration_seeds`]).
-pub fn env_configs(unit: &EnvUnit) -> Result<Vec<(String, Vec<u64>)>, PlanError> {
+pub fn env_configs(
+    registry: &Registry,
+    unit: &EnvUnit,
+) -> Result<Vec<(String, Vec<u64>)>, PlanError> {
     let err = |message: String| PlanError::Grid {
         label: unit.label.clone(),
         message,
     };
-    let axes = parse_axes(&unit.env, &unit.grid).map_err(|e| err(e.to_string()))?;
+    let entry = registry
+        .environment_entry(&unit.env)
+        .map_err(|e| err(e.to_string()))?;
+    let axes = parse_axes(entry, &unit.grid).map_err(|e| err(e.to_string()))?;
     let configs = if axes.is_empty() {
         vec![(String::new(), unit.set.clone())]
     } else {
@@ -280,7 +295,7 @@ pub fn env_configs(unit: &EnvUnit) -> Result<Vec<(String, Vec<u64>)>, PlanError>
     configs
         .into_iter()
         .map(|(label, set)| {
-            let seeds = configuration_seeds(&unit.env, &set, &unit.seeds, unit.level_seeds)
+            let seeds = configuration_seeds(entry, &set, &unit.seeds, unit.level_seeds)
                 .map_err(|e| err(e.to_string()))?;
             Ok((label, seeds))
         })
@@ -290,17 +305,18 @@ pub fn env_configs(unit: &EnvUnit) -> Result<Vec<(String, Vec<u64>)>, PlanError>
 /// Expands a suite for these model names: models outermost, then datasets, then
 /// environments, in file order.
 pub fn expand(
+    registry: &Registry,
     suite: &Suite,
     models: &[String],
     notes: &mut Vec<String>,
 ) -> Result<Vec<PlannedUnit>, PlanError> {
     let mut items = Vec::new();
     for d in &suite.datasets {
-        items.push(load_items(d, notes)?);
+        items.push(load_items(registry, d, notes)?);
     }
     let mut configs = Vec::new();
     for e in &suite.environments {
-        configs.push(env_configs(e)?);
+        configs.push(env_configs(registry, e)?);
     }
     // Datasets grouped by label, groups in order of first appearance.
     let mut groups: Vec<(String, Vec<DatasetEntry>)> = Vec::new();

@@ -28,10 +28,13 @@ use crate::eval::results::write_atomic;
 use crate::eval::LabelledPolicy;
 use crate::eval::{CallRouting, CompareModels};
 use crate::llm::{ApiKey, ModelError, ModelSpec};
-use crate::policy::reasoning::{policy_with_embedder, PolicyError};
+use crate::policy::reasoning::{PolicyError, ReasoningContext};
+use crate::registry::Registry;
 
 /// How to run a suite.
 pub struct SuiteRunOptions<'a> {
+    /// The registry every name of the suite resolves in (the suite runner is a door).
+    pub registry: &'a Registry,
     /// The suite file (recorded in the manifest).
     pub suite_file: PathBuf,
     /// The run's directory (a shard writes `OUT/shard-<i>-of-<N>/` inside it).
@@ -181,13 +184,20 @@ pub async fn run_suite(
 ) -> Result<SuiteOutcome, SuiteRunError> {
     let mut notes = Vec::new();
     let names: Vec<String> = opts.models.iter().map(|m| m.name.clone()).collect();
-    let units = expand(suite, &names, &mut notes)?;
+    let units = expand(opts.registry, suite, &names, &mut notes)?;
     let dir = run_dir(&opts.out, opts.shard);
     std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
     // One process per suite directory, taken before the manifest or plan is touched (issue
     // 30, item 16); units still lock their own directories for eval and compare.
     let _lock = crate::eval::lock::DirLock::acquire(&dir)?;
-    Manifest::new(&opts.suite_file, suite, &opts.models, opts.shard).claim(&dir, opts.force)?;
+    Manifest::new(
+        opts.registry,
+        &opts.suite_file,
+        suite,
+        &opts.models,
+        opts.shard,
+    )
+    .claim(&dir, opts.force)?;
     let plan = PlanFile {
         shard: opts.shard,
         keys: units
@@ -254,7 +264,8 @@ pub async fn run_suite(
                 )
             }
             UnitWork::Env { unit: e, .. } => {
-                let config = compare_config(suite, e, &spec, &out, opts.calls, true)?;
+                let config =
+                    compare_config(opts.registry, suite, e, &spec, &out, opts.calls, true)?;
                 let config = CompareConfig {
                     only: opts.shard.map(|s| unit.owned_episodes(s)),
                     budget: opts.budget.clone(),
@@ -307,17 +318,29 @@ async fn run_dataset_entry(
     progress: &dyn DatasetProgress,
 ) -> Result<crate::eval::reasoning::dataset_run::DatasetOutcome, SuiteRunError> {
     let roster = reasoning_roster(
+        opts.registry,
         std::slice::from_ref(spec),
         suite.roles.as_deref(),
         suite.agents,
         items,
         opts.calls,
     )?;
-    let policies =
-        LabelledPolicy::build_all(&d.policies, |p| policy_with_embedder(p, embedder.clone()))?;
+    let ctx = ReasoningContext::new(embedder.clone());
+    let policies = LabelledPolicy::build_all(&d.policies, |p| opts.registry.reasoning(p, &ctx))?;
+    let dataset = opts
+        .registry
+        .find_dataset(&d.dataset)
+        .map_err(|e| {
+            SuiteRunError::Plan(PlanError::Dataset {
+                label: d.label.clone(),
+                path: d.data.clone(),
+                message: e.to_string(),
+            })
+        })?
+        .clone();
     run_dataset(
         DatasetRun {
-            dataset: d.dataset.clone(),
+            dataset,
             items: items.clone(),
             policies,
             roster,
@@ -339,9 +362,11 @@ async fn run_dataset_entry(
     })
 }
 
-/// The `colony compare` settings of an environment unit for one model. `build_models`:
-/// build the models (a run); without it the caller has none (reports only, `colony merge`).
+/// The `colony compare` settings of an environment unit for one model, its names resolved in
+/// `registry`. `build_models`: build the models (a run); without it the caller has none
+/// (reports only, `colony merge`).
 pub fn compare_config(
+    registry: &Registry,
     suite: &Suite,
     e: &super::spec::EnvUnit,
     spec: &ModelSpec,
@@ -349,18 +374,34 @@ pub fn compare_config(
     calls: CallRouting<'_>,
     build_models: bool,
 ) -> Result<CompareConfig, SuiteRunError> {
+    let plan = |message: String| {
+        SuiteRunError::Plan(PlanError::Grid {
+            label: e.label.clone(),
+            message,
+        })
+    };
+    let env = registry
+        .environment_entry(&e.env)
+        .map_err(|x| plan(x.to_string()))?;
+    let policies = e
+        .policies
+        .iter()
+        .map(|p| registry.embodied_factory(p, env))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|x| plan(x.to_string()))?;
+    let responders = registry.responders();
     let side = CompareModels::models(
-        &e.policies,
+        &policies,
         vec![spec.clone()],
         None,
         suite.sim_accuracy,
         calls,
-        build_models,
+        build_models.then_some(&responders),
     )?;
     Ok(CompareConfig {
-        env: e.env.clone(),
+        env,
         set: e.set.clone(),
-        policies: e.policies.clone(),
+        policies,
         seeds: e.seeds.clone(),
         level_seeds: e.level_seeds,
         max_steps: e.max_steps,
@@ -369,12 +410,7 @@ pub fn compare_config(
         caller: side.caller,
         model: side.model,
         simulated: side.simulated,
-        grid: parse_axes(&e.env, &e.grid).map_err(|g| {
-            SuiteRunError::Plan(PlanError::Grid {
-                label: e.label.clone(),
-                message: g.to_string(),
-            })
-        })?,
+        grid: parse_axes(env, &e.grid).map_err(|g| plan(g.to_string()))?,
         label: String::new(),
         only: None,
         baseline: suite.baseline.clone().filter(|b| e.policies.contains(b)),

@@ -29,7 +29,10 @@ use toml::Spanned;
 use crate::env::parse_compare_seeds;
 use crate::eval::call_log::LogCalls;
 use crate::eval::embodied::grid::parse_axis;
+use crate::policy::reasoning::ReasoningContext;
 use crate::policy::PolicySpec;
+use crate::registry::Registry;
+use std::sync::Arc;
 
 /// Largest suite file read, in bytes (a suite is a page of TOML).
 pub const MAX_SUITE_BYTES: u64 = 1 << 20;
@@ -263,10 +266,16 @@ fn policies_at(own: &Option<Spanned<Vec<String>>>, table_at: usize) -> usize {
 
 /// Reasoning policy specs with `rounds` applied and their labels (unique), each checked by
 /// building it.
-fn reasoning_policies(list: &[String], rounds: Option<u32>) -> Result<Vec<PolicySpec>, String> {
+fn reasoning_policies(
+    registry: &Registry,
+    list: &[String],
+    rounds: Option<u32>,
+) -> Result<Vec<PolicySpec>, String> {
     let specs = PolicySpec::list(&list.join(";"), rounds).map_err(|e| e.to_string())?;
+    let ctx = ReasoningContext::new(Arc::new(crate::embed::default_embedder()));
     for p in &specs {
-        crate::policy::reasoning::policy_by_name(&p.spec)
+        registry
+            .reasoning(&p.spec, &ctx)
             .map_err(|e| format!("policy {:?}: {e}", p.spec))?;
     }
     Ok(specs)
@@ -274,16 +283,13 @@ fn reasoning_policies(list: &[String], rounds: Option<u32>) -> Result<Vec<Policy
 
 /// Embodied policy specs, each checked by building it for the environment.
 fn embodied_policies(
+    registry: &Registry,
     entry: &'static dyn colony_env_api::EnvEntry,
     list: &[String],
 ) -> Result<Vec<String>, String> {
     for spec in list {
-        let ctx = crate::policy::embodied::PolicyContext {
-            entry,
-            seed: 0,
-            caller: crate::policy::embodied::CallerConfig::default(),
-        };
-        crate::policy::embodied::embodied_policy(spec, &ctx)
+        registry
+            .embodied_factory(spec, entry)
             .map_err(|e| format!("policy {spec:?}: {e} (is it a reasoning policy? give this environment its own `policies`)"))?;
     }
     Ok(list.to_vec())
@@ -295,29 +301,11 @@ fn line_of(text: &str, at: usize) -> usize {
         .map_or(1, |t| t.bytes().filter(|&b| b == b'\n').count() + 1)
 }
 
-/// A directory-name-safe form of a label.
-pub fn safe_label(s: &str) -> String {
-    let out: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_=.,+".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(120)
-        .collect();
-    if out.is_empty() || out.starts_with('.') {
-        format!("_{out}")
-    } else {
-        out
-    }
-}
+pub use crate::policy::safe_label;
 
 impl Suite {
-    /// Reads and validates a suite file.
-    pub fn load(path: &Path) -> Result<Self, SuiteError> {
+    /// Reads and validates a suite file; its names are checked against `registry`.
+    pub fn load(path: &Path, registry: &Registry) -> Result<Self, SuiteError> {
         let read = |message: String| SuiteError::Read {
             path: path.to_path_buf(),
             message,
@@ -328,12 +316,12 @@ impl Suite {
             let shown = format!("{}: ", path.display());
             read(text.strip_prefix(&shown).unwrap_or(&text).to_string())
         })?;
-        Self::parse(&text, path)
+        Self::parse(&text, path, registry)
     }
 
     /// Parses and validates suite text; `path` names the file in errors and anchors
-    /// relative paths.
-    pub fn parse(text: &str, path: &Path) -> Result<Self, SuiteError> {
+    /// relative paths; names are checked against `registry`.
+    pub fn parse(text: &str, path: &Path, registry: &Registry) -> Result<Self, SuiteError> {
         let invalid = |at: usize, key: &str, message: String| SuiteError::Invalid {
             path: path.to_path_buf(),
             line: line_of(text, at),
@@ -438,7 +426,7 @@ impl Suite {
             let t = t.get_ref();
             let key = |k: &str| format!("datasets[{i}].{k}");
             let name = t.name.get_ref().trim().to_string();
-            crate::registry::Registry::current()
+            registry
                 .find_dataset(&name)
                 .map_err(|e| invalid(t.name.span().start, &key("name"), e.to_string()))?;
             let maslab = match &t.subset {
@@ -467,6 +455,7 @@ impl Suite {
                 gpqa_correct_first: t.gpqa_correct_first,
                 fields: t.fields.iter().map(|(k, v)| format!("{k}={v}")).collect(),
                 policies: reasoning_policies(
+                    registry,
                     &policies_of(&t.policies, &key("policies"), at)?,
                     file.rounds,
                 )
@@ -488,7 +477,8 @@ impl Suite {
             };
             let set = pairs(&t.set);
             let set_at = t.set.as_ref().map_or(t.id.span().start, |s| s.span().start);
-            let (entry, _) = crate::env::build(t.id.get_ref(), &set)
+            let (entry, _) = registry
+                .build_environment(t.id.get_ref(), &set)
                 .map_err(|e| invalid(set_at, &key("set"), e.to_string()))?;
             let seeds_text = match t.seeds.get_ref() {
                 SeedsValue::Text(s) => s.clone(),
@@ -531,6 +521,7 @@ impl Suite {
                 max_steps: t.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
                 grid,
                 policies: embodied_policies(
+                    registry,
                     entry,
                     &policies_of(&t.policies, &key("policies"), at)?,
                 )

@@ -118,6 +118,7 @@ fn read_calls(dir: &std::path::Path, notes: &mut Notes) -> Result<Vec<Value>, Vi
 
 /// Writes the details of every episode of `unit` and returns its index entry.
 pub fn write_unit(
+    environments: &[&'static dyn colony_env_api::EnvEntry],
     unit: &Unit,
     page: &mut PageWriter,
     budget: &mut FrameBudget,
@@ -185,8 +186,15 @@ pub fn write_unit(
             }
         };
         let (frames, warnings) = match sets.get(&r.config) {
-            Some(set) => match replay(&settings.env, set, r.seed, &steps, initial.as_ref(), budget)
-            {
+            Some(set) => match replay(
+                environments,
+                &settings.env,
+                set,
+                r.seed,
+                &steps,
+                initial.as_ref(),
+                budget,
+            ) {
                 Ok(rep) => {
                     for n in rep.notes {
                         ep_notes.push(n);
@@ -248,7 +256,7 @@ pub fn write_unit(
         "model": settings.model,
         "grid": settings.grid,
         "compare": raw,
-        "legend": legend(&settings.env),
+        "legend": legend(environments, &settings.env),
         "cols": COMPARE_COLUMNS,
         "rows": rows,
         "summary": json_file(&unit.dir.join("summary.json"), &mut notes),

@@ -12,8 +12,9 @@ use serde_json::{json, Value};
 pub use colony_env_api::LegendEntry;
 use colony_env_api::PictureRows;
 
-use crate::env::{build, find, EnvLookupError};
+use crate::env::{build, find_in, EnvLookupError};
 use crate::eval::StepRecord;
+use colony_env_api::EnvEntry;
 
 /// Most frames per episode (steps beyond are listed without a picture).
 pub const MAX_FRAMES: usize = 2_000;
@@ -63,9 +64,9 @@ pub struct Replay {
 /// Splits an environment's ASCII picture into text lines and grid rows, as the environment
 /// lays them out ([`colony_env_api::EnvEntry::picture_rows`]); an unknown environment is
 /// read as bare rows.
-pub fn split_picture(env_id: &str, picture: &str) -> Frame {
+pub fn split_picture(entry: Option<&dyn EnvEntry>, picture: &str) -> Frame {
     let mut f = Frame::default();
-    let rows = find(env_id).map_or(PictureRows::Bare, |e| e.picture_rows());
+    let rows = entry.map_or(PictureRows::Bare, |e| e.picture_rows());
     for (i, line) in picture.lines().enumerate() {
         if line.is_empty() {
             continue;
@@ -85,9 +86,10 @@ pub fn split_picture(env_id: &str, picture: &str) -> Frame {
 }
 
 /// The cell legend of an environment ([`colony_env_api::EnvEntry::legend`]); characters not
-/// listed are drawn grey with their character, and an unknown environment has none.
-pub fn legend(env_id: &str) -> Vec<LegendEntry> {
-    find(env_id).map_or_else(|_| Vec::new(), |e| e.legend())
+/// listed are drawn grey with their character, and an environment not in `environments`
+/// has none.
+pub fn legend(environments: &[&'static dyn EnvEntry], env_id: &str) -> Vec<LegendEntry> {
+    find_in(environments, env_id).map_or_else(|_| Vec::new(), |e| e.legend())
 }
 
 fn frame_bytes(f: &Frame, prev: Option<&Frame>) -> usize {
@@ -112,6 +114,7 @@ fn close(a: f64, b: f64) -> bool {
 /// checking the reset state against `initial` (the run's `initial_state.json`) when given.
 /// An unknown environment or bad settings is an error; everything else is a warning.
 pub fn replay(
+    environments: &[&'static dyn EnvEntry],
     env: &str,
     set: &[String],
     seed: u64,
@@ -119,8 +122,8 @@ pub fn replay(
     initial: Option<&Value>,
     budget: &mut FrameBudget,
 ) -> Result<Replay, EnvLookupError> {
-    let (entry, mut e) = build(env, set)?;
-    let id = entry.info().id;
+    let entry = find_in(environments, env)?;
+    let mut e = build(entry, set)?;
     let mut out = Replay::default();
     e.reset(seed);
     if let Some(initial) = initial {
@@ -146,7 +149,7 @@ pub fn replay(
             ));
             return false;
         }
-        let f = split_picture(&id, &picture);
+        let f = split_picture(Some(entry), &picture);
         let bytes = frame_bytes(&f, out.frames.last());
         if used + bytes > MAX_EPISODE_FRAME_BYTES || bytes > budget.left {
             out.notes.push(format!(
@@ -232,10 +235,14 @@ pub fn encode_frames(frames: &[Frame]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn builtin() -> crate::registry::Registry {
+        crate::registry::Registry::builtin()
+    }
     use std::collections::BTreeMap;
 
     fn noop_steps(env: &str, seed: u64, n: usize) -> Vec<StepRecord> {
-        let (_, mut e) = build::<&str>(env, &[]).unwrap();
+        let (_, mut e) = builtin().build_environment::<&str>(env, &[]).unwrap();
         e.reset(seed);
         (0..n)
             .map(|k| {
@@ -267,7 +274,16 @@ mod tests {
         for env in ["swarmbench", "cube", "wildfire"] {
             let steps = noop_steps(env, 3, 4);
             let mut budget = FrameBudget::default();
-            let r = replay(env, &[], 3, &steps, None, &mut budget).unwrap();
+            let r = replay(
+                builtin().environments(),
+                env,
+                &[],
+                3,
+                &steps,
+                None,
+                &mut budget,
+            )
+            .unwrap();
             assert!(r.warnings.is_empty(), "{env}: {:?}", r.warnings);
             assert_eq!(r.frames.len(), 5, "{env}");
             let f = &r.frames[0];
@@ -287,7 +303,16 @@ mod tests {
         let mut steps = noop_steps("swarmbench", 0, 3);
         steps[1].score += 5.0;
         let mut budget = FrameBudget::default();
-        let r = replay("swarmbench", &[], 0, &steps, None, &mut budget).unwrap();
+        let r = replay(
+            builtin().environments(),
+            "swarmbench",
+            &[],
+            0,
+            &steps,
+            None,
+            &mut budget,
+        )
+        .unwrap();
         assert_eq!(
             r.frames.len(),
             3,
@@ -317,7 +342,10 @@ mod tests {
 
     #[test]
     fn cube_pictures_lose_ruler_and_row_labels() {
-        let f = split_picture("cube-v0", "    0123\n 0  ..aG\n 1  0..G\n");
+        let f = split_picture(
+            builtin().environment_entry("cube-v0").ok(),
+            "    0123\n 0  ..aG\n 1  0..G\n",
+        );
         assert_eq!(f.grid, vec!["..aG", "0..G"]);
         assert_eq!(f.text, vec!["    0123"]);
     }

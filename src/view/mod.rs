@@ -29,6 +29,7 @@ pub mod html;
 #[cfg(feature = "serve-mock")]
 pub mod serve;
 
+use colony_env_api::EnvEntry;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
@@ -116,8 +117,14 @@ pub struct ReportInfo {
     pub data_dir: PathBuf,
 }
 
-/// Writes the viewer page of `run_dir` to `out` (default `run_dir/report.html`), atomically.
-pub fn write_report(run_dir: &Path, out: Option<&Path>) -> Result<ReportInfo, ViewError> {
+/// Writes the viewer page of `run_dir` to `out` (default `run_dir/report.html`), atomically;
+/// embodied episodes are replayed in `environments` (the registry's: an environment missing
+/// from it shows its episodes without pictures).
+pub fn write_report(
+    environments: &[&'static dyn EnvEntry],
+    run_dir: &Path,
+    out: Option<&Path>,
+) -> Result<ReportInfo, ViewError> {
     if !run_dir.exists() {
         return Err(ViewError::NotFound {
             path: run_dir.to_path_buf(),
@@ -143,7 +150,9 @@ pub fn write_report(run_dir: &Path, out: Option<&Path>) -> Result<ReportInfo, Vi
     for unit in &units {
         let json = match unit.kind {
             UnitKind::Eval => eval_unit::write_unit(unit, &mut page)?,
-            UnitKind::Compare => compare_unit::write_unit(unit, &mut page, &mut budget)?,
+            UnitKind::Compare => {
+                compare_unit::write_unit(environments, unit, &mut page, &mut budget)?
+            }
         };
         rows += json["rows"].as_array().map_or(0, Vec::len);
         notes += json["notes"].as_array().map_or(0, Vec::len);
@@ -206,7 +215,12 @@ mod tests {
         std::fs::create_dir_all(run.join("calls")).unwrap();
         let calls = r#"{"dataset":"gsm8k","id":"1","policy":"single","entries":[{"agent":"a","seq":0,"event":{"kind":"memory_reset"}}]}"#;
         std::fs::write(run.join("calls/single.jsonl"), format!("{calls}\n")).unwrap();
-        let info = write_report(run, None).unwrap();
+        let info = write_report(
+            crate::registry::Registry::builtin().environments(),
+            run,
+            None,
+        )
+        .unwrap();
         assert_eq!((info.units, info.rows), (1, 2));
         let html = std::fs::read_to_string(run.join("report.html")).unwrap();
         let index = html
@@ -231,7 +245,12 @@ mod tests {
         assert_eq!(detail["entries"][0]["event"]["kind"], "memory_reset");
         assert_eq!(detail["trace"]["method"], "single");
         // A second report replaces the first whole; nothing temporary is left next to it.
-        let again = write_report(run, None).unwrap();
+        let again = write_report(
+            crate::registry::Registry::builtin().environments(),
+            run,
+            None,
+        )
+        .unwrap();
         assert_eq!(again.rows, 2);
         let html = std::fs::read_to_string(run.join("report.html")).unwrap();
         let data = run

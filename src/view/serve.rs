@@ -42,6 +42,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{write_report, ViewError};
+use colony_env_api::EnvEntry;
 
 /// The policy sent with every page and data file.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -86,6 +87,7 @@ struct Served {
 
 #[derive(Debug)]
 struct Shared {
+    environments: Vec<&'static dyn EnvEntry>,
     run_dir: PathBuf,
     work: PathBuf,
     port: u16,
@@ -105,8 +107,14 @@ pub struct ViewServer {
 }
 
 impl ViewServer {
-    /// Generates the report of `run_dir` and serves it on `127.0.0.1:port` (0: any free port).
-    pub async fn start(run_dir: &Path, port: u16) -> Result<ViewServer, ViewError> {
+    /// Generates the report of `run_dir` and serves it on `127.0.0.1:port` (0: any free port);
+    /// episodes are replayed in `environments` (the registry's).
+    pub async fn start(
+        environments: &[&'static dyn EnvEntry],
+        run_dir: &Path,
+        port: u16,
+    ) -> Result<ViewServer, ViewError> {
+        let envs = environments.to_vec();
         let run_dir = run_dir.canonicalize().map_err(|_| ViewError::NotFound {
             path: run_dir.to_path_buf(),
         })?;
@@ -122,8 +130,8 @@ impl ViewServer {
         let work = private_tempdir()?;
         let fingerprint_at_start = fingerprint(&run_dir);
         let first = {
-            let (dir, w) = (run_dir.clone(), work.clone());
-            tokio::task::spawn_blocking(move || generate(&dir, &w, 0))
+            let (dir, w, envs) = (run_dir.clone(), work.clone(), envs.clone());
+            tokio::task::spawn_blocking(move || generate(&envs, &dir, &w, 0))
                 .await
                 .map_err(|e| ViewError::Io {
                     path: run_dir.clone(),
@@ -139,6 +147,7 @@ impl ViewServer {
             }
         };
         let shared = Arc::new(Shared {
+            environments: envs,
             run_dir,
             work,
             port: addr.port(),
@@ -239,9 +248,14 @@ fn private_tempdir() -> Result<PathBuf, ViewError> {
 }
 
 /// Writes generation `n` of the report into `work/gen-n/`; a failed one leaves nothing.
-fn generate(run_dir: &Path, work: &Path, n: u64) -> Result<Generation, ViewError> {
+fn generate(
+    environments: &[&'static dyn EnvEntry],
+    run_dir: &Path,
+    work: &Path,
+    n: u64,
+) -> Result<Generation, ViewError> {
     let dir = work.join(format!("gen-{n}"));
-    match write_report(run_dir, Some(&dir.join("report.html"))) {
+    match write_report(environments, run_dir, Some(&dir.join("report.html"))) {
         Ok(info) => Ok(Generation {
             dir,
             token: info.generation,
@@ -316,7 +330,8 @@ async fn watch(shared: Arc<Shared>, stop: CancellationToken, mut last: u64) {
         n += 1;
         let started = Instant::now();
         let (dir, work) = (run_dir.clone(), shared.work.clone());
-        let job = tokio::task::spawn_blocking(move || generate(&dir, &work, n));
+        let envs = shared.environments.clone();
+        let job = tokio::task::spawn_blocking(move || generate(&envs, &dir, &work, n));
         // Ctrl-C does not wait for a generation: the process ends and the folder goes.
         let result = tokio::select! {
             _ = stop.cancelled() => return,

@@ -15,7 +15,7 @@ use colony::llm::{
     SharedModel, SimulatedConfig, SimulatedModel, Usage,
 };
 use colony::policy::reasoning::{
-    policy_by_name, Member, PolicyOutput, Query, ReasoningPolicy, Roster, MASLAB_SAMPLING,
+    Member, PolicyOutput, Query, ReasoningPolicy, Roster, MASLAB_SAMPLING,
 };
 use colony::runtime::RoleCard;
 use colony_qa::{AnswerType, Item};
@@ -41,10 +41,19 @@ pub fn query(i: usize) -> Query {
     }
 }
 
+/// The built-in policy `spec` with the default embedder.
+pub fn policy_by_name(
+    spec: &str,
+) -> Result<Box<dyn ReasoningPolicy>, colony::policy::reasoning::PolicyError> {
+    let ctx = colony::policy::reasoning::ReasoningContext::new(std::sync::Arc::new(
+        colony::embed::default_embedder(),
+    ));
+    colony::registry::Registry::builtin().reasoning(spec, &ctx)
+}
+
 pub fn sim(accuracy: f64, susceptibility: f64) -> SimulatedModel {
     // The simulated model learns the DyLAN, AgentVerse and SwarmSys turns from the responders
-    // of the process's registry; these tests build their policies directly, so make it current.
-    colony::registry::Registry::current();
+    // of the built-in registry.
     let mut key = AnswerKey::new();
     for i in 0..12 {
         let it = item(i);
@@ -55,6 +64,7 @@ pub fn sim(accuracy: f64, susceptibility: f64) -> SimulatedModel {
         susceptibility,
         answer_key: key,
         seed: 3,
+        responders: colony::registry::Registry::builtin().responders(),
         ..SimulatedConfig::default()
     })
 }

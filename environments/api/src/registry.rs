@@ -14,6 +14,13 @@ use crate::{DynEnvironment, EnvError, EnvInfo, EnvParams};
 /// the benchmark's parser). It lets the offline default model play every environment.
 pub type SimulatedAgent = fn(&str, &str, f64, u64) -> Option<String>;
 
+impl std::fmt::Debug for dyn EnvEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The id names the entry; its parameters and templates are `colony env list`'s.
+        write!(f, "EnvEntry({})", self.info().id)
+    }
+}
+
 /// One environment as the command line sees it. Each environment crate exports one
 /// (e.g. `colony_cube::entry()`), and the `colony` binary lists them.
 pub trait EnvEntry: Send + Sync {

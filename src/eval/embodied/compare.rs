@@ -35,13 +35,11 @@ use super::episode::{run_episode, EpisodeConfig, EpisodeOutcome, EpisodeSink, St
 use super::grid::{configurations, GridAxis};
 use super::grid_report::GridSummary;
 use super::trajectory::TrajectoryWriter;
-use crate::env::build;
 use crate::eval::results::write_atomic;
 use crate::eval::results::JsonlFile;
 use crate::llm::Sampling;
-use crate::policy::embodied::{
-    embodied_policy, uses_models, CallLog, EmbodiedError, PolicyContext,
-};
+use crate::policy::embodied::{CallLog, EmbodiedError, EmbodiedFactory, PolicyContext};
+use colony_env_api::EnvEntry;
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> CompareError + '_ {
     move |source| CompareError::Io {
@@ -156,7 +154,7 @@ pub fn configuration_dir(out: &Path, label: &str) -> PathBuf {
 /// Runs one episode and appends its result.
 async fn one_episode(
     config: Arc<CompareConfig>,
-    policy: String,
+    factory: EmbodiedFactory,
     seed: u64,
     results: Arc<JsonlFile<EpisodeResult>>,
     progress: Arc<Progress>,
@@ -167,15 +165,16 @@ async fn one_episode(
         // started are left for next time.
         return Ok(());
     }
-    let (entry, mut env) = build(&config.env, &config.set)?;
+    let (entry, mut env) = config.environment()?;
     env.reset(seed);
     let ctx = PolicyContext {
         entry,
         seed,
         caller: config.caller.clone(),
     };
-    let mut p = embodied_policy(&policy, &ctx)?;
-    let dir = episode_dir(&config.out, &config.label, &policy, seed);
+    let mut p = factory.build(&ctx)?;
+    let policy = factory.spec();
+    let dir = episode_dir(&config.out, &config.label, policy, seed);
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
     let initial = super::initial_state::initial_state_path(&config.out, &config.label, seed);
     super::initial_state::write_initial_state(&config.out, &config.label, seed, &env.state_json())
@@ -208,7 +207,7 @@ async fn one_episode(
                 .map(|e| format!("a failure no retry can fix: {e}"));
         }
     }
-    let r = result_of(&config.label, &policy, seed, outcome, metrics);
+    let r = result_of(&config.label, policy, seed, outcome, metrics);
     config
         .budget
         .spend(r.prompt_tokens.saturating_add(r.completion_tokens));
@@ -285,23 +284,18 @@ pub async fn run_compare(
     config: CompareConfig,
     progress: Arc<Progress>,
 ) -> Result<CompareOutcome, CompareError> {
-    let (entry, _) = build(&config.env, &config.set)?;
+    let entry = config.env;
     // Every configuration and policy is checked before anything runs.
     let subs = sub_configs(&config)?;
     for sub in &subs {
-        build(&sub.env, &sub.set)?;
+        sub.environment()?;
     }
+    check_unique_policies(&config.policies)?;
     for policy in &config.policies {
-        let ctx = PolicyContext {
-            entry,
-            seed: 0,
-            caller: config.caller.clone(),
-        };
-        embodied_policy(policy, &ctx)?;
-        if uses_models(policy) && config.caller.models.is_empty() && config.caller.script.is_none()
+        if policy.uses_models() && config.caller.models.is_empty() && config.caller.script.is_none()
         {
             return Err(CompareError::Policy(EmbodiedError::Config {
-                policy: policy.clone(),
+                policy: policy.spec().to_string(),
                 message: "needs a model (--model, --base-url or --model script:FILE)".into(),
             }));
         }
@@ -337,7 +331,7 @@ pub async fn run_compare(
     for sub in &subs {
         for policy in &config.policies {
             for &seed in &sub.seeds {
-                let key = (sub.label.clone(), policy.clone(), seed);
+                let key = (sub.label.clone(), policy.spec().to_string(), seed);
                 let mine = config.only.as_ref().is_none_or(|o| o.contains(&key));
                 if mine && !done.contains(&key) {
                     jobs.push((sub.clone(), policy.clone(), seed));
@@ -420,7 +414,7 @@ fn sub_configs(config: &CompareConfig) -> Result<Vec<CompareConfig>, CompareErro
             .collect()
     };
     for sub in &mut subs {
-        sub.seeds = configuration_seeds(&sub.env, &sub.set, &config.seeds, config.level_seeds)?;
+        sub.seeds = configuration_seeds(sub.env, &sub.set, &config.seeds, config.level_seeds)?;
     }
     Ok(subs)
 }
@@ -429,7 +423,7 @@ fn sub_configs(config: &CompareConfig) -> Result<Vec<CompareConfig>, CompareErro
 /// Wildfire level's own evaluation seeds (see [`CompareConfig::level_seeds`]). Suites plan
 /// their shards with it, so a shard owns exactly the episodes the run will play.
 pub fn configuration_seeds(
-    env: &str,
+    env: &'static dyn EnvEntry,
     set: &[String],
     seeds: &[u64],
     level_seeds: bool,
@@ -437,11 +431,11 @@ pub fn configuration_seeds(
     if !level_seeds {
         return Ok(seeds.to_vec());
     }
-    build(env, set)
+    crate::env::build(env, set)
         .ok()
-        .and_then(|(_, e)| e.evaluation_seeds())
+        .and_then(|e| e.evaluation_seeds())
         .ok_or_else(|| CompareError::NoLevelSeeds {
-            env: env.to_string(),
+            env: env.info().id,
             config: set.join(","),
         })
 }
@@ -453,7 +447,7 @@ pub async fn write_compare_reports(
     config: &CompareConfig,
     stopped: Option<&str>,
 ) -> Result<CompareOutcome, CompareError> {
-    let (entry, _) = build(&config.env, &config.set)?;
+    let entry = config.env;
     let (_, mut all) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;
     // Reports must not depend on the order episodes finished in (concurrency, shards): a
     // stable sort by key keeps a rerun's line after the errored one it supersedes.
@@ -490,6 +484,22 @@ pub async fn write_compare_reports(
         Some(g)
     };
     Ok(CompareOutcome { summaries, grid })
+}
+
+/// Two policies with the same spec would write the same episode files at once and be one row
+/// of the table: refused, as `colony eval` refuses them (`camon` and `camon:` are one spec).
+fn check_unique_policies(policies: &[EmbodiedFactory]) -> Result<(), CompareError> {
+    let canonical = |s: &str| s.trim().trim_end_matches(':').trim().to_string();
+    let mut seen = BTreeSet::new();
+    for p in policies {
+        if !seen.insert(canonical(p.spec())) {
+            return Err(CompareError::Policy(EmbodiedError::Config {
+                policy: p.spec().to_string(),
+                message: "is named twice in the policy list; each policy runs once".into(),
+            }));
+        }
+    }
+    Ok(())
 }
 
 fn config_path_hint() -> PathBuf {

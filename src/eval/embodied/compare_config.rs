@@ -15,17 +15,19 @@ use crate::env::EnvLookupError;
 use crate::eval::call_log::LogCalls;
 use crate::eval::latency_histogram::LatencyHistogram;
 use crate::eval::results::ResultsError;
-use crate::policy::embodied::{CallerConfig, EmbodiedError};
+use crate::policy::embodied::{CallerConfig, EmbodiedError, EmbodiedFactory};
+use colony_env_api::{DynEnvironment, EnvEntry};
 
-/// Settings of a comparison.
+/// Settings of a comparison, resolved at the door: the environment is an entry and each policy
+/// a factory, so the runner never looks a name up (docs/design/architecture.md §1).
 #[derive(Debug, Clone)]
 pub struct CompareConfig {
-    /// Environment id or short name.
-    pub env: String,
+    /// The environment.
+    pub env: &'static dyn EnvEntry,
     /// `key=value` settings.
     pub set: Vec<String>,
-    /// Policy specs (`independent`, `scripted:heuristic`, …).
-    pub policies: Vec<String>,
+    /// The policies, in the user's order (their specs label every result).
+    pub policies: Vec<EmbodiedFactory>,
     /// Seeds (with [`CompareConfig::level_seeds`], filled per configuration).
     pub seeds: Vec<u64>,
     /// Each configuration plays its Wildfire level's own evaluation seeds (CREW-Wildfire
@@ -63,6 +65,20 @@ pub struct CompareConfig {
     /// The run's token cap (`--max-tokens-total`): no episode starts once it is spent (a
     /// suite's is shared by its units).
     pub budget: std::sync::Arc<crate::eval::budget::RunBudget>,
+}
+
+impl CompareConfig {
+    /// The environment configured by `set` (not yet reset), with its entry.
+    pub fn environment(
+        &self,
+    ) -> Result<(&'static dyn EnvEntry, Box<dyn DynEnvironment>), EnvLookupError> {
+        Ok((self.env, crate::env::build(self.env, &self.set)?))
+    }
+
+    /// The policies' specs, in order.
+    pub fn policy_specs(&self) -> Vec<String> {
+        self.policies.iter().map(|p| p.spec().to_string()).collect()
+    }
 }
 
 /// An episode's identity in a comparison: `(configuration label, policy, seed)`.

@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use crate::eval::models::caller_models;
 use crate::eval::CallRouting;
-use crate::llm::{ModelError, ModelKind, ModelSpec};
+use crate::llm::{ModelError, ModelKind, ModelSpec, Responders};
 use crate::policy::embodied::EMBODIED_SAMPLING;
-use crate::policy::embodied::{uses_models, CallerConfig, ReplyScript, ScriptError};
+use crate::policy::embodied::{CallerConfig, EmbodiedFactory, ReplyScript, ScriptError};
 
 /// The model side of a comparison: the caller configuration of its LLM policies, the model
 /// label written into results, and whether it is the offline simulation.
@@ -44,17 +44,18 @@ impl CompareModels {
 
     /// Calls go to `specs` when one of `policies` calls a model. `label` names the run's
     /// models (default: the first spec's id); `sim_accuracy` overrides every spec's simulated
-    /// accuracy. Without `build`, nothing is built (reports and estimates only): the caller
-    /// knows each model's sampling but has no model.
+    /// accuracy. With `build`, the models are built (simulated ones taught by those
+    /// responders); without, nothing is built (reports and estimates only): the caller knows
+    /// each model's sampling but has no model.
     pub fn models(
-        policies: &[String],
+        policies: &[EmbodiedFactory],
         mut specs: Vec<ModelSpec>,
         label: Option<String>,
         sim_accuracy: Option<f64>,
         calls: CallRouting<'_>,
-        build: bool,
+        build: Option<&Responders>,
     ) -> Result<Self, ModelError> {
-        if !policies.iter().any(|p| uses_models(p)) {
+        if !policies.iter().any(EmbodiedFactory::uses_models) {
             return Ok(Self {
                 caller: base(),
                 model: "none".into(),
@@ -66,8 +67,8 @@ impl CompareModels {
         }
         let mut caller = base();
         caller.model_sampling = specs.iter().map(|s| s.sampling.clone()).collect();
-        if build {
-            let (models, sampling) = caller_models(&specs, calls)?;
+        if let Some(responders) = build {
+            let (models, sampling) = caller_models(&specs, calls, responders)?;
             caller.models = models;
             caller.model_sampling = sampling;
         }

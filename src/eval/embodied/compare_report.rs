@@ -18,7 +18,6 @@ use super::compare_config::{CompareConfig, CompareError, EpisodeResult};
 use super::compare_latency::{latency_markdown, policy_latency, PolicyLatency};
 use super::env_run::mean_std;
 use super::episode::{run_episode, EpisodeConfig, NullSink};
-use crate::env::build;
 use crate::eval::plot::{error_bar_chart, line_chart, Caption, Line, MeanBar};
 use crate::eval::results::write_atomic;
 use crate::policy::embodied::Scripted;
@@ -167,7 +166,7 @@ pub async fn do_nothing_scores(
     config: &CompareConfig,
     all: &[EpisodeResult],
 ) -> Result<Option<BTreeMap<u64, f64>>, CompareError> {
-    let (entry, _) = build(&config.env, &config.set)?;
+    let (entry, _) = config.environment()?;
     let Some(baseline) = entry.baseline_policy() else {
         return Ok(None);
     };
@@ -181,7 +180,7 @@ pub async fn do_nothing_scores(
         let score = match known {
             Some(r) => r.score,
             None => {
-                let (_, mut env) = build(&config.env, &config.set)?;
+                let (_, mut env) = config.environment()?;
                 env.reset(seed);
                 let policy = entry
                     .make_policy(baseline, seed)
@@ -226,10 +225,10 @@ impl CompareSummary {
         // environments with a baseline normalize: others never build it here.
         let configured = do_nothing
             .as_ref()
-            .and_then(|_| build(&config.env, &config.set).ok())
+            .and_then(|_| config.environment().ok())
             .map(|(_, e)| e);
         let mut policies = BTreeMap::new();
-        for policy in &config.policies {
+        for policy in &config.policy_specs() {
             let rows: Vec<&EpisodeResult> = config
                 .seeds
                 .iter()
@@ -315,7 +314,7 @@ impl CompareSummary {
             sampling: config.caller.sampling_per_model(),
             simulated: config.simulated,
             seeds: config.seeds.clone(),
-            order: config.policies.clone(),
+            order: config.policy_specs(),
             policies,
             do_nothing,
             stopped: None,

@@ -16,8 +16,8 @@ use crate::policy::embodied::{CallLog, Scripted};
 /// Settings of `colony env run`.
 #[derive(Debug, Clone)]
 pub struct EnvRunConfig {
-    /// Environment id or short name.
-    pub env: String,
+    /// The environment (resolved at the door).
+    pub env: &'static dyn colony_env_api::EnvEntry,
     /// `key=value` settings.
     pub set: Vec<String>,
     /// Built-in policy names (`random`, `noop`, the environment's own).
@@ -118,7 +118,7 @@ pub async fn run_builtin(
     config: &EnvRunConfig,
     mut render: Option<EpisodeRender<'_>>,
 ) -> Result<Vec<PolicyEpisodes>, EnvRunError> {
-    let (entry, _) = build(&config.env, &config.set)?;
+    let entry = config.env;
     for policy in &config.policies {
         // Every name is checked before anything runs.
         entry.make_policy(policy, 0)?;
@@ -128,7 +128,7 @@ pub async fn run_builtin(
     for policy in &config.policies {
         let mut episodes = Vec::new();
         for &seed in &config.seeds {
-            let (_, mut env) = build(&config.env, &config.set)?;
+            let mut env = build(entry, &config.set)?;
             env.reset(seed);
             let mut scripted = Scripted::new(policy.as_str(), entry.make_policy(policy, seed)?);
             let path = config

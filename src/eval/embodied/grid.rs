@@ -90,15 +90,11 @@ pub fn parse_axis(spec: &str, entry: &dyn EnvEntry) -> Result<GridAxis, GridErro
     })
 }
 
-/// Parses every `key=values` of a grid over the environment named `env`.
-pub fn parse_axes(env: &str, specs: &[String]) -> Result<Vec<GridAxis>, GridError> {
-    if specs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let entry = crate::env::find(env).map_err(|e| GridError {
-        spec: env.chars().take(80).collect(),
-        message: e.to_string(),
-    })?;
+/// Parses every `key=values` of a grid over the environment `entry`.
+pub fn parse_axes(
+    entry: &'static dyn EnvEntry,
+    specs: &[String],
+) -> Result<Vec<GridAxis>, GridError> {
     specs.iter().map(|g| parse_axis(g, entry)).collect()
 }
 
@@ -153,8 +149,9 @@ mod tests {
 
     #[test]
     fn axes_parse_and_multiply() {
-        let wf = crate::env::find("wildfire").unwrap();
-        let cube = crate::env::find("cube").unwrap();
+        let r = crate::registry::Registry::builtin();
+        let wf = r.environment_entry("wildfire").unwrap();
+        let cube = r.environment_entry("cube").unwrap();
         let all = parse_axis("level=all", wf).unwrap().values;
         assert_eq!(all.len(), 17);
         assert_eq!((all[0].as_str(), all[16].as_str()), ("1", "17"));

@@ -30,8 +30,9 @@ use crate::runtime::TranscriptEntry;
 
 /// What to run: every policy over the same items with the same roster.
 pub struct DatasetRun {
-    /// Dataset name (recorded on every result).
-    pub dataset: String,
+    /// The dataset, resolved at the door (its name is recorded on every result; its grader
+    /// decides correctness).
+    pub dataset: crate::registry::DatasetEntry,
     /// The selected items, in order.
     pub items: Vec<Item>,
     /// Policies with their labels, run one after the other.
@@ -204,12 +205,12 @@ pub async fn run_dataset(
             spec: Some(policy.spec.spec.clone()),
             ..RunSettings::of(&run.roster, run.run_seed)
         };
-        let earlier = record_settings(&run.out, &mut summary, &run.dataset, &name, settings)?;
+        let earlier = record_settings(&run.out, &mut summary, &run.dataset.name, &name, settings)?;
         if earlier.is_some() {
             progress.note(&format!(
                 "note: {name} on {} in {} ran before with other settings (see settings.json); \
                  items already there keep theirs",
-                run.dataset,
+                run.dataset.name,
                 run.out.display()
             ));
         }

@@ -12,13 +12,14 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use colony_qa::{equivalent, Item, JudgeOptions};
+use colony_qa::Item;
 use futures::stream::{self, StreamExt};
 
 use crate::eval::results::{ItemResult, ResultsError, ResultsFile};
 use crate::llm::stops_run;
 use crate::policy::reasoning::{PolicyError, Query, ReasoningPolicy, Roster};
 use crate::policy::PolicySpec;
+use crate::registry::DatasetEntry;
 use crate::runtime::RuntimeError;
 
 /// Settings of an evaluation run.
@@ -28,9 +29,10 @@ pub struct EvalConfig {
     pub concurrency: usize,
     /// Run seed (docs/design/reasoning.md §0.3).
     pub run_seed: u64,
-    /// Dataset name, recorded on every result; resuming matches (dataset, item id), so
-    /// several datasets can share one output directory.
-    pub dataset: String,
+    /// The dataset (resolved at the door): its name is recorded on every result (resuming
+    /// matches (dataset, item id), so several datasets can share one output directory) and
+    /// its grader decides correctness.
+    pub dataset: DatasetEntry,
     /// The run's token cap (`--max-tokens-total`): no item starts once it is spent.
     pub budget: std::sync::Arc<crate::eval::budget::RunBudget>,
 }
@@ -41,7 +43,7 @@ pub async fn solve_item(
     item: &Item,
     roster: &Roster,
     run_seed: u64,
-    dataset: &str,
+    dataset: &DatasetEntry,
 ) -> ItemResult {
     let t0 = Instant::now();
     let query = Query {
@@ -65,20 +67,16 @@ pub async fn solve_item(
                     failed + run.calls
                 )
             });
-            // The dataset's registered grader; results files of unregistered datasets (a
-            // plugin's, re-read by a plain `colony`) fall back to the answer-type comparison.
-            let grader = crate::registry::Registry::current()
-                .find_dataset(dataset)
-                .ok();
+            // The dataset's grader (its registered one, else the answer-type comparison).
             let correct = error.is_none()
-                && out.answer.as_deref().is_some_and(|a| match grader {
-                    Some(d) => d.is_correct(a, item),
-                    None => equivalent(a, &item.gold, &item.answer_type, &JudgeOptions::default()),
-                });
+                && out
+                    .answer
+                    .as_deref()
+                    .is_some_and(|a| dataset.is_correct(a, item));
             ItemResult {
                 id: item.id.clone(),
                 policy: policy.name().to_string(),
-                dataset: dataset.to_string(),
+                dataset: dataset.name.clone(),
                 answer: out.answer,
                 gold: item.gold.clone(),
                 correct,
@@ -106,7 +104,7 @@ pub async fn solve_item(
         Err(e) => ItemResult {
             id: item.id.clone(),
             policy: policy.name().to_string(),
-            dataset: dataset.to_string(),
+            dataset: dataset.name.clone(),
             answer: None,
             gold: item.gold.clone(),
             correct: false,
@@ -186,7 +184,7 @@ pub async fn run_policy(
     policy.prepare(items, config.run_seed);
     let (file, mut all) = ResultsFile::open(results_path)?;
     // Results of other datasets in the same file are kept but are not this run's.
-    all.retain(|r| r.dataset == config.dataset || r.dataset.is_empty());
+    all.retain(|r| r.dataset == config.dataset.name || r.dataset.is_empty());
     let done = ResultsFile::ids(&latest(all.clone()));
     // Every recorded attempt was paid for (issue 26 part 3: budgets count the whole run).
     for r in &all {

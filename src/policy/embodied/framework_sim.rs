@@ -4,12 +4,14 @@
 //! `<observation>`, and a last line `Reply with: …` naming the tags to answer.
 //!
 //! An agent's action comes from the environment's own simulated agent
-//! ([`crate::env::simulated_reply`]) asked with that agent's rules and observation, so a
+//! ([`colony_env_api::EnvEntry::simulated_reply`] of the first of the registry's environments
+//! that recognises the block) asked with that agent's rules and observation, so a
 //! framework run on the simulated model plays as well as the environment's simulated agents
 //! do (an expert's action with probability `accuracy`, else a random legal one). Messages
 //! are short and plausible; reviews accept with probability `accuracy`; feedback accepts.
 
 use colony_env_api::policy::splitmix64;
+use colony_env_api::EnvEntry;
 
 use super::tags::tag_content;
 
@@ -67,12 +69,19 @@ fn action_part(native: &str) -> String {
 /// The environment's simulated agent's action for block `b`: asked with the block's rules,
 /// and when those are a card (the team and task stated once elsewhere in the prompt), with the
 /// whole prompt `context` after them.
-fn expert_action(b: &Block<'_>, context: &str, accuracy: f64, draw: u64) -> Option<String> {
-    crate::env::simulated_reply(b.rules, b.observation, accuracy, draw)
-        .or_else(|| {
-            let rules = format!("{}\n\n{context}", b.rules);
-            crate::env::simulated_reply(&rules, b.observation, accuracy, draw)
-        })
+fn expert_action(
+    envs: &[&'static dyn EnvEntry],
+    b: &Block<'_>,
+    context: &str,
+    accuracy: f64,
+    draw: u64,
+) -> Option<String> {
+    let ask = |rules: &str| {
+        envs.iter()
+            .find_map(|e| e.simulated_reply(rules, b.observation, accuracy, draw))
+    };
+    ask(b.rules)
+        .or_else(|| ask(&format!("{}\n\n{context}", b.rules)))
         .map(|r| action_part(&r))
 }
 
@@ -106,9 +115,10 @@ fn first_other_name(user: &str, me: &str) -> Option<String> {
     None
 }
 
-/// The simulated reply to a framework prompt, or `None` when `user` is not one.
+/// The simulated reply to a framework prompt, or `None` when `user` is not one; agents'
+/// actions come from the simulated agents of `envs`.
 pub fn simulated_framework_reply(
-    _system: &str,
+    envs: &[&'static dyn EnvEntry],
     user: &str,
     accuracy: f64,
     draw: u64,
@@ -137,7 +147,7 @@ pub fn simulated_framework_reply(
     if format_line.contains("<action>") {
         // A review rewrites the proposer's action: the proposer is the block marked self.
         let b = me?;
-        let a = expert_action(b, user, accuracy, splitmix64(&mut rng))?;
+        let a = expert_action(envs, b, user, accuracy, splitmix64(&mut rng))?;
         out.push_str(&format!("<action>{a}</action>\n"));
     }
     if format_line.contains("<message>") {
@@ -148,7 +158,7 @@ pub fn simulated_framework_reply(
     }
     if format_line.contains("<AGENT_k>action</AGENT_k>") {
         for b in &all {
-            let a = expert_action(b, user, accuracy, splitmix64(&mut rng))?;
+            let a = expert_action(envs, b, user, accuracy, splitmix64(&mut rng))?;
             out.push_str(&format!("<{0}>{a}</{0}>\n", b.name));
         }
     }
@@ -180,27 +190,40 @@ pub fn simulated_framework_reply(
 }
 
 /// The framework prompts' responder (CAMON, COELA, Embodied, HMAS-2). Calls carry their
-/// purpose (`camon.propose`, …), and [`FrameworkResponder::FIRST`] owns the four frameworks'
+/// purpose (`camon.propose`, …), and [`FrameworkResponder::first`] owns the four frameworks'
 /// purposes, so it alone answers them. A request without a purpose (from outside the process,
 /// through `serve-mock`) is told apart by reading: framework prompts carry an environment's
 /// instructions as their system prompt, so an environment's own simulated agent would claim
 /// them; their last line, `Reply with: …`, decides. Registered twice by `Registry::builtin`:
-/// [`FrameworkResponder::FIRST`] before the environments (it claims prompts ending in
-/// `Reply with:`), [`FrameworkResponder::FALLBACK`] after them (it answers what no environment
+/// [`FrameworkResponder::first`] before the environments (it claims prompts ending in
+/// `Reply with:`), [`FrameworkResponder::fallback`] after them (it answers what no environment
 /// claimed).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub struct FrameworkResponder {
     first: bool,
+    environments: Vec<&'static dyn EnvEntry>,
 }
 
 /// The call purposes of the four frameworks' prompts (`camon.propose`, `hmas2.plan`, …).
 const FRAMEWORK_PURPOSES: [&str; 4] = ["camon", "coela", "embodied", "hmas2"];
 
 impl FrameworkResponder {
-    /// Asked before the environments: claims prompts whose last line is `Reply with: …`.
-    pub const FIRST: Self = Self { first: true };
+    /// Asked before the environments: claims prompts whose last line is `Reply with: …`;
+    /// agents' actions come from the simulated agents of `environments`.
+    pub fn first(environments: &[&'static dyn EnvEntry]) -> Self {
+        Self {
+            first: true,
+            environments: environments.to_vec(),
+        }
+    }
+
     /// Asked after the environments: answers any framework prompt left.
-    pub const FALLBACK: Self = Self { first: false };
+    pub fn fallback(environments: &[&'static dyn EnvEntry]) -> Self {
+        Self {
+            first: false,
+            environments: environments.to_vec(),
+        }
+    }
 }
 
 impl crate::llm::responder::Responder for FrameworkResponder {
@@ -222,7 +245,7 @@ impl crate::llm::responder::Responder for FrameworkResponder {
 
     fn prompt(&self, p: &crate::llm::responder::Prompt<'_>) -> crate::llm::responder::Response {
         use crate::llm::responder::{owns, Response};
-        let reply = || simulated_framework_reply(p.system, p.user, p.accuracy, p.draw);
+        let reply = || simulated_framework_reply(&self.environments, p.user, p.accuracy, p.draw);
         if !self.first {
             return reply().map_or(Response::Pass, Response::Reply);
         }
@@ -256,13 +279,13 @@ mod tests {
         assert_eq!(b.len(), 2);
         assert!(b[0].is_self && !b[1].is_self);
         assert_eq!((b[1].rules, b[1].observation), ("R2", "O2"));
-        let r = simulated_framework_reply("", prompt, 1.0, 3).unwrap();
+        let r = simulated_framework_reply(&[], prompt, 1.0, 3).unwrap();
         assert!(
             r.contains("<decision>ACCEPT</decision>") && r.contains("<message>AGENT_1"),
             "{r}"
         );
         assert_eq!(
-            simulated_framework_reply("", "no format line", 1.0, 3),
+            simulated_framework_reply(&[], "no format line", 1.0, 3),
             None
         );
         assert_eq!(

@@ -48,7 +48,7 @@ mod test_support;
 pub use caller::{CallLog, Caller, CallerConfig, CallerSlot, EMBODIED_SAMPLING};
 pub use independent::Independent;
 pub use registry::{
-    embodied_policy, uses_models, BuildEmbodied, PolicyContext, BUILTIN as BUILTIN_EMBODIED,
+    BuildEmbodied, EmbodiedBuild, EmbodiedFactory, PolicyContext, BUILTIN as BUILTIN_EMBODIED,
 };
 pub use script::{ReplyScript, ScriptError};
 pub use scripted::Scripted;

@@ -1,8 +1,11 @@
-//! Embodied policies by name, as `colony compare --policies` and suites spell them (looked
-//! up in the open [`crate::registry::Registry`], where these built-ins are registered):
+//! Embodied policies by name, as `colony compare --policies` and suites spell them (resolved
+//! at the door by the open [`crate::registry::Registry`] into an [`EmbodiedFactory`]; these
+//! built-ins are registered there like any plugin's):
 //! `independent`, `selforg`, `swarmsys`, the CREW-Wildfire frameworks `camon`, `coela`, `embodied`, `hmas2`,
 //! `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
 //! environment's heuristics).
+
+use std::sync::Arc;
 
 use colony_env_api::EnvEntry;
 
@@ -104,31 +107,75 @@ pub struct PolicyContext {
     pub caller: CallerConfig,
 }
 
-/// Builds the policy `spec` for one episode; unknown names and options are errors listing
-/// what exists.
-pub fn embodied_policy(
-    spec: &str,
-    ctx: &PolicyContext,
-) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
-    let spec = spec.trim();
-    if let Some(name) = spec.strip_prefix("scripted:") {
-        let policy = ctx
-            .entry
-            .make_policy(name, ctx.seed)
-            .map_err(|e| EmbodiedError::config(spec, e))?;
-        return Ok(Box::new(Scripted::new(spec, policy)));
-    }
-    let (name, options) = spec.split_once(':').unwrap_or((spec, ""));
-    crate::registry::Registry::current().embodied(name.trim(), options, ctx)
+/// Builds a policy for one episode from its options text and the episode's context.
+pub type EmbodiedBuild =
+    dyn Fn(&PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> + Send + Sync;
+
+/// An embodied policy resolved at the door (`crate::registry::Registry::embodied_factory`):
+/// its spec as the user wrote it, whether it calls models, and its constructor with the
+/// options bound. Runs build a fresh policy per episode from it, never looking the name up
+/// again (docs/design/architecture.md §1).
+#[derive(Clone)]
+pub struct EmbodiedFactory {
+    spec: String,
+    uses_models: bool,
+    build: Arc<EmbodiedBuild>,
 }
 
-/// True when `spec` names a policy that calls models (so runs need a model): every policy
-/// but the environment's scripted ones and registered policies that declare no model use.
-pub fn uses_models(spec: &str) -> bool {
-    let spec = spec.trim();
-    if spec.starts_with("scripted:") {
-        return false;
+impl EmbodiedFactory {
+    /// A factory for `spec` that builds with `build`.
+    pub fn new(
+        spec: &str,
+        uses_models: bool,
+        build: impl Fn(&PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        Self {
+            spec: spec.trim().to_string(),
+            uses_models,
+            build: Arc::new(build),
+        }
     }
-    let name = spec.split_once(':').map_or(spec, |(n, _)| n).trim();
-    crate::registry::Registry::current().embodied_uses_models(name)
+
+    /// The environment's own scripted policy `name` (`scripted:<name>`: `random`, `noop`,
+    /// its heuristics), which never calls a model.
+    pub fn scripted(name: &str) -> Self {
+        let spec = format!("scripted:{}", name.trim());
+        let name = name.trim().to_string();
+        let label = spec.clone();
+        Self::new(&spec, false, move |ctx: &PolicyContext| {
+            let policy = ctx
+                .entry
+                .make_policy(&name, ctx.seed)
+                .map_err(|e| EmbodiedError::config(&label, e))?;
+            Ok(Box::new(Scripted::new(&label, policy)) as Box<dyn EmbodiedPolicy>)
+        })
+    }
+
+    /// The spec (`camon`, `hmas2:replans=3`, `scripted:heuristic`): the policy's label in
+    /// every result.
+    pub fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    /// Whether the policy calls models (runs without a model refuse it).
+    pub fn uses_models(&self) -> bool {
+        self.uses_models
+    }
+
+    /// A fresh policy for one episode.
+    pub fn build(&self, ctx: &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
+        (self.build)(ctx)
+    }
+}
+
+impl std::fmt::Debug for EmbodiedFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbodiedFactory")
+            .field("spec", &self.spec)
+            .field("uses_models", &self.uses_models)
+            .finish()
+    }
 }

@@ -27,7 +27,9 @@ pub(crate) fn script(lines: &[(&str, u64, &str, &str)]) -> CallerConfig {
 
 /// The step-0 view of `env` with `settings`, reset with seed 0.
 pub(crate) fn first_view(env: &str, settings: &[&str]) -> StepView {
-    let (_, mut env) = crate::env::build(env, settings).unwrap();
+    let (_, mut env) = crate::registry::Registry::builtin()
+        .build_environment(env, settings)
+        .unwrap();
     env.reset(0);
     let deciding = env
         .deciding_agents()

@@ -35,8 +35,7 @@ pub use macnet::{MacNet, MacNetOptions, Topology};
 pub use cot::{cot_prompt, ChainOfThought, STEP_BY_STEP};
 pub use debate::{debate_prompt, Debate};
 pub use registry::{
-    choice, policy_by_name, policy_with_embedder, BuildReasoning, PolicyOptions, ReasoningContext,
-    BUILTIN as BUILTIN_REASONING,
+    choice, BuildReasoning, PolicyOptions, ReasoningContext, BUILTIN as BUILTIN_REASONING,
 };
 pub use seeds::{below, derive_seed, llm_seed, shuffle, stream, uniform};
 pub use self_consistency::SelfConsistency;

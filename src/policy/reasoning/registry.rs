@@ -106,19 +106,6 @@ impl ReasoningContext {
     }
 }
 
-/// The policy a spec names, configured by its options, from the installed registry.
-pub fn policy_by_name(spec: &str) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
-    policy_with_embedder(spec, Arc::new(crate::embed::default_embedder()))
-}
-
-/// [`policy_by_name`] with the embedder SelfOrg and SwarmSys use (other policies ignore it).
-pub fn policy_with_embedder(
-    spec: &str,
-    embedder: Arc<dyn crate::embed::Embedder>,
-) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
-    crate::registry::Registry::current().reasoning(spec, &ReasoningContext::new(embedder))
-}
-
 fn single(
     _: &mut PolicyOptions,
     _: &ReasoningContext,
@@ -446,6 +433,12 @@ impl PolicyOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The built-in policy `spec` with the default embedder.
+    fn policy_by_name(spec: &str) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+        let ctx = ReasoningContext::new(Arc::new(crate::embed::default_embedder()));
+        crate::registry::Registry::builtin().reasoning(spec, &ctx)
+    }
 
     #[test]
     fn parses_names_and_options() {

@@ -136,5 +136,7 @@ fn options_are_refused() {
 }
 
 fn entry(name: &str) -> &'static dyn colony_env_api::EnvEntry {
-    crate::env::build(name, &[] as &[&str]).unwrap().0
+    crate::registry::Registry::builtin()
+        .environment_entry(name)
+        .unwrap()
 }
