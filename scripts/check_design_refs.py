@@ -6,7 +6,7 @@ Usage: python3 scripts/check_design_refs.py [--verbose]   (from anywhere in the 
 Headings of docs/design/*.md of the form `## §4.2 Title` (any level) define sections. The
 check reads:
 
-* comments of every `.rs` file under src/, environments/, tests/ and examples/ (lines starting
+* comments of every `.rs` file under src/, crates/, environments/, tests/ and examples/ (lines starting
   with `//`, and trailing `// …` comments of lines without string literals), and
 * every Markdown file of the repository (explicit references only; the notes themselves are
   also checked for their bare references).
@@ -148,7 +148,7 @@ def check_file(path, parts, notes, errors, stats, check_bare, own_family=None):
 def main():
     notes = headings()
     errors, stats = [], {"explicit": 0, "bare": 0, "paper": 0, "files": 0}
-    for top in ["src", "environments", "tests", "examples"]:
+    for top in ["src", "crates", "environments", "tests", "examples"]:
         for f in sorted((ROOT / top).rglob("*.rs")):
             if "target" in f.parts:
                 continue

@@ -11,7 +11,7 @@ target/, node_modules/ and hidden folders. For each file:
   (outside code), must name a file or folder that exists, relative to the linking file; a
   `#fragment` into a Markdown file (or `#fragment` alone, into the same file) must be the
   GitHub anchor of one of its headings (or an explicit `<a name=…>`/`id="…"`);
-* every repository path written in code, inline (`src/llm/config.rs`) or in a fenced block,
+* every repository path written in code, inline (`crates/colony-llm/src/config.rs`) or in a fenced block,
   whose first component is one of src, docs, environments, examples, tests, scripts, evals,
   roles, prompts, python, assets or .ci, must exist, from the repository root or from the
   file's own folder (a crate README may say `src/lib.rs`). Globs (`roles/*.toml`) must match

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks the layering rules of issue 25 (parts 2 and 3):
-- `src/llm` imports nothing from `policy`, `env`, `registry` or the environment crates (the
+- `crates/colony-llm` imports nothing from `policy`, `env`, `registry` or the environment crates (the
   simulated model is taught by responders the registry hands it);
 - the generic layers `policy`, `eval`, `suite`, `view`, `llm` and `runtime` name none of the
   concrete environment crates and never downcast an environment (`as_any`): what they need
@@ -15,7 +15,9 @@ import sys
 root = pathlib.Path(__file__).resolve().parent.parent
 concrete = r"colony_(cube|swarmbench|wildfire)\b|\.as_any\(\)"
 rules = {
-    "src/llm": re.compile(r"crate::(policy|env|registry|eval|suite|view|study|cli)\b|" + concrete),
+    # The models floor is its own crate (Cargo already forbids it to name the layers above);
+    # it must not name a concrete environment crate either.
+    "crates/colony-llm/src": re.compile(r"\bcolony::|" + concrete),
 }
 for folder in ["src/policy", "src/eval", "src/suite", "src/view", "src/runtime"]:
     rules[folder] = re.compile(concrete)

@@ -19,19 +19,20 @@
 /// The `colony` command line as a library ([`cli::main_with`]); it needs every backend.
 #[cfg(all(feature = "minilm", feature = "parquet", feature = "serve-mock"))]
 pub mod cli;
-pub mod embed;
 pub mod env;
 pub mod eval;
-pub mod llm;
 #[cfg(feature = "serve-mock")]
 pub mod mock_server;
 pub mod policy;
 pub mod registry;
 pub mod runtime;
-pub mod stable_hash;
 pub mod study;
 pub mod suite;
 pub mod view;
+
+/// Models, embedders and stable hashing: the `colony-llm` crate (the bottom floor).
+pub use colony_llm as llm;
+pub use colony_llm::{embed, stable_hash};
 
 /// The `Environment` trait shared by every environment crate.
 pub use colony_env_api as env_api;

@@ -40,7 +40,7 @@ impl AskOptions {
         Self::default()
     }
 
-    crate::llm::sampling_setters!(sampling);
+    colony_llm::sampling_setters!(sampling);
 
     /// Sets the sample index.
     pub fn sample_index(mut self, i: u32) -> Self {

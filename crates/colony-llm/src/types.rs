@@ -91,7 +91,7 @@ impl ChatRequest {
             ..Self::default()
         }
     }
-    super::sampling::sampling_setters!(sampling);
+    crate::sampling_setters!(sampling);
 
     /// Sets the sample index.
     pub fn sample_index(mut self, i: u32) -> Self {

@@ -37,7 +37,7 @@ use async_trait::async_trait;
 use ndarray::Array2;
 use thiserror::Error;
 
-use crate::llm::ModelError;
+use crate::ModelError;
 
 /// Errors of embedding backends.
 #[derive(Debug, Error)]

@@ -1,4 +1,7 @@
-//! Language models: the [`ChatModel`] trait and its implementations.
+//! colony-llm, the bottom floor of colony (docs/design/architecture.md §2): language models
+//! (the [`ChatModel`] trait and its implementations), embedders ([`embed`]) and stable hashing.
+//! Nothing here knows a policy or an environment; the `colony` facade re-exports it as
+//! `colony::llm`, `colony::embed` and `colony::stable_hash`.
 //!
 //! - [`OpenAiClient`]: any OpenAI-compatible `/v1/chat/completions` endpoint (or a pool of them),
 //!   with per-endpoint adaptive concurrency limits (halved on 429/503, regrown on success,
@@ -17,6 +20,7 @@ mod answer_key;
 mod client;
 mod config;
 mod discover;
+pub mod embed;
 mod endpoint;
 mod error;
 mod fatal;
@@ -30,6 +34,7 @@ mod retry;
 mod sampling;
 mod secret;
 mod simulated;
+pub mod stable_hash;
 mod types;
 mod usage;
 pub mod wire;
@@ -50,7 +55,6 @@ pub use price::{usd, Price, PricedModel, MAX_PRICE_PER_MTOK};
 pub use replay::{request_key, ReplayMode, ReplayModel};
 pub use responder::Responders;
 pub use retry::RetryPolicy;
-pub(crate) use sampling::sampling_setters;
 pub use sampling::{Sampling, SamplingError, SamplingKeys, MAX_TOKENS_LIMIT};
 pub use secret::ApiKey;
 pub use simulated::{SimulatedConfig, SimulatedModel};

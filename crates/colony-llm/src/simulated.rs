@@ -480,7 +480,7 @@ fn generic_reply(name: &str, r: &ChatRequest) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::Message;
+    use crate::Message;
 
     fn key() -> AnswerKey {
         let mut k = AnswerKey::new();

@@ -13,7 +13,7 @@ use ndarray::Array2;
 #[cfg(feature = "minilm")]
 use super::MiniLmEmbedder;
 use super::{EmbedError, Embedder, HashingEmbedder, RemoteEmbedder};
-use crate::llm::ApiKey;
+use crate::ApiKey;
 
 /// A parsed `--embedder` value.
 #[derive(Debug, Clone, PartialEq, Eq)]

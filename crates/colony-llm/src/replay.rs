@@ -498,7 +498,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::llm::{SimulatedConfig, SimulatedModel};
+    use crate::{SimulatedConfig, SimulatedModel};
 
     fn req(text: &str, i: u32) -> ChatRequest {
         ChatRequest::new(vec![Message::user(text)])

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use ndarray::Array2;
 
 use super::{l2_normalize_rows, EmbedError, Embedder};
-use crate::llm::{ApiKey, ClientSettings, EndpointSettings, OpenAiClient};
+use crate::{ApiKey, ClientSettings, EndpointSettings, OpenAiClient};
 
 /// Texts per request.
 const BATCH: usize = 64;

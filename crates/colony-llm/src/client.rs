@@ -20,6 +20,8 @@ use reqwest::StatusCode;
 
 mod server_context;
 
+pub use server_context::MAX_CONTEXT_TOKENS;
+
 use super::adaptive::is_overload;
 use super::endpoint::{Endpoint, EndpointPool};
 use super::retry::parse_retry_after;

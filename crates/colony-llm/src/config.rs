@@ -316,8 +316,7 @@ impl ModelsConfig {
     }
 }
 
-/// Largest `context_tokens` accepted (2^24, far above any served context today).
-pub const MAX_CONTEXT_TOKENS: u64 = 1 << 24;
+pub use super::client::MAX_CONTEXT_TOKENS;
 
 /// The name of a model given only by `--base-url` (no `--model`, no `default` in
 /// models.toml); the command line replaces it by the server's one model

@@ -10,7 +10,7 @@
 //! registries in one process teach their own models.
 //!
 //! A responder is chosen by the call's purpose, a stable tag the policy sets on the request
-//! ([`crate::llm::ChatRequest::purpose`]; `dylan.rank`, `camon.propose`), not by the prompt's
+//! ([`crate::ChatRequest::purpose`]; `dylan.rank`, `camon.propose`), not by the prompt's
 //! wording: a responder declares the purposes it owns ([`Responder::purposes`]; `dylan` owns
 //! `dylan` and every `dylan.…`), and a call whose purpose some responder owns is answered by
 //! those responders only, so rewording a template cannot hand its prompt to another family's

@@ -2,14 +2,14 @@
 //! limit, seed, stop sequences), declared once and layered.
 //!
 //! Every place that can set them holds a `Sampling` in which an unset field means "no opinion":
-//! a [`ChatRequest`](super::ChatRequest), an [`AskOptions`](crate::runtime::AskOptions), a
+//! a [`ChatRequest`](super::ChatRequest), an `AskOptions` (colony's runtime), a
 //! [`RoleCard`](crate::runtime::RoleCard), a `models.toml` entry
 //! ([`ModelSpec::sampling`](super::ModelSpec::sampling)), the command-line flags and a
 //! policy's built-in defaults. [`Sampling::or`] lays one over another, field by field, so the
 //! effective settings of a call read as one expression:
 //!
 //! ```
-//! # use colony::llm::Sampling;
+//! # use colony_llm::Sampling;
 //! # let (ask, role, flags_over_model, builtin) = (Sampling::default(), Sampling::default(),
 //! #     Sampling::default(), Sampling::default());
 //! let effective = ask.or(&role).or(&flags_over_model).or(&builtin);
@@ -19,7 +19,7 @@
 //!
 //! From strongest to weakest:
 //!
-//! 1. **per-call options** of a policy ([`AskOptions`](crate::runtime::AskOptions): the
+//! 1. **per-call options** of a policy (`AskOptions` (colony's runtime): the
 //!    per-item seed, and any setting a policy's method needs for one call);
 //! 2. **the role card** (`temperature`, `top_p`, `max_tokens` in `roles/*.toml`): a deliberate
 //!    per-role choice;
@@ -146,12 +146,14 @@ impl Sampling {
 }
 
 /// The builder setters of a type that carries a [`Sampling`] in field `$field`: one definition
-/// for [`ChatRequest`](super::ChatRequest) and [`AskOptions`](crate::runtime::AskOptions), so
+/// for [`ChatRequest`](super::ChatRequest) and `AskOptions` (colony's runtime), so
 /// the two builders cannot drift apart.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! sampling_setters {
     ($field:ident) => {
         /// Sets every sampling field at once.
-        pub fn with_sampling(mut self, sampling: $crate::llm::Sampling) -> Self {
+        pub fn with_sampling(mut self, sampling: $crate::Sampling) -> Self {
             self.$field = sampling;
             self
         }
@@ -187,7 +189,6 @@ macro_rules! sampling_setters {
         }
     };
 }
-pub(crate) use sampling_setters;
 
 #[cfg(test)]
 mod tests {

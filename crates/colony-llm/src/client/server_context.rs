@@ -17,8 +17,12 @@
 use std::time::Duration;
 
 use super::OpenAiClient;
-use crate::llm::config::MAX_CONTEXT_TOKENS;
-use crate::llm::endpoint::Endpoint;
+
+/// Largest `context_tokens` accepted, configured or reported by a server (2^24, far above any
+/// served context today). It lives with the client, which reads servers' reports, and
+/// `models.toml` checks against it through the client.
+pub const MAX_CONTEXT_TOKENS: u64 = 1 << 24;
+use crate::endpoint::Endpoint;
 
 /// Longest wait for a `/props` answer: the question must not hold up a run against a server
 /// that accepts connections and never answers it.
