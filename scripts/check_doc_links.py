@@ -32,7 +32,7 @@ import sys
 import urllib.parse
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PREFIXES = ("src", "docs", "environments", "examples", "tests", "scripts", "evals", "roles",
+PREFIXES = ("src", "crates", "docs", "environments", "examples", "tests", "scripts", "evals", "roles",
             "prompts", "python", "assets", ".ci")
 SKIP_DIRS = {"target", "node_modules"}
 

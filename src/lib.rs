@@ -19,13 +19,9 @@
 /// The `colony` command line as a library ([`cli::main_with`]); it needs every backend.
 #[cfg(all(feature = "minilm", feature = "parquet", feature = "serve-mock"))]
 pub mod cli;
-pub mod env;
 pub mod eval;
 #[cfg(feature = "serve-mock")]
 pub mod mock_server;
-pub mod policy;
-pub mod registry;
-pub mod runtime;
 pub mod study;
 pub mod suite;
 pub mod view;
@@ -33,6 +29,11 @@ pub mod view;
 /// Models, embedders and stable hashing: the `colony-llm` crate (the bottom floor).
 pub use colony_llm as llm;
 pub use colony_llm::{embed, stable_hash};
+/// Policies, the registry and environment lookup: the `colony-policy` crate.
+pub use colony_policy as policy;
+pub use colony_policy::{env, registry};
+/// The actor runtime: the `colony-runtime` crate.
+pub use colony_runtime as runtime;
 
 /// The `Environment` trait shared by every environment crate.
 pub use colony_env_api as env_api;

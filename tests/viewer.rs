@@ -87,7 +87,7 @@ fn screenshot(browser: &Path, tmp: &Path, page: &Path, hash: &str, name: &str) {
 const MARKER: &str = "fixture reply </script><b>17</b> & done";
 
 /// Appends to `calls/single.jsonl` (the file `colony eval` writes: one line per item, the
-/// transcript entries of src/runtime/transcript.rs) a line for item 0; the last line per item
+/// transcript entries of crates/colony-runtime/src/transcript.rs) a line for item 0; the last line per item
 /// wins, so the page shows this one instead of the recorded call.
 fn calls_fixture(run: &Path) {
     let path = run.join("calls").join("single.jsonl");

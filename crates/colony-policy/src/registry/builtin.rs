@@ -1,0 +1,41 @@
+//! What colony ships, registered through the public [`Registry`] methods only (the one module
+//! outside the environment crates that names them): the reasoning policies, the embodied
+//! policies, the simulated-model responders of their prompts, the three environments, the
+//! published reasoning datasets, the policies' prompt templates and SelfOrg's role pool.
+
+use std::sync::Arc;
+
+use super::{DatasetEntry, Registry};
+
+/// Adds every built-in to `r`.
+pub(super) fn register(mut r: Registry) -> Registry {
+    for &(name, aliases, help, build) in crate::reasoning::BUILTIN_REASONING {
+        r = r.reasoning_policy(name, help, build);
+        for alias in aliases {
+            r = r.alias(alias);
+        }
+    }
+    for &(name, help, build) in crate::embodied::BUILTIN_EMBODIED {
+        r = r.embodied_policy(name, help, build);
+    }
+    for &dataset in colony_qa::Dataset::all() {
+        r = r.dataset(DatasetEntry::published(dataset));
+    }
+    for &(name, text) in crate::TEMPLATES {
+        r = r.template(name, text);
+    }
+    r = r
+        .template("qa/math", colony_qa::MATH_TEMPLATE)
+        .template("qa/choice", colony_qa::CHOICE_TEMPLATE);
+    for &(file, text) in &crate::reasoning::role_pool::POOL {
+        r = r.role_card(&format!("roles/selforg/{file}"), text);
+    }
+    use crate::embodied::framework_sim::FrameworkResponder;
+    r.responder(crate::reasoning::swarmsys::sim::SwarmSysResponder)
+        .responder(crate::reasoning::baseline_sim::BaselineResponder)
+        .responder_over_environments(|envs| Arc::new(FrameworkResponder::first(envs)))
+        .fallback_responder_over_environments(|envs| Arc::new(FrameworkResponder::fallback(envs)))
+        .environment(colony_cube::entry())
+        .environment(colony_swarmbench::entry())
+        .environment(colony_wildfire::entry())
+}
