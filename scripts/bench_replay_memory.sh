@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory of a replay from a large record cache (issue 30, item 7): records the GSM8K sample
+# Memory of a replay from a large record cache: records the GSM8K sample
 # with single and selforg on the simulated model, grows the cache to SIZE_GB with filler
 # records of fresh keys (the real ones first), and replays the run from the small and the big
 # cache, printing peak RSS and wall time of each and checking that the results agree.

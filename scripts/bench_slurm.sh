@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark (issue 16): a suite as a 4-task Slurm job array, each shard with its own
+# Benchmark: a suite as a 4-task Slurm job array, each shard with its own
 # `serve-mock --latency-ms 100` endpoint and C calls in flight, against one process that
 # reaches the same 4 endpoints (a models.toml pool) with the same total concurrency 4·C.
 # Needs a running Slurm (.ci/slurm-local.sh). Usage: scripts/bench_slurm.sh [ITEMS] [C]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of `colony view` on an existing run directory (issue 27, part 2): generation time,
+# Benchmark of `colony view` on an existing run directory: generation time,
 # the index page's size, the data folder's size and largest file, and in headless Chromium,
 # per address, the whole browser process's wall time until the page (and any deep-linked
 # detail or search) has rendered, start-up included, and whether the detail was drawn.

@@ -18,9 +18,9 @@ target/, node_modules/ and hidden folders. For each file:
   something; a placeholder (`prompts/<framework>/`, `docs/design/<note>.md`) checks the folder
   before it; a trailing `:LINE` is ignored. Paths of other first components (`runs/x/…`, a
   user's output) are never checked;
-* no text, code included, may refer to a tracker issue by number (`issue 25`, `Issues 28`,
-  `issue #3`): readers cannot look issues up; describe the change, or cite the design note
-  section (`docs/design/<note>.md §N`) that covers it.
+* no text, code included, may refer to a tracker issue by number (the word `issue` or
+  `issues`, any case, then a number, `#` optional): readers cannot look issues up; describe
+  the change, or cite the design note section (`docs/design/<note>.md §N`) that covers it.
 
 Prints one line per problem, `path:line: message`, and exits 1 when there is any; a summary
 goes to stderr.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the layering rules of issue 25 (parts 2 and 3):
+"""Checks the layering rules of docs/design/architecture.md §2:
 - `crates/colony-llm` imports nothing from `policy`, `env`, `registry` or the environment crates (the
   simulated model is taught by responders the registry hands it);
 - the generic layers `policy`, `eval`, `suite`, `view`, `llm` and `runtime` name none of the

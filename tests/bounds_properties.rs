@@ -1,4 +1,4 @@
-//! Property tests of the parameter bounds of issue 30 (items 1, 2 and 4, and the seed
+//! Property tests of the parameter bounds (counts in flight, roster size, episode count, seed
 //! ranges): whatever the value, the parsers either accept it within the documented range or
 //! refuse it with a message, and never panic or allocate past the bound. The CLI cases in
 //! `tests/hostile_cli.rs` check the same bounds end to end.

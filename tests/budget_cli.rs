@@ -1,4 +1,4 @@
-//! Token budgets (issue 26 part 3): `--max-tokens-total` on `colony eval`, `colony compare`
+//! Token budgets: `--max-tokens-total` on `colony eval`, `colony compare`
 //! and suites (`max_tokens_total`). At the cap no new item or episode starts, the run is
 //! marked partial (summary `stopped`, exit code), and a rerun with a higher cap resumes to
 //! what an uncapped run gives.
@@ -185,7 +185,7 @@ fn cost_of(row: &Value) -> f64 {
 
 /// Prices give every item its cost, the summary `cost_usd` and the table a cost column;
 /// `--max-cost` stops the run once spent and a higher cap resumes it; a cap on a model
-/// without prices is refused before anything runs (issue 26, part 3).
+/// without prices is refused before anything runs.
 #[test]
 fn eval_costs_come_from_prices_and_max_cost_stops_the_run() {
     let m = common::Mock::start(&[], &[]);

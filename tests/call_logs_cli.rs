@@ -1,4 +1,4 @@
-//! `colony eval`'s call logs (issue 27 part 1): compact by default (`calls/<policy>.jsonl.zst`,
+//! `colony eval`'s call logs: compact by default (`calls/<policy>.jsonl.zst`,
 //! a zstd frame per run, appended on resume), plain with `--log-calls full`, none with
 //! `none`; `colony logs cat --item ID` prints an item's transcript line from either.
 

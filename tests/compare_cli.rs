@@ -132,7 +132,7 @@ fn prompts_match_the_environment(set: &[&str], rounds: u64, agents: u64) {
     let (ok, _, err) = colony(&args);
     assert!(ok, "{err}");
     let ep = dir.path().join("episodes/independent/3");
-    // Stored once per seed for every policy, compressed (issue 27).
+    // Stored once per seed for every policy, compressed.
     assert!(dir.path().join("episodes/initial-3.json.zst").is_file());
     assert!(!ep.join("initial_state.json").exists());
     let recorded =
@@ -781,7 +781,7 @@ fn a_comparison_prints_its_closing_progress_line_when_stderr_is_a_pipe() {
     );
 }
 
-/// Issue 27 part 1: episodes keep their calls compressed by default (`calls.jsonl.zst`), whole
+/// Episodes keep their calls compressed by default (`calls.jsonl.zst`), whole
 /// and plain with `--log-calls full`, usage only with `none`; `colony logs cat` gives the
 /// classic lines of any of them, the compact ones byte for byte as `full` wrote them.
 #[test]
@@ -980,7 +980,7 @@ fn compare_reports_call_latency_percentiles_and_calls_per_second() {
 }
 
 /// `compare --dry-run` writes nothing and estimates each policy's calls within 1.5× of the
-/// run it then makes (issue 26, part 3).
+/// run it then makes.
 #[test]
 fn compare_dry_run_estimates_the_run_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

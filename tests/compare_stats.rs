@@ -1,4 +1,4 @@
-//! `colony compare` statistics (issue 26, part 1): per policy the mean, the sample sd (n−1)
+//! `colony compare` statistics: per policy the mean, the sample sd (n−1)
 //! and the Student t interval over seeds, and with `--baseline` the paired sign-flip test and
 //! bootstrap interval, all recomputed here from `episodes.jsonl` with independent code.
 

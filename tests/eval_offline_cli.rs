@@ -1,4 +1,4 @@
-//! `colony eval` offline (issue 19): `--record`/`--replay` around the simulated model keep
+//! `colony eval` offline: `--record`/`--replay` around the simulated model keep
 //! its results (one model or a `--models` list, in `colony compare` too), and `--field` reads
 //! files of any shape (the MMLU `answer_a…answer_d`/`correct_answer` layout) with one-line
 //! errors.

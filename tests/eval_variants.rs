@@ -1,4 +1,4 @@
-//! Policy variants in `colony eval` (issue 26, part 0): every spec of a `--policy` list is its own
+//! Policy variants in `colony eval`: every spec of a `--policy` list is its own
 //! row and results file, labelled by the spec as written or by `label=`; one label with two
 //! option sets is refused unless `--force`. Offline, on the simulated model.
 
@@ -304,7 +304,7 @@ fn a_refused_connection_stops_the_run_without_retries() {
 }
 
 /// `eval --dry-run` writes nothing and estimates each policy's calls and prompt tokens
-/// within 1.5× of the run it then makes (issue 26, part 3).
+/// within 1.5× of the run it then makes.
 #[test]
 fn eval_dry_run_estimates_the_run_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

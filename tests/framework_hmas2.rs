@@ -178,7 +178,7 @@ fn against_serve_mock_the_tokens_are_the_servers() {
     assert_tokens_are_the_servers_on("hmas2", 0);
 }
 
-/// The token guard (issue 28, WILDFIRE-ORCH `core/token_guard.py`): against a real server on
+/// The token guard (WILDFIRE-ORCH `core/token_guard.py`): against a real server on
 /// loopback, with a context smaller than HMAS-2's plan and feedback prompts (1,050 tokens:
 /// perceptions and executions fit), those prompts are cut in the middle to fit (less the
 /// reply's room, a quarter of this small context) and asked again. Each cut call says

@@ -1,4 +1,4 @@
-//! The papers' layouts of a grid over one setting (issue 26, part 2): values × policies
+//! The papers' layouts of a grid over one setting: values × policies
 //! tables (CUBE Fig. 9's completed blocks against n, Wildfire Table 3 with Do-Nothing and
 //! NS), SwarmBench Table S.1 (policies × tasks with the total), `by_<key>.csv` and plots.
 //! Every figure is recomputed here from `episodes.jsonl`.

@@ -329,7 +329,7 @@ fn dataset_name_echo_is_clipped() {
     assert_error(&colony(&args), &args, &["unknown dataset", "…"]);
 }
 
-/// Issue 30, item 1: counts in flight are bounded before any product or semaphore sees them.
+/// Counts in flight are bounded before any product or semaphore sees them.
 #[test]
 fn counts_in_flight_are_bounded() {
     let tmp = tempfile::tempdir().unwrap();
@@ -377,7 +377,7 @@ fn counts_in_flight_are_bounded() {
     }
 }
 
-/// Issue 30, item 2: the reasoning roster is bounded, as a flag and as a suite key (even under
+/// The reasoning roster is bounded, as a flag and as a suite key (even under
 /// `--dry-run`).
 #[test]
 fn roster_size_is_bounded() {
@@ -394,7 +394,7 @@ fn roster_size_is_bounded() {
     assert_suite_error(tmp.path(), "single", keys, out, &["agents", "1000"]);
 }
 
-/// Issue 30, item 6: size limits hold on what is read, not on what the file claims: a symlink
+/// Size limits hold on what is read, not on what the file claims: a symlink
 /// to `/dev/zero` is refused as every kind of input file, quickly and in bounded memory.
 #[test]
 fn endless_files_are_refused_whatever_their_metadata_says() {
@@ -492,7 +492,7 @@ fn endless_files_are_refused_whatever_their_metadata_says() {
     }
 }
 
-/// Issue 30, item 9: a directory symlink inside a dataset folder is not followed (a loop back
+/// A directory symlink inside a dataset folder is not followed (a loop back
 /// to the root would read the problems again, or forever).
 #[test]
 fn dataset_folders_do_not_follow_directory_symlinks() {
@@ -525,7 +525,7 @@ fn dataset_folders_do_not_follow_directory_symlinks() {
     assert_eq!(lines.lines().count(), 1, "one problem, read once: {lines}");
 }
 
-/// Issue 30, item 4 (and the 1M-seed minor): a comparison or suite unit of more episodes than
+/// A comparison or suite unit of more episodes than
 /// the documented limit is refused up front with the count, in bounded memory, dry runs too.
 #[test]
 fn episode_counts_are_bounded_before_planning() {
@@ -561,7 +561,7 @@ fn episode_counts_are_bounded_before_planning() {
     );
 }
 
-/// Issue 30, minors: the last seed is a valid range end, and `env step --steps` stops at the
+/// The last seed is a valid range end, and `env step --steps` stops at the
 /// end of the episode.
 #[test]
 fn seed_ranges_reach_the_last_seed_and_steps_stop_at_the_end() {
@@ -629,7 +629,7 @@ fn a_closed_stdout_ends_quietly() {
     assert_eq!(out.status.code(), Some(141), "{stderr}");
 }
 
-/// Issue 30, item 5: the largest documented environment sizes run within the 2 GiB this file
+/// The largest documented environment sizes run within the 2 GiB this file
 /// runs under in CI (`prlimit`), and one past each limit is refused naming its parameter.
 #[test]
 fn the_largest_documented_sizes_fit_and_one_more_is_refused() {
@@ -673,7 +673,7 @@ fn the_largest_documented_sizes_fit_and_one_more_is_refused() {
     assert_error(&colony(&args), &args, &["--agents", "200000"]);
 }
 
-/// Issue 30, item 3: a role-card folder without cards (a flag or a suite's `roles`, dry run
+/// A role-card folder without cards (a flag or a suite's `roles`, dry run
 /// included) is one error naming the folder, never a division by zero.
 #[test]
 fn a_role_folder_without_cards_is_an_error() {

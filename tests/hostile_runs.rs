@@ -1,4 +1,4 @@
-//! Hostile run directories (issue 30, items 11 to 16): names read from a run's files never
+//! Hostile run directories: names read from a run's files never
 //! become paths outside it, merge ignores links, publishes atomically and lets one of two
 //! racing merges win, and a suite directory has one writer.
 
@@ -286,7 +286,7 @@ fn a_merge_killed_at_any_moment_leaves_nothing_or_everything() {
     }
 }
 
-/// Issue 30, item 7: a record cache larger than this process may map (CI runs this file
+/// A record cache larger than this process may map (CI runs this file
 /// under a 2 GiB address-space limit) still replays, because it is indexed and read one line
 /// at a time, never held whole.
 #[test]

@@ -1,4 +1,4 @@
-//! `serve-mock` under stalled clients (issue 30, item 20): 600 clients declare a 1 GB body and
+//! `serve-mock` under stalled clients: 600 clients declare a 1 GB body and
 //! send one byte. The server holds at most `MAX_CONNECTIONS` (512) of them and closes the rest
 //! on accept, drops the held ones once the body deadline (`--header-read-timeout`) passes, and
 //! then answers normal requests again. The server runs as its own process, as users run it.

@@ -719,7 +719,7 @@ fn credentials_in_base_urls_are_redacted_and_queries_join_properly() {
     );
 }
 
-/// Issue 30, item 20: a client that declares a huge body and then stalls is answered and
+/// A client that declares a huge body and then stalls is answered and
 /// disconnected once the header-read timeout has passed (the body must arrive within it too),
 /// so stalled bodies cannot hold connections forever.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

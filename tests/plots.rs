@@ -1,4 +1,4 @@
-//! Plots a paper can use (issue 26, part 4): every plot kind, drawn from real runs and from
+//! Plots a paper can use: every plot kind, drawn from real runs and from
 //! hostile inputs (long names, values over seven orders of magnitude, one value, NaN), keeps
 //! its drawing inside the canvas, its text apart, and comes as SVG and PNG; simulated runs say
 //! SIMULATION on every plot. The SVGs are measured with usvg and the font colony compiles in,

@@ -162,7 +162,7 @@ fn a_real_model_through_models_chat_eval_and_compare() {
     assert!(!reply.trim().is_empty(), "empty chat reply");
 
     // llama-server reports its per-request context on `GET /props`; a prompt that cannot fit
-    // is refused before it is sent (issue 26, part 3), instead of the HTTP 400 the server
+    // is refused before it is sent, instead of the HTTP 400 the server
     // would answer. Nothing reaches the server.
     let base = url.trim_end_matches('/').trim_end_matches("/v1");
     let props = Command::new("curl")

@@ -1,4 +1,4 @@
-//! Credentials never leak (issue 30, items 17 to 19), over real loopback HTTP: a server that
+//! Credentials never leak, over real loopback HTTP: a server that
 //! echoes the `Authorization` header in its 401 body, a base URL with userinfo and a query key,
 //! and `-vv` logging. Nothing of the key, the password or the query value may reach stderr,
 //! results, call logs or the viewer page; one `Authorization` header is sent.

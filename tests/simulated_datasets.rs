@@ -1,4 +1,4 @@
-//! The offline simulated model on every dataset loader (issue 19): keyed with the bundled
+//! The offline simulated model on every dataset loader: keyed with the bundled
 //! sample's items, each of its answers extracts and grades, and its measured accuracy sits
 //! within the 99.9% binomial interval of the configured accuracy.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

@@ -363,7 +363,7 @@ fn the_shipped_suites_load_and_expand() {
     let colony::suite::UnitWork::Env { configs, .. } = &plan[0].work else {
         panic!("the wildfire suite is an environment unit");
     };
-    // Levels 1–17: the Full Environment is part of the suite (issue 26 part 2).
+    // Levels 1–17: the Full Environment is part of the suite.
     assert_eq!(configs.len(), 17);
     assert_eq!(configs[0].1.len(), 10);
     assert_eq!(
@@ -375,7 +375,7 @@ fn the_shipped_suites_load_and_expand() {
     assert_eq!(*units, 1, "one table for the eight datasets");
     assert_eq!(table1.datasets.len(), 8);
     assert!(table1.datasets.iter().all(|d| d.maslab));
-    // One grid over the five tasks, for the Table S.1 layout (issue 26, part 2).
+    // One grid over the five tasks, for the Table S.1 layout.
     let (_, swarm, units) = find("swarmbench");
     assert_eq!(*units, 1);
     assert_eq!(
@@ -438,7 +438,7 @@ fn a_recorded_suite_replays_to_the_same_results_without_the_endpoint() {
 }
 
 /// A suite's `baseline` compares the units that run it, and a merge of shards reports the
-/// same comparisons as one process (issue 26, part 1).
+/// same comparisons as one process.
 #[test]
 fn a_suite_baseline_survives_shards_and_merge() {
     let tmp = tempfile::tempdir().unwrap();
@@ -490,7 +490,7 @@ fn a_suite_baseline_survives_shards_and_merge() {
     );
 }
 
-/// Dry-run estimates land within 1.5× of the run they estimate (issue 26, part 3), calls and
+/// Dry-run estimates land within 1.5× of the run they estimate, calls and
 /// tokens alike: a CUBE grid whose configurations differ in team size (a pilot of the first
 /// configuration alone was 27× off on the shipped CUBE suite) and a reasoning unit whose
 /// policies make different numbers of calls per item. The output says what it rests on.

@@ -1,7 +1,7 @@
-//! Embodied `swarmsys` (issue 15 part 4) through `colony compare`: every environment on the
-//! offline simulated model (one `swarmsys.act` call per matched agent, the trace keys of every
-//! decision, identical reruns), an environment without sub-goals refused, and once over HTTP
-//! against `serve-mock` with token totals equal to the server's.
+//! Embodied `swarmsys` (docs/design/swarmsys.md §2.13) through `colony compare`: every
+//! environment on the offline simulated model (one `swarmsys.act` call per matched agent, the
+//! trace keys of every decision, identical reruns), an environment without sub-goals refused,
+//! and once over HTTP against `serve-mock` with token totals equal to the server's.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -1,4 +1,4 @@
-//! Absurd token counts (issue 30, item 8): a server reporting `prompt_tokens = 2^64 − 1` sent
+//! Absurd token counts: a server reporting `prompt_tokens = 2^64 − 1` sent
 //! a malformed response (a failed call, never summed), and an edited replay cache claiming it
 //! is refused naming the file and line; totals never wrap around.
 

@@ -210,7 +210,7 @@ fn reasoning_run_table_selforg_graph_calls_side_by_side_and_search() {
     );
 }
 
-/// Issue 30, items 21 and 22: a reasoning SwarmSys item (whose rounds hold matches as an
+/// A reasoning SwarmSys item (whose rounds hold matches as an
 /// object, event → role → agents) renders its detail, and a malformed escape in the address
 /// (`#q=%`) leaves the page working.
 #[test]

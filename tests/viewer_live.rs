@@ -1,5 +1,5 @@
-//! `colony view` as a report of separate files and as a live server (issue 27, parts 2
-//! and 3): hostile content from models and datasets stays inert in Chromium, from `file://`
+//! `colony view` as a report of separate files and as a live server: hostile
+//! content from models and datasets stays inert in Chromium, from `file://`
 //! and from `--serve`; the server is read-only, confined to the run directory, sends a
 //! restrictive Content-Security-Policy, and picks up results written while it runs.
 
@@ -447,7 +447,7 @@ fn the_server_is_read_only_confined_and_live() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// The table's sort, filter and policy choice come from the address (issue 27, part 2), so a
+/// The table's sort, filter and policy choice come from the address, so a
 /// link reproduces the view.
 #[test]
 fn the_table_state_rides_in_the_address() {

@@ -1,4 +1,4 @@
-//! Results never depend on the working directory (issue 25, part 4): the SelfOrg role cards are
+//! Results never depend on the working directory: the SelfOrg role cards are
 //! compiled in, so `colony eval` from a directory without `roles/` gives the same results as
 //! from the repository root; `--roles DIR` overrides them explicitly and a missing folder is a
 //! one-line error.

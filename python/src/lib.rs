@@ -1,4 +1,4 @@
-//! `colony._colony`, the compiled core of the `colony` Python package (issue 29): colony's
+//! `colony._colony`, the compiled core of the `colony` Python package: colony's
 //! environments with their numeric spaces ([`env::Env`]), B copies stepped in one call on Rust
 //! threads ([`vector::VecEnv`]), and the command line run in-process ([`run::run_cli`]). The
 //! Python modules in `python/colony/` wrap these into PettingZoo environments and the
@@ -49,7 +49,7 @@ pub(crate) fn registry() -> &'static colony::registry::Registry {
 /// in Python (`python:<name>`), and keeps that registry as the module's. colony's own
 /// module passes [`colony::registry::Registry::builtin`]; a plugin crate builds its own
 /// extension module named `colony._colony` and passes its registry, the way its binary calls
-/// `colony::cli::main_with` (issue 29: every environment of the registry, a user's too).
+/// `colony::cli::main_with` (every environment of the registry, a user's too).
 pub fn module_with(m: &Bound<'_, PyModule>, registry: colony::registry::Registry) -> PyResult<()> {
     m.add("ColonyError", m.py().get_type::<ColonyError>())?;
     m.add_class::<env::Env>()?;

@@ -1,4 +1,4 @@
-//! Embodied policies written in Python (issue 29, part 3): an object with
+//! Embodied policies written in Python: an object with
 //! `decide(views, ask) -> {agent: reply}` runs in `colony.compare` like a built-in, as the
 //! policy `python:<name>`. Its model calls go through `ask`, which is colony's own caller: every
 //! call is logged in the episode's call log, counted in the tables, recorded and replayed,

@@ -1,4 +1,4 @@
-//! Reasoning policies written in Python (issue 29, part 3): an object with
+//! Reasoning policies written in Python: an object with
 //! `solve(question, ask) -> final text` runs in `colony.eval` like a built-in, as the row
 //! `python:<name>`. `ask(prompt, agent=0)` asks agent `agent` of the policy's team (its `agents`
 //! attribute, default 1, drawn round-robin from the run's roster) through colony's runtime, so

@@ -1,4 +1,4 @@
-//! The colony command line, run in-process from Python (issue 29, part 3): `colony.eval`,
+//! The colony command line, run in-process from Python: `colony.eval`,
 //! `colony.compare` and `colony.run_suite` build the arguments and call [`run_cli`], so they
 //! run exactly the code the CLI runs (same files, resume, record/replay).
 

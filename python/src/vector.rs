@@ -1,4 +1,4 @@
-//! B copies of one environment stepped in one call on Rust threads (issue 29, part 2, the vector
+//! B copies of one environment stepped in one call on Rust threads (the vector
 //! form for RL users): numeric codes in, numeric observations, rewards and flags out.
 //!
 //! Decision: finished copies reset automatically on the next call, as Gymnasium's vector

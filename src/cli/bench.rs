@@ -377,8 +377,8 @@ fn qa(a: QaBench) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Parses `bench runtime --agents`: 1 to 200000, so the benchmark fits in 2 GB (issue 30,
-/// item 5: 100000 actors peaked at 0.6 GB).
+/// Parses `bench runtime --agents`: 1 to 200000, so the benchmark fits in 2 GB
+/// (100000 actors peaked at 0.6 GB).
 fn parse_runtime_agents(s: &str) -> Result<usize, String> {
     super::model_args::parse_count(s, 200_000)
 }

@@ -108,8 +108,7 @@ fn model_specs(
     ))
 }
 
-/// `colony compare --dry-run`: the comparison as one suite unit, estimated as a suite's
-/// (issue 26, part 3).
+/// `colony compare --dry-run`: the comparison as one suite unit, estimated as a suite's.
 async fn dry_run(
     registry: &Registry,
     a: &CompareArgs,

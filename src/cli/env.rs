@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Largest layout, state or actions file `colony env` reads, in bytes (checked on the bytes
-/// read, issue 30 item 6).
+/// read).
 const MAX_ENV_FILE_BYTES: u64 = 256 << 20;
 
 use crate::env::parse_seeds;
@@ -234,7 +234,7 @@ fn step(registry: &Registry, a: StepArgs) -> Result<()> {
     }
     let mut last = None;
     // Stop at the end of the episode: stepping a terminated or truncated environment again
-    // is meaningless, and `--steps 1e9` must not keep going (issue 30, minor).
+    // is meaningless, and `--steps 1e9` must not keep going.
     for _ in 0..a.steps {
         let step = env.step_text(&actions)?;
         let done = step.terminated || step.truncated;

@@ -136,7 +136,7 @@ fn roster(
 }
 
 /// The specs of a `--policy` list with `--rounds` applied (test helper).
-/// Parses `--agents`: 1 to [`colony::eval::models::MAX_ROSTER_AGENTS`] (issue 30, item 2).
+/// Parses `--agents`: 1 to [`colony::eval::models::MAX_ROSTER_AGENTS`].
 fn parse_agents(s: &str) -> Result<usize, String> {
     super::model_args::parse_count(s, crate::eval::models::MAX_ROSTER_AGENTS)
 }

@@ -74,7 +74,7 @@ struct Prediction {
 
 /// Reads predictions: id (string or number) → output; errors name file, line and field.
 fn read_predictions(path: &Path, strict: bool) -> anyhow::Result<Vec<(String, String)>> {
-    // Bounded like every file read from outside (issue 30, item 6).
+    // Bounded like every file read from outside.
     let bytes = colony_env_api::bounded::read_bytes(path, MAX_PREDICTIONS_BYTES)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(

@@ -199,7 +199,7 @@ fn with_discovered_model(mut spec: ModelSpec) -> anyhow::Result<ModelSpec> {
 
 /// Parses a count of things in flight at once (`--concurrency`, `--items-in-flight`,
 /// `--episodes-in-flight`): 1 to [`crate::llm::MAX_CONCURRENCY`], so no later product or
-/// semaphore overflows (issue 30, item 1).
+/// semaphore overflows.
 pub fn parse_in_flight(s: &str) -> Result<usize, String> {
     parse_count(s, crate::llm::MAX_CONCURRENCY)
 }

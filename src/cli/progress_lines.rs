@@ -1,7 +1,7 @@
 //! Progress as plain lines when stderr is not a terminal (Slurm logs, pipes, `nohup`), where
 //! a progress bar draws nothing.
 //!
-//! Decision (issue 26, part 5): a line at least every 10 s and at each 5% of the work:
+//! Decision: a line at least every 10 s and at each 5% of the work:
 //! `progress: LABEL 120/500 items (24%) calls 360 rate 3.10 items/s ETA 2m03s`. No line before the first
 //! unit finishes unless 10 s pass; always one at 100%. On a terminal, and under `--quiet`,
 //! nothing is printed (the bar shows the same figures).

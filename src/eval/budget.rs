@@ -1,5 +1,5 @@
 //! [`RunBudget`]: caps on the tokens and the dollars a run spends (`--max-tokens-total`,
-//! `--max-cost`; suite keys `max_tokens_total`, `max_cost`; issue 26 part 3).
+//! `--max-cost`; suite keys `max_tokens_total`, `max_cost`).
 //!
 //! Decisions:
 //! - **What counts:** prompt plus completion tokens, and the cost at the models' prices, of

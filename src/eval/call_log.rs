@@ -1,5 +1,5 @@
 //! Episode call logs: every model call of an episode, written as it happens, in one of three
-//! forms ([`LogCalls`]; issue 27 part 1).
+//! forms ([`LogCalls`]).
 //!
 //! - **compact** (the default): `calls.jsonl.zst`, the classic JSON lines in one zstd stream.
 //!   Consecutive prompts of a framework repeat most of each other (CAMON's global state, the

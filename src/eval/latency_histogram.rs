@@ -2,7 +2,7 @@
 //! `episodes.jsonl` line stays small however many calls the episode made, and percentiles
 //! over a whole comparison can be rebuilt from the files (resume, shards, `merge`).
 //!
-//! Decision (issue 26, part 3): an episode can make thousands of calls (CAMON on 10-agent
+//! Decision: an episode can make thousands of calls (CAMON on 10-agent
 //! SwarmBench, a Wildfire level with dozens of agents), so storing every latency as eval's
 //! items do would make each line tens of kilobytes. Buckets 1% wide keep the line to at most
 //! a few hundred numbers and each percentile within 0.5% of the exact nearest-rank value:

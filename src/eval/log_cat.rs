@@ -1,5 +1,5 @@
 //! `colony logs cat`: the call logs of a run as the classic JSON lines, whatever form they are
-//! stored in (issue 27 part 1), so scripts written for plain `calls.jsonl` keep working.
+//! stored in, so scripts written for plain `calls.jsonl` keep working.
 //!
 //! A run directory (of `colony compare`, `colony eval` or a suite, any depth) holds:
 //! - episode directories (`…/episodes/[CONFIG/]POLICY/SEED/`), each with one call log

@@ -1,7 +1,7 @@
 //! Evaluation: run policies over dataset items or environment episodes, store one JSON line
 //! per finished item or episode (resumable), summarize, and measure resources for benchmarks.
 //!
-//! Grouped by job (issue 25 part 7), with the pieces both jobs use at this level:
+//! Grouped by job, with the pieces both jobs use at this level:
 //! - [`reasoning`]: `colony eval`: items through policies ([`reasoning::runner`],
 //!   [`reasoning::dataset_run`]), the summary and its tables ([`reasoning::summary`],
 //!   [`reasoning::table`]), policy metrics, call latency and the report files.

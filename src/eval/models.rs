@@ -122,7 +122,7 @@ pub fn build_models(
 
 /// The role cards of a reasoning roster, in order: the registry's default cards (the SelfOrg
 /// pool compiled into the binary, `roles/selforg/`, unless a plugin registers others), so
-/// results never depend on the working directory (issue 25, part 4); or the
+/// results never depend on the working directory; or the
 /// `*.toml` cards of `dir` in file-name order when a run names one explicitly (`--roles`, a
 /// suite's `roles`). A named folder that is missing or holds no card is an error, never a
 /// silent generic role.
@@ -187,8 +187,8 @@ pub enum RosterError {
     },
 }
 
-/// Most agents a reasoning roster may hold (`--agents`, suite key `agents`). Decision (issue
-/// 30, item 2): the papers' teams have at most a few dozen members; a thousand keeps every
+/// Most agents a reasoning roster may hold (`--agents`, suite key `agents`). Decision:
+/// the papers' teams have at most a few dozen members; a thousand keeps every
 /// sweep possible while a typo cannot allocate gigabytes of members and calls.
 pub const MAX_ROSTER_AGENTS: usize = 1000;
 

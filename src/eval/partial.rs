@@ -1,5 +1,5 @@
 //! The banner of partial results: a run stopped by a failure no retry can fix still writes its
-//! reports, and every table of it opens with this line (issue 26 part 5), for `colony eval`,
+//! reports, and every table of it opens with this line, for `colony eval`,
 //! `colony compare` and suites alike.
 
 /// The line a stopped run's tables open with.

@@ -51,7 +51,7 @@ pub struct ItemResult {
     pub completion_tokens: u64,
     /// Wall time of the item in milliseconds.
     pub wall_ms: f64,
-    /// What the item's calls cost in US dollars, at the models' prices (issue 26, part 3);
+    /// What the item's calls cost in US dollars, at the models' prices;
     /// absent when no model has a price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
@@ -102,7 +102,7 @@ pub struct JsonlFile<T> {
 static APPENDS_STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Stops (or, with `false`, resumes) every append of this process. Decision: an embedder
-/// stopping a command (Ctrl-C in Python, issue 29, part 3) cancels its tasks; tasks cancelled
+/// stopping a command (Ctrl-C in Python) cancels its tasks; tasks cancelled
 /// one after another would otherwise record their neighbours' disappearance as errored
 /// episodes ("the agent has stopped"). What finished before the stop is on disk; work in
 /// flight is dropped and redone by the resume.

@@ -1,4 +1,4 @@
-//! Interval estimates and paired tests for results tables (issue 26, part 1).
+//! Interval estimates and paired tests for results tables.
 //!
 //! Decisions:
 //! - Accuracy intervals are Wilson score intervals at 95% over the answered items (the same

@@ -11,7 +11,7 @@
 //! bounds the time a request's body may take to arrive ([`DeadlineBody`]: a client declaring
 //! `Content-Length: 1e9` and sending one byte gets 400 and is disconnected), and at most
 //! [`MAX_CONNECTIONS`] connections are served at once (more are closed on accept), so
-//! stalled clients cannot exhaust file descriptors (issue 30, item 20).
+//! stalled clients cannot exhaust file descriptors.
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! Part (d) of the amplification study (issue 15): which variant closes SelfOrg's gap to
+//! Part (d) of the amplification study: which variant closes SelfOrg's gap to
 //! self-consistency, and at what token cost.
 //!
 //! Self-consistency (the reference), SelfOrg with the three embedding windows (`selforg`,

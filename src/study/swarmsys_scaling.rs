@@ -1,4 +1,4 @@
-//! SwarmSys scaling (issue 15, benchmarks): wall time and model calls per item for a swarm
+//! SwarmSys scaling: wall time and model calls per item for a swarm
 //! of A agents against a latency-bound endpoint (`colony bench swarmsys` runs it against
 //! `serve-mock --latency-ms 100`).
 //!

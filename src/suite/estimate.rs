@@ -4,7 +4,7 @@
 //! Decision: calls and tokens are *measured* on the offline simulated model rather than
 //! guessed from a formula per policy (policies change; formulas rot): each reasoning policy
 //! solves up to [`SAMPLE_ITEMS`] of the unit's items; each embodied policy plays pilot
-//! episodes on up to [`PILOT_SEEDS`] seeds of *every* configuration (issue 26, part 3: a
+//! episodes on up to [`PILOT_SEEDS`] seeds of *every* configuration (a
 //! grid's configurations differ by orders of magnitude, CUBE's n = 8 makes far more calls
 //! than n = 1, so one configuration's pilot cannot stand for the others). The mean per item,
 //! or per episode of each configuration, times the count is the estimate. Prompt tokens are

@@ -29,7 +29,7 @@ use crate::eval::results::ItemResult;
 use crate::eval::CallRouting;
 use crate::llm::{ModelKind, ModelSpec};
 
-/// Largest results or plan file read whole, in bytes (issue 30: within the 2 GiB budget with
+/// Largest results or plan file read whole, in bytes (within the 2 GiB budget with
 /// its parsed records; README states it).
 const MAX_READ_BYTES: u64 = 256 << 20;
 
@@ -306,7 +306,7 @@ pub async fn merge_shards(
         return Err(MergeError::Missing(gaps.join("; ")));
     }
     // Everything is written into a staging directory next to OUT and renamed into place at
-    // the end (issue 30, items 14 and 15): a merge killed at any moment leaves OUT as it was
+    // the end: a merge killed at any moment leaves OUT as it was
     // (absent or empty), and of two merges racing into one OUT only the first rename wins.
     check_out_empty(out)?;
     let staging = staging_dir(out);
@@ -605,8 +605,8 @@ fn copy_tree(src: &Path, dest: &Path) -> Result<(), MergeError> {
         let to = dest.join(entry.file_name());
         let kind = entry.file_type().map_err(|e| io(&from)(e.to_string()))?;
         if kind.is_symlink() {
-            // A link in a shard tree could copy files from anywhere, or loop (issue 30, item
-            // 13): runs never write links, so one is skipped.
+            // A link in a shard tree could copy files from anywhere, or loop:
+            // runs never write links, so one is skipped.
             tracing::warn!(path = %from.display(), "merge: skipping a symbolic link");
             continue;
         }

@@ -187,8 +187,8 @@ pub async fn run_suite(
     let units = expand(opts.registry, suite, &names, &mut notes)?;
     let dir = run_dir(&opts.out, opts.shard);
     std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-    // One process per suite directory, taken before the manifest or plan is touched (issue
-    // 30, item 16); units still lock their own directories for eval and compare.
+    // One process per suite directory, taken before the manifest or plan is touched;
+    // units still lock their own directories for eval and compare.
     let _lock = crate::eval::lock::DirLock::acquire(&dir)?;
     Manifest::new(
         opts.registry,

@@ -11,7 +11,7 @@
 //!   different sets, so a suite with both usually gives the environments their own).
 //! - Relative paths (`data`, `roles`) are relative to the current directory, like the flags;
 //!   when no such file exists, relative to the suite file's folder. Without `roles`, the
-//!   SelfOrg role cards compiled into colony are used (issue 25, part 4).
+//!   SelfOrg role cards compiled into colony are used.
 //! - `set` and `grid` values may be TOML numbers, strings or booleans (`grid` values also
 //!   arrays); they become the `key=value` strings of `--set` / `--grid`.
 //! - `models` defaults to `["sim"]`, the offline simulated model.

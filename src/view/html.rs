@@ -55,7 +55,7 @@ pub fn escape_html(text: &str) -> String {
 }
 
 /// The page being written: an index page plus a data directory beside it
-/// (`report.html` and `report.data/`, issue 27, part 2). Details are appended as they are
+/// (`report.html` and `report.data/`). Details are appended as they are
 /// built, into chunk files (`c<k>.js`) that the page loads only when one of their rows is
 /// opened; the viewer
 /// script and styles are files there too, so the page holds no inline script and a strict
@@ -124,7 +124,7 @@ impl Drop for PageWriter {
     }
 }
 
-/// Most bytes of detail files one report holds (issue 30, item 23): past it each further
+/// Most bytes of detail files one report holds: past it each further
 /// detail is cut to [`MIN_DETAIL_ROOM`] (its result and notes; its calls, steps and frames
 /// left out, with a note) so every row still opens. `colony logs cat` prints what was cut.
 /// Only the opened details are ever loaded, so this bounds the disk a report takes, not

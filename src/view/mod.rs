@@ -12,7 +12,7 @@
 //!   a one-line error naming the file and line.
 //! - Each item's or episode's details (trace, calls, steps, replayed grid frames) go into
 //!   the data folder's compressed chunk files, written as they are built; the page's table renders
-//!   from a compact index and loads a detail only when it is opened (issue 27, part 2), so a
+//!   from a compact index and loads a detail only when it is opened, so a
 //!   Wildfire grid of hundreds of episodes opens as fast as one episode and memory here
 //!   stays per unit.
 //! - Embodied episodes are replayed in the deterministic simulator ([`episode_frames`]) to

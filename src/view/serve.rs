@@ -1,6 +1,6 @@
 //! `colony view RUN_DIR --serve`: the report served on loopback, regenerated while a run is
 //! still writing (a live view, like `inspect view`), for users on a remote machine who forward
-//! one port (issue 27, parts 2 and 3).
+//! one port.
 //!
 //! Decisions:
 //! - The report is the one `colony view` writes, generated into a temporary folder only its

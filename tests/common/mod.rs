@@ -256,7 +256,7 @@ pub fn compare_resumed_after_kill(
     );
     assert!(!killed.join("summary.json").exists());
     // The call logs of a killed run are readable: every finished episode has all its calls
-    // (issue 27: compact logs stay crash-safe).
+    // (compact logs stay crash-safe).
     for row in jsonl(&episodes).iter().filter(|r| r["error"].is_null()) {
         let sel = format!("{}/{}", row["policy"].as_str().unwrap(), row["seed"]);
         assert_eq!(

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Largest answer key read, in bytes (issue 30, item 6: checked on the bytes read).
+/// Largest answer key read, in bytes (checked on the bytes read).
 pub const MAX_ANSWER_KEY_BYTES: u64 = 512 << 20;
 
 use serde::Deserialize;

@@ -361,7 +361,7 @@ impl OpenAiClient {
                 return Err(err);
             }
             // Nothing listens there: with no other endpoint to try, waiting cannot help, so
-            // the call fails at once and the run stops (issue 26, part 5).
+            // the call fails at once and the run stops.
             if err.is_connection_refused() && self.pool.endpoints().len() == 1 {
                 return Err(err);
             }

@@ -40,7 +40,7 @@ use super::{
 };
 
 /// Most calls in flight one endpoint may be given (`max_concurrency`, `--concurrency`): far
-/// above what any server serves, and far below the semaphore's limit (issue 30, item 1).
+/// above what any server serves, and far below the semaphore's limit.
 pub const MAX_CONCURRENCY: usize = 65_536;
 
 /// Largest `models.toml` read, in bytes (a configuration file, not data).
@@ -376,7 +376,7 @@ impl ModelSpec {
     }
 
     /// This spec with every base URL's credentials masked ([`super::redact_url`]), for logs
-    /// and messages (issue 30, item 17: `-vv` must not print a password or query key).
+    /// and messages (`-vv` must not print a password or query key).
     pub fn redacted(&self) -> ModelSpec {
         let mut out = self.clone();
         out.base_url = out.base_url.as_deref().map(super::redact_url);

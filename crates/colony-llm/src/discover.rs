@@ -1,6 +1,6 @@
 //! Which model an endpoint serves, asked when `--base-url` comes without `--model`.
 //!
-//! Decision (issue 26, part 5): a run pointed at a server without a model name asks the
+//! Decision: a run pointed at a server without a model name asks the
 //! server's `GET /models` (llama-server, vLLM and `serve-mock` all answer it) instead of sending
 //! a made-up name that a real server rejects with 404. One model listed: it is used, under its
 //! own id (so results name it). Several: an error listing them. None, or no answer: an error

@@ -121,7 +121,7 @@ fn url_secrets(base: &str) -> Vec<String> {
     out
 }
 
-/// `base` without userinfo. Decision (issue 30, item 19): with an API key configured, the
+/// `base` without userinfo. Decision: with an API key configured, the
 /// key goes as `Authorization: Bearer` and URL userinfo is not sent (reqwest would add a
 /// second, Basic, header from it); without a key, userinfo is sent as Basic authentication.
 fn without_userinfo(base: &str) -> String {
@@ -175,7 +175,7 @@ impl Endpoint {
         }
     }
 
-    /// `body` with every configured credential replaced by `***` (issue 30, item 18): a
+    /// `body` with every configured credential replaced by `***`: a
     /// server that echoes the key (in a 401 message, or in a reply) must not put it into
     /// errors, logs, results or call logs. Free when no credential is configured.
     pub(crate) fn scrub(&self, body: bytes::Bytes) -> bytes::Bytes {

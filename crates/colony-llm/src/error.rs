@@ -78,8 +78,8 @@ pub enum ModelError {
         limit: usize,
     },
     /// The prompt does not fit the model's context (`context_tokens`): refused before it is
-    /// sent, so the failure is one clear line instead of the server's HTTP 400 (issue 26,
-    /// part 3). A per-call failure: counted as a failed call, never a wrong answer.
+    /// sent, so the failure is one clear line instead of the server's HTTP 400. A per-call
+    /// failure: counted as a failed call, never a wrong answer.
     #[error("{model}: prompt of about {prompt_tokens} tokens (estimated at 4 characters per token) does not fit the context of {context_tokens} tokens ({origin}); not sent")]
     ContextOverflow {
         /// Model name.

@@ -1,7 +1,7 @@
 //! The one way colony builds HTTP clients: TLS through rustls with the `ring` crypto
 //! provider.
 //!
-//! Decision (issue 18, lean builds): reqwest's default rustls provider is aws-lc-rs, whose
+//! Decision (lean builds): reqwest's default rustls provider is aws-lc-rs, whose
 //! C library build dominated a cold build on two cores; `ring` is smaller and needs no
 //! CMake. reqwest is built with `rustls-no-provider`, so the provider must be installed for
 //! the process before the first client exists; every client is made here, which guarantees

@@ -19,7 +19,7 @@ pub trait ChatModel: Send + Sync {
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError>;
 
     /// Whether the answers come from the offline simulated model, not a real one: results
-    /// and plots then carry the SIMULATION marking (issue 26, part 4).
+    /// and plots then carry the SIMULATION marking.
     fn simulated(&self) -> bool {
         false
     }

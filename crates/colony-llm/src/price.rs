@@ -1,4 +1,4 @@
-//! Model prices and the [`PricedModel`] that prices each call (issue 26, part 3).
+//! Model prices and the [`PricedModel`] that prices each call.
 //!
 //! Decisions:
 //! - A price is per million tokens, in US dollars, per model (`models.toml`:

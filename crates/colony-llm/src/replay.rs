@@ -19,7 +19,7 @@
 //! cached). The recorded run therefore sees exactly what a replay will see. Callers who want
 //! independent samples of one prompt set distinct `sample_index` values (or seeds).
 //!
-//! The file is indexed, not held (issue 30, item 7): loading streams it once, checking every
+//! The file is indexed, not held: loading streams it once, checking every
 //! line, and keeps only each key's byte offset; a lookup reads and parses that one line. A
 //! multi-gigabyte cache costs memory in proportion to its number of calls (a key and an
 //! offset each, 44 bytes: a 3 GB cache of 2.5 million calls replays in 143 MB), not its
@@ -96,7 +96,7 @@ pub const MAX_RECORD_BYTES: usize = 256 << 20;
 
 /// The records of the file loaded at start: each key once (its first line), sorted, with
 /// where its line is. 44 bytes a call, so a 3 GB cache of 2.5 million calls indexes in about
-/// 110 MB (issue 30, item 7).
+/// 110 MB.
 #[derive(Default)]
 struct DiskIndex(Vec<(Key, u64, u32)>);
 

@@ -77,7 +77,7 @@ pub struct ChatRequest {
     pub sample_index: u32,
     /// What the call is for, a stable tag set by the policy that makes it (`dylan.rank`,
     /// `camon.propose`, `perception`): the offline simulated model picks the responder of the
-    /// prompt by it ([`super::responder`], issue 25, part 3). Not sent to servers, not part of
+    /// prompt by it ([`super::responder`]). Not sent to servers, not part of
     /// replay keys or of the simulated model's draws, and not serialized.
     #[serde(skip)]
     pub purpose: Option<String>,
@@ -154,7 +154,7 @@ pub struct Usage {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cached_prompt_tokens: u64,
     /// Cost in nano-dollars (10⁻⁹ USD) at the model's price ([`super::PricedModel`]);
-    /// `None` when the model has no price (issue 26, part 3).
+    /// `None` when the model has no price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_nusd: Option<u64>,
 }
@@ -170,8 +170,8 @@ impl Usage {
     }
 
     /// Whether these counts are believable for one call: each at most [`MAX_CALL_TOKENS`]. A
-    /// server (or an edited replay cache) claiming more sent a malformed response (issue 30,
-    /// item 8), which is counted as a failed call rather than summed.
+    /// server (or an edited replay cache) claiming more sent a malformed response, which
+    /// is counted as a failed call rather than summed.
     pub fn is_plausible(&self) -> bool {
         self.prompt_tokens <= MAX_CALL_TOKENS && self.completion_tokens <= MAX_CALL_TOKENS
     }

@@ -1,7 +1,7 @@
 //! A policy spec with its label: what one row of a results table, one results file and one
 //! resume key stand for.
 //!
-//! Decision (issue 26, part 0): every spec of a `--policy` list (and of a suite's `policies`) is
+//! Decision: every spec of a `--policy` list (and of a suite's `policies`) is
 //! its own row, labelled by the spec as written (`self_consistency:k=3`) or by its `label=`
 //! option (`selforg:gamma=0.9,label=selforg_g09`). Labels, not the policy's base name, key the
 //! results files (`<label>.jsonl`), shards and resume, so two variants of one policy can never
@@ -145,8 +145,7 @@ fn with_rounds(spec: &str, rounds: Option<u32>) -> String {
 /// label (see [`check_label`]), else with every `/`, `\\` and control character replaced by
 /// `_`, a leading `.` or an empty name prefixed with `_`, and cut to [`MAX_LABEL_LEN`] bytes.
 /// Every name read from a run's files (labels, configurations, policies) goes through it
-/// before it becomes a path, so no file can steer a write or read outside the directory
-/// (issue 30, items 11 and 12).
+/// before it becomes a path, so no file can steer a write or read outside the directory.
 pub fn file_component(name: &str) -> String {
     if check_label(name, name).is_ok() {
         return name.to_string();

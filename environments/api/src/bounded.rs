@@ -1,5 +1,5 @@
-//! Reading files from outside with a byte limit that holds whatever the path is (issue 30,
-//! item 6): a symlink to `/dev/zero`, a FIFO or a file still growing report a size of 0 or
+//! Reading files from outside with a byte limit that holds whatever the path is:
+//! a symlink to `/dev/zero`, a FIFO or a file still growing report a size of 0 or
 //! nothing useful, so the limit is checked on the bytes actually read, never on metadata.
 
 use std::io::Read;

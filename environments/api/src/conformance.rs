@@ -148,7 +148,7 @@ pub fn check<E: Environment>(make: impl Fn() -> E, opts: Options) -> Result<(), 
     Ok(())
 }
 
-/// The numeric spaces, when the environment has them (issue 29): every agent has them or none
+/// The numeric spaces, when the environment has them: every agent has them or none
 /// does, observations fill their shape within the bounds, and the corner codes and random
 /// codes of every space decode and step.
 fn check_numeric<E: Environment>(make: &impl Fn() -> E, opts: Options) -> Result<(), String> {

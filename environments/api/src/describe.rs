@@ -1,5 +1,5 @@
 //! What an environment says about itself beyond its text protocol, so that policies, reports
-//! and the viewer never need its concrete type (issue 25, part 2).
+//! and the viewer never need its concrete type (docs/design/architecture.md §2).
 //!
 //! Everything here is opt-in with a default that means "this environment has none":
 //! - per state, on [`crate::Environment`] (forwarded by [`crate::DynEnvironment`]): sub-goals

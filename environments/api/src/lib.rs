@@ -349,7 +349,7 @@ pub trait Environment {
         None
     }
 
-    /// Agent `agent`'s numeric action and observation spaces, for RL front ends (issue 29, part 2).
+    /// Agent `agent`'s numeric action and observation spaces, for RL front ends.
     /// Default: `None` (text only).
     fn numeric_spaces(&self, agent: &str) -> Option<NumericSpaces> {
         let _ = agent;

@@ -1,5 +1,5 @@
 //! Numeric spaces: an optional fixed-size encoding of an environment's actions and
-//! observations, for reinforcement-learning front ends (issue 29, part 2: colony's PettingZoo
+//! observations, for reinforcement-learning front ends (colony's PettingZoo
 //! environments and their vector form).
 //!
 //! The text interface stays the primary one (it is what LLM agents see). An environment that

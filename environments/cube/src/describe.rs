@@ -1,4 +1,4 @@
-//! What CUBE says about itself beyond its text protocol (issue 25, part 2): one SwarmSys
+//! What CUBE says about itself beyond its text protocol: one SwarmSys
 //! sub-goal per block, agent positions, the delivered-weight metrics, the viewer's legend.
 //!
 //! Sub-goals (colony's decision; the SwarmSys paper has no embodied setting): `block<id>`,

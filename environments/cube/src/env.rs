@@ -450,7 +450,7 @@ impl Environment for CubeEnv {
             Err(_) => true,
         }
     }
-    /// Numeric spaces (issue 29): the five primitives of design §9.1 by code, and the
+    /// Numeric spaces: the five primitives of design §9.1 by code, and the
     /// `K × K × 5` grid of §8.2 with its bound.
     fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
         let k = self

@@ -211,7 +211,7 @@ pub fn grid_observation(world: &World) -> Vec<f32> {
 }
 
 /// Writes [`grid_observation`] into `v` (of length `K·K·5`), for callers that reuse a buffer
-/// (the numeric spaces of issue 29).
+/// (the numeric spaces).
 pub fn grid_into(world: &World, v: &mut [f32]) {
     let k = world.k as usize;
     v.fill(0.0);

@@ -10,7 +10,7 @@ use crate::geometry::Cell;
 use crate::CubeError;
 
 /// Largest grid side `K` (configurations, layouts and states).
-// Decision (issue 30, item 5): the largest side whose LLM episodes stay within 2 GB. The
+// Decision: the largest side whose LLM episodes stay within 2 GB. The
 // simulation alone handles 2000, but every agent's prompt carries the K x K grid: n = 500 with
 // `independent` peaked at 0.5 GB, n = 1000 at 3.5 GB.
 pub const MAX_GRID_SIZE: u32 = 500;

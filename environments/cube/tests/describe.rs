@@ -1,4 +1,4 @@
-//! CUBE's self-description (issue 25, part 2): one sub-goal per block, delivery raises it.
+//! CUBE's self-description: one sub-goal per block, delivery raises it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -1,4 +1,4 @@
-//! SwarmBench's self-description (issue 25, part 2): the task's targets as sub-goals.
+//! SwarmBench's self-description: the task's targets as sub-goals.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 pub const FRAMES_PER_STEP: u32 = 100;
 /// Smallest map side.
 pub const MIN_MAP_SIZE: u32 = 8;
-/// Largest map side (1 M cells). Decision (issue 30, item 5): what stays within 2 GB end to
+/// Largest map side (1 M cells). Decision: what stays within 2 GB end to
 /// end: `env reset --json` peaked at 0.7 GB on a 1000 map and 2.8 GB on a 2000 map, and
 /// `independent` with 1000 agents on a 1000 map at 0.65 GB.
 pub const MAX_MAP_SIZE: u32 = 1000;
@@ -110,14 +110,14 @@ impl AgentKind {
     }
 }
 
-/// The official code a simulation follows (issue 28; docs/design/wildfire.md §19). The two
+/// The official code a simulation follows (docs/design/wildfire.md §19). The two
 /// official repositories disagree, and the paper's Table 3 was produced by the older one.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rules {
     /// `generalroboticslab/WILDFIRE-ORCH`'s constants and level presets, with this crate's
     /// synchronous three-phase fire update and true neighbour directions (design §5.3): the
-    /// default, as before issue 28.
+    /// default, as before the `rules` option existed.
     #[default]
     Orch,
     /// The paper-era code (`paulvarkey/CREW`, whose test script runs the paper's Table 9
@@ -324,7 +324,7 @@ pub struct LevelConfig {
     pub seeds: Vec<u64>,
     /// The paper's Do-Nothing mean score `DN_ℓ` (§13.1).
     pub do_nothing: f64,
-    /// The official rule set followed (issue 28).
+    /// The official rule set followed (docs/design/wildfire.md §19).
     #[serde(default)]
     pub rules: Rules,
 }
@@ -541,9 +541,9 @@ pub fn levels() -> Vec<LevelConfig> {
     v
 }
 
-/// The synthetic benchmark level (issue 9 benchmarks): a suppress-type level with an active
-/// fire, water, and `agents` agents of mixed types (firefighters, bulldozers, drones,
-/// helicopters in turn) on a `map_size` map.
+/// The synthetic benchmark level (for the performance benchmarks): a suppress-type level
+/// with an active fire, water, and `agents` agents of mixed types (firefighters, bulldozers,
+/// drones, helicopters in turn) on a `map_size` map.
 pub fn bench_level(map_size: u32, agents: u32) -> LevelConfig {
     let mut l = lv(
         0,

@@ -1,4 +1,4 @@
-//! What CREW-Wildfire says about itself beyond its text protocol (issue 25, part 2): SwarmSys
+//! What CREW-Wildfire says about itself beyond its text protocol: SwarmSys
 //! sub-goals per level kind, the framework prompts' briefing, agent profiles and histories
 //! (docs/design/wildfire.md §11.3), and the viewer's legend.
 //!

@@ -1,4 +1,4 @@
-//! A bit-exact Rust version of the seeded `System.Random` of .NET (issue 28, CREW-Wildfire port).
+//! A bit-exact Rust version of the seeded `System.Random` of .NET (docs/design/wildfire.md §19.2).
 //!
 //! The official Unity simulation draws its map and level randomness from
 //! `new System.Random(seed)`. To replay those draws, this module reproduces the generator that

@@ -60,8 +60,8 @@ pub fn instructions(s: &WildfireState, i: usize) -> String {
 /// Agent index `i`'s card for framework prompts that describe several agents
 /// ([`colony_env_api::Environment::agent_card`]): [`instructions`] without the team-wide
 /// parts (team composition, task, reply format), which those prompts state once. WILDFIRE-ORCH's
-/// framework prompts carry each agent's abilities and nothing more of its instructions (issue
-/// 28); the identity line is kept so a reader knows whose abilities these are.
+/// framework prompts carry each agent's abilities and nothing more of its instructions; the
+/// identity line is kept so a reader knows whose abilities these are.
 pub fn agent_card(s: &WildfireState, i: usize) -> String {
     format!(
         "{}\n{ABILITIES_HEADER}{}",

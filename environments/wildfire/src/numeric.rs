@@ -1,4 +1,4 @@
-//! Wildfire's numeric spaces (issue 29, part 2), for reinforcement-learning front ends.
+//! Wildfire's numeric spaces, for reinforcement-learning front ends.
 //!
 //! Decision (documented in README "From Python"): an action is `[type, x, y]`, a
 //! `MultiDiscrete([max_type + 2, map_size, map_size])` per agent kind. Types `0..=max_type`

@@ -140,7 +140,7 @@ pub fn status_lines(s: &WildfireState, i: usize) -> String {
 /// Other live agents near an agent, `AGENT_k: (x, y)` (§11.1): within `2R` cells on each
 /// axis, `R` the minimap radius. WILDFIRE-ORCH lists the agents with `|dx|, |dy| < map_range`,
 /// `map_range` being the minimap's width `2R+1` (`core/alg_utils.py`
-/// `get_agent_observations`), so twice as far as the minimap reaches (issue 28).
+/// `get_agent_observations`), so twice as far as the minimap reaches.
 pub fn nearby_agents(s: &WildfireState, i: usize) -> String {
     let me = &s.agents[i];
     let (x, y) = me.cell();

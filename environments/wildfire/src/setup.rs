@@ -2,8 +2,8 @@
 //! civilians, with the placement fallback that guarantees termination.
 //!
 //! The draws come from .NET's seeded `System.Random` ([`DotNetRandom`]), seeded with the
-//! episode seed and consumed in the order of WILDFIRE-ORCH's `GameManager.SetUpGame` (issue
-//! 28): the same seed gives the official spawn cell, and the official level targets wherever
+//! episode seed and consumed in the order of WILDFIRE-ORCH's `GameManager.SetUpGame`:
+//! the same seed gives the official spawn cell, and the official level targets wherever
 //! their conditions hold on the same cells here (the maps differ: Unity's Perlin noise is
 //! closed, §19.2). colony's extra conditions (a line that would overlap another or the spawn,
 //! a cluster on the fire) only redraw where the official code would not.

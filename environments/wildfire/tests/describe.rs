@@ -1,4 +1,4 @@
-//! Wildfire's self-description (issue 25, part 2): sub-goals by level kind, agent profiles.
+//! Wildfire's self-description: sub-goals by level kind, agent profiles.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

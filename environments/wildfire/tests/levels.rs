@@ -186,7 +186,7 @@ fn restore_rejects_bad_states_naming_the_field() {
     env.restore(good).unwrap();
 }
 
-/// Issue 28: setup draws from .NET's seeded `System.Random` in WILDFIRE-ORCH's order
+/// Setup draws from .NET's seeded `System.Random` in WILDFIRE-ORCH's order
 /// (`GameManager.SetUpGame`): the spawn is the first two draws,
 /// `Next((int)(S*0.8f)) + (int)(S*0.1f)` each, and a Suppress level's fire is the first later
 /// pair that meets the official conditions (more than 0.2·S from the spawn on one axis, on a

@@ -305,8 +305,8 @@ fn agent_kinds_in_instructions_match_the_team() {
 
 #[test]
 fn an_agent_card_is_answered_with_the_prompt_it_sits_in() {
-    // Framework prompts state the team and the task once and give each agent its card
-    // (issue 28): the simulated agent answers a card only with that context after it, and
+    // Framework prompts state the team and the task once and give each agent its card:
+    // the simulated agent answers a card only with that context after it, and
     // then as the expert it is with the whole instructions.
     let e = env("cut_trees_sparse_small", 7);
     let b = e.team_briefing().unwrap();

@@ -1,4 +1,4 @@
-//! The paper-era rule set (`--set rules=paper`, issue 28; docs/design/wildfire.md §19): the
+//! The paper-era rule set (`--set rules=paper`; docs/design/wildfire.md §19): the
 //! official in-place fire scan with its cascade and its border ring, its neighbour directions,
 //! its constants, the level presets and the building term of the score, each against the
 //! default rules on the same input.

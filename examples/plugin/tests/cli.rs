@@ -127,7 +127,7 @@ fn the_plugins_are_listed_like_builtins() {
     );
 }
 
-/// Issue 25, part 2: SwarmSys asks the environment for sub-goals through the public API; an
+/// SwarmSys asks the environment for sub-goals through the public API; an
 /// environment that describes none is refused up front with a message saying how to opt in.
 #[test]
 fn a_policy_needing_sub_goals_is_refused_on_an_environment_without_them() {

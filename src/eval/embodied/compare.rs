@@ -314,7 +314,7 @@ pub async fn run_compare(
         },
     )?;
     let (results, earlier) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;
-    // Every recorded episode was paid for (issue 26 part 3: budgets count the whole run).
+    // Every recorded episode was paid for (budgets count the whole run).
     for r in &earlier {
         config
             .budget

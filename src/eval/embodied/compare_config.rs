@@ -117,11 +117,11 @@ pub struct EpisodeResult {
     /// The environment's paper metrics for this episode (e.g. CUBE's delivered weight).
     #[serde(default)]
     pub metrics: BTreeMap<String, f64>,
-    /// What the episode's calls cost in US dollars at the models' prices (issue 26, part 3);
+    /// What the episode's calls cost in US dollars at the models' prices;
     /// absent when no model has a price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
-    /// Latencies of the calls that returned a reply, in 1% buckets (issue 26, part 3);
+    /// Latencies of the calls that returned a reply, in 1% buckets;
     /// absent without calls.
     #[serde(default, skip_serializing_if = "LatencyHistogram::is_empty")]
     pub call_latency_hist: LatencyHistogram,
@@ -211,7 +211,7 @@ pub struct Progress {
 }
 
 /// Most episodes one comparison (or one suite unit) may plan: configurations × policies ×
-/// seeds. Decision (issue 30, item 4 and minor): each episode writes about three files, so a
+/// seeds. Decision: each episode writes about three files, so a
 /// larger run is a file-system hazard rather than an experiment; it is refused up front with
 /// the count, before anything is allocated per episode.
 pub const MAX_EPISODES: u64 = 100_000;

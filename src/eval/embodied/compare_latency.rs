@@ -1,4 +1,4 @@
-//! Model-call latency and throughput per policy of a comparison (issue 26, part 3): p50, p95
+//! Model-call latency and throughput per policy of a comparison: p50, p95
 //! and p99 of every call that returned a reply, the episodes' wall time and calls per second,
 //! rebuilt from `episodes.jsonl` like the rest of the summary.
 //!

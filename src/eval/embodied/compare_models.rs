@@ -1,5 +1,5 @@
 //! [`CompareModels`]: who answers a comparison's model calls, decided once for `colony
-//! compare` and for a suite's environment units (issue 25 part 7: the setup was written twice).
+//! compare` and for a suite's environment units (one setup, not two copies).
 //!
 //! A comparison's calls go to a reply script (`--model script:FILE`), to the resolved model
 //! specs (one, or a `--models` list the caller cycles through), or nowhere when no policy of

@@ -80,16 +80,16 @@ pub struct PolicyStats {
     /// The paired comparison with `--baseline` over the seeds both scored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vs_baseline: Option<SeedsVsBaseline>,
-    /// What the calls cost in US dollars at the models' prices, all episodes (issue 26,
-    /// part 3); absent when no model has a price.
+    /// What the calls cost in US dollars at the models' prices, all episodes; absent
+    /// when no model has a price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
-    /// Call latency percentiles, wall time and calls per second (issue 26, part 3).
+    /// Call latency percentiles, wall time and calls per second.
     #[serde(flatten)]
     pub latency: PolicyLatency,
 }
 
-/// A policy against the `--baseline` policy over the seeds both scored (issue 26, part 1).
+/// A policy against the `--baseline` policy over the seeds both scored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeedsVsBaseline {
     /// The baseline policy.
@@ -153,7 +153,7 @@ pub struct CompareSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub do_nothing: Option<BTreeMap<u64, f64>>,
     /// Why the run that wrote this summary stopped before its plan was done (a failure no
-    /// retry can fix); absent when it ran to the end. Decision (issue 26, part 5): a stopped
+    /// retry can fix); absent when it ran to the end. Decision: a stopped
     /// run's table must not look finished, so its Markdown opens with this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
@@ -204,7 +204,7 @@ pub async fn do_nothing_scores(
     Ok(Some(out))
 }
 
-/// A total that stops at `u64::MAX` instead of wrapping (issue 30, item 8).
+/// A total that stops at `u64::MAX` instead of wrapping (a server may report absurd token counts).
 fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
     values.fold(0, u64::saturating_add)
 }
@@ -346,7 +346,7 @@ pub fn write_report(
     if let Some(table) = latency {
         write("latency.md", table.as_bytes())?;
     }
-    // Decision (issue 26, part 4): the bars are the 95% t intervals of the table when every
+    // Decision: the bars are the 95% t intervals of the table when every
     // policy has one (two seeds or more), else mean ± population std for all, as labelled.
     let rows: Vec<(&String, &PolicyStats)> = summary
         .order

@@ -17,7 +17,7 @@ pub fn csv_field(s: &str) -> String {
 const MAX_INLINE_METRICS: usize = 3;
 
 impl CompareSummary {
-    /// Whether some policy's calls were priced. Decision (issue 26, part 3): only then is
+    /// Whether some policy's calls were priced. Decision: only then is
     /// there a cost column, rather than a column of zeros.
     fn priced(&self) -> bool {
         self.policies.values().any(|p| p.cost_usd.is_some())

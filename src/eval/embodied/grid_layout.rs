@@ -1,4 +1,4 @@
-//! The papers' layouts of a grid over one setting (issue 26, part 2): rows are the setting's
+//! The papers' layouts of a grid over one setting: rows are the setting's
 //! values, columns the policies, as CREW-Wildfire's Table 3 (levels × frameworks, with
 //! Do-Nothing) and CUBE's Fig. 9 (completed blocks against n) lay them out; the same figures
 //! as a long CSV (`by_<key>.csv`) and as line charts (`score_by_<key>`, `<metric>_by_<key>`,

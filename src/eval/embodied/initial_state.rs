@@ -1,5 +1,5 @@
 //! The recorded initial state of a comparison's episodes (what the viewer checks its replay
-//! against), stored once per configuration and seed and compressed (issue 27 part 1).
+//! against), stored once per configuration and seed and compressed.
 //!
 //! Every policy of a comparison resets the environment with the same settings and seed, so
 //! the initial state is the same for all of them: `episodes/[CONFIG/]initial-<seed>.json.zst`

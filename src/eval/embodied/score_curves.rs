@@ -1,4 +1,4 @@
-//! Per-step score curves of a comparison (issue 26, part 2; SwarmBench's Fig. 3): for each
+//! Per-step score curves of a comparison (SwarmBench's Fig. 3): for each
 //! policy, the mean score after each step over the seeds that finished, with a band of ± one
 //! sample standard deviation, drawn as `score_by_step` (SVG and PNG) beside the results.
 //!

@@ -1,4 +1,4 @@
-//! Charts of results, each written as SVG and PNG (issue 26, part 4): bubble, line and
+//! Charts of results, each written as SVG and PNG: bubble, line and
 //! error-bar charts drawn from plain points, so every report (eval's accuracy-vs-tokens,
 //! compare's score plots, the simulation studies) shares one drawing code.
 //!

@@ -1,5 +1,5 @@
 //! Text in plots: the font compiled into colony, its measured widths, and the layout helpers
-//! that keep text inside the canvas and apart (issue 26, part 4).
+//! that keep text inside the canvas and apart.
 //!
 //! Decisions:
 //! - DejaVu Sans is compiled in (`assets/fonts`, Bitstream Vera licence): the PNG copies are

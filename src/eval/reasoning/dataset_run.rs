@@ -133,7 +133,7 @@ pub enum DatasetRunError {
     SpecChanged(Box<SpecChange>),
 }
 
-/// A label recorded in `settings.json` with other options than this run's (issue 26, part 0).
+/// A label recorded in `settings.json` with other options than this run's.
 #[derive(Debug, Error)]
 #[error(
     "{dir}: policy label `{label}` ran before as `{recorded}` (dataset {dataset}), now `{now}`: \

@@ -1,4 +1,4 @@
-//! Model-call latency per policy (issue 26, part 3): nearest-rank percentiles over every
+//! Model-call latency per policy: nearest-rank percentiles over every
 //! timed call of a policy's finished items, from the `call_latency_ms` each item result
 //! records, so a summary rebuilt from the files (resume, shards, `merge`) has the same figures.
 //! The table goes to `latency.md`, not `results.md`: latency differs run to run, and

@@ -128,7 +128,7 @@ pub async fn solve_item(
 }
 
 /// A policy with the spec it was built from: its label names its results file and rows
-/// ([`PolicySpec`], issue 26, part 0).
+/// ([`PolicySpec`]).
 #[derive(Clone)]
 pub struct LabelledPolicy {
     /// Label and spec.
@@ -186,7 +186,7 @@ pub async fn run_policy(
     // Results of other datasets in the same file are kept but are not this run's.
     all.retain(|r| r.dataset == config.dataset.name || r.dataset.is_empty());
     let done = ResultsFile::ids(&latest(all.clone()));
-    // Every recorded attempt was paid for (issue 26 part 3: budgets count the whole run).
+    // Every recorded attempt was paid for (budgets count the whole run).
     for r in &all {
         config
             .budget

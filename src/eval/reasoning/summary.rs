@@ -50,13 +50,13 @@ pub struct PolicySummary {
     pub completion_tokens: u64,
     /// Sum of item wall times, seconds.
     pub wall_s: f64,
-    /// What the calls cost in US dollars at the models' prices (issue 26, part 3); absent
+    /// What the calls cost in US dollars at the models' prices; absent
     /// when no model has a price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
     /// Latency of the successful model calls, milliseconds: the median, 95th and 99th
-    /// percentiles (nearest rank) over every timed call of the finished items (issue 26,
-    /// part 3); absent when no call was timed.
+    /// percentiles (nearest rank) over every timed call of the finished items; absent
+    /// when no call was timed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_latency_ms: Option<[f64; 3]>,
     /// Metrics the policy reports per item (top-level numbers of the trace's `metrics`
@@ -66,7 +66,7 @@ pub struct PolicySummary {
     pub metrics: BTreeMap<String, MetricMean>,
 }
 
-/// A policy against the `--baseline` policy on the items both answered (issue 26, part 1).
+/// A policy against the `--baseline` policy on the items both answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VsBaseline {
     /// The baseline's label.
@@ -128,8 +128,8 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub settings: BTreeMap<String, BTreeMap<String, RunSettings>>,
     /// Why the run that wrote this summary stopped before every policy was done (a failure no
-    /// retry can fix); absent when it ran to the end. Its Markdown opens with it (issue 26,
-    /// part 5: a stopped run's table must not look finished).
+    /// retry can fix); absent when it ran to the end. Its Markdown opens with it (a
+    /// stopped run's table must not look finished).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
 }
@@ -143,8 +143,7 @@ pub struct RunSettings {
     /// for one call.
     pub agents: Vec<AgentSettings>,
     /// The policy spec the label ran with (`--rounds` applied, `label=` removed); absent in
-    /// directories written before labels. A rerun of the label with other options is refused
-    /// (issue 26, part 0).
+    /// directories written before labels. A rerun of the label with other options is refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<String>,
 }
@@ -221,7 +220,7 @@ impl PolicySummary {
         self.n += other.n;
         self.correct += other.correct;
         self.errors += other.errors;
-        // Saturating: a server's absurd usage must not wrap a total around (issue 30, item 8).
+        // Saturating: a server's absurd usage must not wrap a total around.
         self.failed_calls = self.failed_calls.saturating_add(other.failed_calls);
         self.no_answer += other.no_answer;
         self.calls = self.calls.saturating_add(other.calls);

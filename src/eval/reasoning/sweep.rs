@@ -1,4 +1,4 @@
-//! Sweep tables (issue 26, part 2): labels that are one method with one option varied
+//! Sweep tables: labels that are one method with one option varied
 //! (`swarmsys:agents=4;swarmsys:agents=14`, SwarmSys Table 5 over team sizes;
 //! `selforg;selforg:gamma=0.9`, SelfOrg's ablations) get a table of their own, one row per
 //! value of the option, as the papers lay out their sweeps.

@@ -121,7 +121,7 @@ impl Summary {
         for d in &names {
             out.push_str(&format!(" {d} (%) |"));
         }
-        // Decision (issue 26, part 3): the cost column appears only when some model had a
+        // Decision: the cost column appears only when some model had a
         // price; a run without prices has no column rather than a column of zeros.
         let priced = self.policies.values().any(|p| p.cost_usd.is_some());
         out.push_str(
@@ -460,7 +460,7 @@ mod tests {
         assert_eq!((broken.avg, broken.avg_rank), (None, None));
         assert_eq!(broken.accuracy, vec![None, None]);
         assert!(s.policies["broken"].accuracy_ci95.is_none());
-        // summary.json says null, not 0.0 (issue 30, item 10).
+        // summary.json says null, not 0.0.
         assert_eq!(s.policies["broken"].accuracy, None);
         let json = serde_json::to_value(&s).unwrap();
         assert!(json["policies"]["broken"]["accuracy"].is_null(), "{json}");

@@ -1,5 +1,5 @@
 //! The context a server gives one request, asked from the server when `context_tokens` is not
-//! configured (issue 26, part 3).
+//! configured.
 //!
 //! Decisions:
 //! - llama-server reports its per-slot context on `GET /props` as

@@ -1,4 +1,4 @@
-//! The short system prompt of each kind of call the CREW-Wildfire frameworks make (issue 28):
+//! The short system prompt of each kind of call the CREW-Wildfire frameworks make:
 //! WILDFIRE-ORCH gives every call its own role paragraph (perception module, leader,
 //! communicator, translator, central planner) and puts what the call needs in the user
 //! prompt, where our prompts already carry it (the agent blocks hold each agent's rules).

@@ -1,5 +1,5 @@
 //! `coela`: COELA, decentralized message-or-act (docs/design/frameworks.md §14.3, paper Algorithm
-//! 2, prompts A.8–A.9), with WILDFIRE-ORCH's call pattern (issue 28).
+//! 2, prompts A.8–A.9), with WILDFIRE-ORCH's call pattern.
 //!
 //! State: one group chat shared by the whole team, `(t, sender, message)` entries capped to
 //! the `chat` most recent (default [`CHAT_CAP`] = 5, the official `add_message` cap; the

@@ -1,5 +1,5 @@
 //! `embodied`: Embodied, decentralized communication rounds (docs/design/frameworks.md §14.4, paper
-//! Algorithm 3, prompts A.10–A.11), with WILDFIRE-ORCH's call pattern (issue 28).
+//! Algorithm 3, prompts A.10–A.11), with WILDFIRE-ORCH's call pattern.
 //!
 //! State: a [`ChatStore`]: for every agent one private chat with each other agent and one
 //! `GLOBAL` chat, entries `(t_sent, sender, text)`; a message sent at step `t0` is visible

@@ -12,7 +12,7 @@
 //!
 //! Decision: a framework reads its options in [`FrameworkSteps::fresh`]; the official
 //! settings are the defaults, and the few numbers the paper's appendix sets differently are
-//! options (`hmas2:replans=3`, `embodied:rounds=2,lifespan=3`, `coela:chat=30`: issue 28,
+//! options (`hmas2:replans=3`, `embodied:rounds=2,lifespan=3`, `coela:chat=30`;
 //! docs/design/frameworks.md "Comparison with the official code"). [`numeric_options`] reads
 //! them; an unknown key or a bad value is an error naming both (`camon:x=1` is a typo, not a
 //! setting).

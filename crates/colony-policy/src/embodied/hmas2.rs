@@ -1,5 +1,5 @@
 //! `hmas2`: HMAS-2, a central planner with agent feedback (docs/design/frameworks.md §14.5, paper
-//! Algorithm 4, prompts A.12–A.13), with WILDFIRE-ORCH's call pattern (issue 28).
+//! Algorithm 4, prompts A.12–A.13), with WILDFIRE-ORCH's call pattern.
 //!
 //! State: the [`StepHistory`] of `(positions, actions)` per planned step, keeping the last
 //! [`HISTORY_CAP`] steps.

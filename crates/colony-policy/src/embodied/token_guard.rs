@@ -1,4 +1,4 @@
-//! The embodied calls' token guard (issue 28; WILDFIRE-ORCH `core/token_guard.py`): when the
+//! The embodied calls' token guard (WILDFIRE-ORCH `core/token_guard.py`): when the
 //! model refuses a prompt as longer than its context ([`colony_llm::ModelError::ContextOverflow`],
 //! raised before anything is sent), the middle of the longest message is cut out, its head and
 //! tail kept with a marker between them, until the prompt fits the context less the reply's

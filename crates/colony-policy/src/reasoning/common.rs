@@ -1,4 +1,4 @@
-//! The plumbing every reasoning policy shares (issue 18 item 3): ask options, concurrent asks
+//! The plumbing every reasoning policy shares: ask options, concurrent asks
 //! and their failure bookkeeping, the answer-format suffix, roster resizing, how a reply is
 //! shown inside another agent's prompt, and how the offline simulated model's hooks compare
 //! stated answers. (The vote lives in `vote.rs`, seeded draws in `seeds.rs`.)

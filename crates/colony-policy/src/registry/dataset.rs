@@ -1,7 +1,7 @@
 //! Registered reasoning datasets: a name, a one-line help, the file formats it reads, a loader
 //! and a grader.
 //!
-//! Decision (issue 25, part 1): a dataset is a loader (file or directory in, [`Item`]s out)
+//! Decision: a dataset is a loader (file or directory in, [`Item`]s out)
 //! plus a grader (is this extracted answer right for this item). The simulated model's answer
 //! key needs nothing from the entry: it is built from the loaded items' questions and gold
 //! answers ([`crate::eval::models::answer_key`]), so a user's dataset gets it for free. Items

@@ -1,7 +1,7 @@
 //! The open registry: every name a run can use — reasoning policies, embodied policies,
 //! environments — with a one-line help and a constructor that parses its own options.
 //!
-//! Decision (issue 25, part 1, after Gymnasium's `register` and Inspect's registry): colony's
+//! Decision (after Gymnasium's `register` and Inspect's registry): colony's
 //! own built-ins are registered by [`Registry::builtin`] through exactly the public builder
 //! methods a user's crate calls, so a plugin is a peer of a built-in.
 //!

@@ -58,7 +58,7 @@ pub(crate) enum CsvHeader {
 }
 
 /// Largest data file read, in bytes: checked on the bytes read, so a symlink to `/dev/zero`
-/// stops there (issue 30, item 6).
+/// stops there.
 pub const MAX_DATA_FILE_BYTES: u64 = 512 << 20;
 
 /// The column names of MMLU's original header-less CSV files.
@@ -142,7 +142,7 @@ fn collect_files(
     out: &mut Vec<(String, PathBuf, Format)>,
 ) -> Result<(), LoadError> {
     // Directory symlinks are not followed (a `sub/loop -> ..` would read the tree again, or
-    // forever), and a file reached through two names is read once (issue 30, item 9).
+    // forever), and a file reached through two names is read once.
     let mut seen = std::collections::HashSet::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

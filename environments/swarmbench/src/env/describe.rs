@@ -1,4 +1,4 @@
-//! What SwarmBench says about itself beyond its text protocol (issue 25, part 2): the task's
+//! What SwarmBench says about itself beyond its text protocol: the task's
 //! targets as SwarmSys sub-goals, agent positions, the viewer's legend.
 //!
 //! Sub-goals (colony's decision; the SwarmSys paper has no embodied setting): Pursuit `prey`

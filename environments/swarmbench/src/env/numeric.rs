@@ -1,4 +1,4 @@
-//! SwarmBench's numeric spaces (issue 29, part 2): the actions as a `Discrete` over the
+//! SwarmBench's numeric spaces: the actions as a `Discrete` over the
 //! reference's action order, and the agent's view as a `(rows, cols, 8)` one-hot grid.
 //!
 //! Decision (the paper and the reference have no numeric form; this is ours, documented in

@@ -1,8 +1,8 @@
-//! `swarmsys`: SwarmSys as an embodied policy (issue 15 part 4). The events of the reasoning
-//! policy become the environment's sub-goals ([`colony_env_api::Environment::sub_goals`], each
-//! environment crate documents its own); each decision matches the deciding
-//! agents to the open sub-goals with the reasoning policy's dynamic ε-greedy matching, and
-//! reinforces agents whose sub-goal made progress.
+//! `swarmsys`: SwarmSys as an embodied policy (docs/design/swarmsys.md §2.13). The events of
+//! the reasoning policy become the environment's sub-goals
+//! ([`colony_env_api::Environment::sub_goals`], each environment crate documents its own); each
+//! decision matches the deciding agents to the open sub-goals with the reasoning policy's
+//! dynamic ε-greedy matching, and reinforces agents whose sub-goal made progress.
 //!
 //! Each decision:
 //! 1. **Outcomes.** Every agent matched at the previous decision gets one outcome: success

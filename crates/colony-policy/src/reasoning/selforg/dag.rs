@@ -1,7 +1,7 @@
 //! The DAG half of SelfOrg's `build_graph` (docs/design/selforg.md §1.9.2–§1.9.3): deterministic
 //! cycle removal and the topological order. Every ψ comparison goes through
 //! [`super::ties::tie_key`] (ψ rounded to 1e-9), so exact ties break by agent id whatever the
-//! floating-point noise (issue 15, part 3).
+//! floating-point noise (docs/design/selforg.md §1.9.1).
 
 use super::ties::{by_psi_desc, tie_key};
 

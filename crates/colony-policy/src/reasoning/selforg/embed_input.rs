@@ -1,5 +1,5 @@
 //! Which part of a response SelfOrg embeds: `selforg:embed=full|tail|answer`
-//! (docs/design/selforg.md §1.6; issue 15, part 3).
+//! (docs/design/selforg.md §1.6).
 //!
 //! The spec's default embeds the whole response and lets the encoder truncate it. With a
 //! 256-token encoder (all-MiniLM-L6-v2) a long chain of thought is then represented by its

@@ -4,7 +4,7 @@
 //!   consensus statistic `S_min` (§1.8, early stopping §1.12), and `build_graph` (§1.9).
 //! * [`aggregate`]: the round output (§1.11).
 //! * [`ties`]: ψ, S and cosines rounded to 1e-9 before every comparison, so exact ties break
-//!   by agent id whatever the floating-point noise (issue 15).
+//!   by agent id whatever the floating-point noise (§1.9.1).
 //! * [`embed_input`]: which part of a response is embedded (`embed=full|tail|answer`).
 //!
 //! * [`SelfOrg`]: the policy (rounds, DAG-parallel propagation, reform, early stopping).

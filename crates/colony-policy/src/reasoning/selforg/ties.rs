@@ -1,4 +1,4 @@
-//! Ties in SelfOrg's graph and aggregate (issue 15, part 3).
+//! Ties in SelfOrg's graph and aggregate (docs/design/selforg.md §1.9.1).
 //!
 //! With N = 2 the two contributions ψ are mathematically equal, and in symmetric configurations
 //! (equilateral answers, duplicated responses) so are several similarities; computed in
