@@ -19,7 +19,7 @@ rules = {
     # it must not name a concrete environment crate either.
     "crates/colony-llm/src": re.compile(r"\bcolony::|" + concrete),
 }
-for folder in ["crates/colony-policy/src", "src/eval", "src/suite", "src/view", "crates/colony-runtime/src"]:
+for folder in ["crates/colony-policy/src", "crates/colony-eval/src", "crates/colony-runtime/src"]:
     rules[folder] = re.compile(concrete)
 # The built-in registration and environment lookup are where the concrete crates are named.
 allowed = {"crates/colony-policy/src/registry/builtin.rs", "crates/colony-policy/src/env/mod.rs"}

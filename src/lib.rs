@@ -19,13 +19,12 @@
 /// The `colony` command line as a library ([`cli::main_with`]); it needs every backend.
 #[cfg(all(feature = "minilm", feature = "parquet", feature = "serve-mock"))]
 pub mod cli;
-pub mod eval;
-#[cfg(feature = "serve-mock")]
-pub mod mock_server;
-pub mod study;
-pub mod suite;
-pub mod view;
 
+/// `colony serve-mock`, the OpenAI-compatible test server (feature `serve-mock`).
+#[cfg(feature = "serve-mock")]
+pub use colony_eval::mock_server;
+/// Evaluation, suites, the viewer and the studies: the `colony-eval` crate.
+pub use colony_eval::{eval, study, suite, view};
 /// Models, embedders and stable hashing: the `colony-llm` crate (the bottom floor).
 pub use colony_llm as llm;
 pub use colony_llm::{embed, stable_hash};

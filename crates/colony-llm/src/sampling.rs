@@ -3,7 +3,7 @@
 //!
 //! Every place that can set them holds a `Sampling` in which an unset field means "no opinion":
 //! a [`ChatRequest`](super::ChatRequest), an `AskOptions` (colony's runtime), a
-//! a `RoleCard` (colony's runtime), a `models.toml` entry
+//! `RoleCard` (colony's runtime), a `models.toml` entry
 //! ([`ModelSpec::sampling`](super::ModelSpec::sampling)), the command-line flags and a
 //! policy's built-in defaults. [`Sampling::or`] lays one over another, field by field, so the
 //! effective settings of a call read as one expression:

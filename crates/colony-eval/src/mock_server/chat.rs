@@ -1,0 +1,261 @@
+//! `POST /v1/chat/completions`: one completion from the backing model, as a JSON body or as a
+//! server-sent-events stream in the OpenAI chunk format.
+//!
+//! The stream carries exactly the text of the non-streaming answer: a first delta with the
+//! role, the content split at word boundaries into a few pieces, `finish_reason` on the last
+//! content chunk, then (with `stream_options.include_usage`) a chunk with empty `choices` and
+//! the usage, then `data: [DONE]`.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+
+use super::errors::ApiError;
+use super::routes::{
+    admit, apply_faults, malformed_response, unix_now, AppState, ConnDrop, Outcome,
+};
+use super::stats::bump;
+use colony_llm::wire::{
+    ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, Choice, ChoiceMessage, ChunkChoice,
+    Delta, WireUsage,
+};
+use colony_llm::{ChatRequest, ChatResponse};
+
+/// Most pieces a streamed reply is split into.
+const STREAM_PIECES: usize = 4;
+
+/// Handles one chat-completion request.
+pub(crate) async fn handle(
+    State(state): State<Arc<AppState>>,
+    conn: Option<Extension<ConnDrop>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    bump(&state.stats.requests);
+    bump(&state.stats.chat_requests);
+    let _in_flight = state.stats.enter();
+    let request: ChatCompletionRequest = match admit(
+        &state,
+        &headers,
+        body,
+        "chat completion",
+        |r: &ChatCompletionRequest| &r.model,
+    )
+    .and_then(validate)
+    {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    if let Some(limit) = state.context_tokens {
+        let asked = colony_llm::approx_prompt_tokens(&request.messages);
+        if asked > limit {
+            return ApiError::bad_request_code(
+                "exceed_context_size_error",
+                format!(
+                    "the request exceeds the available context size ({asked} > {limit} tokens), \
+                     try increasing it"
+                ),
+            )
+            .into_response();
+        }
+    }
+    log_request(&state, &request);
+    let outcome = match apply_faults(&state, conn.as_ref().map(|Extension(c)| c)).await {
+        Ok(outcome) => outcome,
+        Err(response) => return response,
+    };
+    let streaming = request.stream.unwrap_or(false);
+    let include_usage = request
+        .stream_options
+        .as_ref()
+        .is_some_and(|o| o.include_usage);
+    let model_name = request.model.clone();
+    let reply = match state.model.chat(&to_chat_request(request)).await {
+        Ok(reply) => reply,
+        Err(e) => {
+            bump(&state.stats.model_errors);
+            tracing::warn!(error = %e, "mock server: backing model failed");
+            return ApiError::model_failed(e.to_string()).into_response();
+        }
+    };
+    let id = state.completion_id();
+    let created = unix_now();
+    if outcome == Outcome::Malformed {
+        let json = serde_json::to_string(&completion(&id, created, &model_name, &reply))
+            .unwrap_or_default();
+        return malformed_response(&state, &json);
+    }
+    state.stats.record_chat_ok(reply.usage);
+    if streaming {
+        sse_response(stream_events(
+            &id,
+            created,
+            &model_name,
+            &reply,
+            include_usage,
+        ))
+    } else {
+        Json(completion(&id, created, &model_name, &reply)).into_response()
+    }
+}
+
+/// Appends `request` to the request log, when there is one (a failed write is logged, not
+/// fatal: the log is a test aid).
+fn log_request(state: &AppState, request: &ChatCompletionRequest) {
+    let Some(log) = &state.request_log else {
+        return;
+    };
+    let mut line = serde_json::to_string(request).unwrap_or_default();
+    line.push('\n');
+    let mut file = log.lock().unwrap_or_else(|p| p.into_inner());
+    if let Err(e) = std::io::Write::write_all(&mut *file, line.as_bytes()) {
+        tracing::warn!(error = %e, "mock server: cannot append to the request log");
+    }
+}
+
+/// Checks what the typed parse cannot express.
+fn validate(request: ChatCompletionRequest) -> Result<ChatCompletionRequest, ApiError> {
+    if request.messages.is_empty() {
+        return Err(ApiError::bad_request(
+            "invalid chat completion request: `messages` must contain at least one message",
+        ));
+    }
+    if let Some(n) = request.n.filter(|&n| n != 1) {
+        return Err(ApiError::bad_request(format!(
+            "invalid chat completion request: n = {n} is not supported by the mock server (only n = 1)"
+        )));
+    }
+    Ok(request)
+}
+
+/// The model-facing request of a wire request.
+fn to_chat_request(r: ChatCompletionRequest) -> ChatRequest {
+    ChatRequest {
+        sampling: r.sampling(),
+        messages: r.messages,
+        sample_index: 0,
+        // Requests from outside the process carry no purpose: the simulated model asks its
+        // responders in order, each recognising its own prompts.
+        purpose: None,
+    }
+}
+
+/// The non-streaming body.
+fn completion(id: &str, created: u64, model: &str, reply: &ChatResponse) -> ChatCompletion {
+    ChatCompletion {
+        id: id.to_string(),
+        object: "chat.completion".into(),
+        created,
+        model: model.to_string(),
+        choices: vec![Choice {
+            index: 0,
+            message: ChoiceMessage {
+                role: "assistant".into(),
+                content: Some(reply.text.clone()),
+            },
+            finish_reason: Some(reply.finish_reason.as_api().to_string()),
+        }],
+        usage: Some(WireUsage::from(reply.usage)),
+    }
+}
+
+/// Splits `text` at word boundaries into at most [`STREAM_PIECES`] pieces whose concatenation
+/// is `text` (one empty piece for empty text).
+pub(crate) fn split_pieces(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text.split_inclusive(char::is_whitespace).collect();
+    if words.is_empty() {
+        return vec![String::new()];
+    }
+    let per_piece = words.len().div_ceil(STREAM_PIECES);
+    words.chunks(per_piece).map(|c| c.concat()).collect()
+}
+
+/// The chunks of a streamed reply, in order (without the `[DONE]` marker).
+fn stream_events(
+    id: &str,
+    created: u64,
+    model: &str,
+    reply: &ChatResponse,
+    include_usage: bool,
+) -> Vec<ChatCompletionChunk> {
+    let chunk = |choices: Vec<ChunkChoice>, usage: Option<WireUsage>| ChatCompletionChunk {
+        id: id.to_string(),
+        object: "chat.completion.chunk".into(),
+        created,
+        model: model.to_string(),
+        choices,
+        usage,
+    };
+    let delta = |role: Option<&str>, content: String, finish: Option<&str>| ChunkChoice {
+        index: 0,
+        delta: Delta {
+            role: role.map(str::to_string),
+            content: Some(content),
+        },
+        finish_reason: finish.map(str::to_string),
+    };
+    let mut events = vec![chunk(
+        vec![delta(Some("assistant"), String::new(), None)],
+        None,
+    )];
+    let pieces = split_pieces(&reply.text);
+    let last = pieces.len().saturating_sub(1);
+    for (i, piece) in pieces.into_iter().enumerate() {
+        let finish = (i == last).then(|| reply.finish_reason.as_api());
+        events.push(chunk(vec![delta(None, piece, finish)], None));
+    }
+    if include_usage {
+        events.push(chunk(Vec::new(), Some(WireUsage::from(reply.usage))));
+    }
+    events
+}
+
+/// A `text/event-stream` response sending each chunk as `data: {json}\n\n`, then `data: [DONE]`.
+fn sse_response(events: Vec<ChatCompletionChunk>) -> Response {
+    let mut frames: Vec<Result<Bytes, Infallible>> = events
+        .iter()
+        .filter_map(|e| serde_json::to_string(e).ok())
+        .map(|json| Ok(Bytes::from(format!("data: {json}\n\n"))))
+        .collect();
+    frames.push(Ok(Bytes::from_static(b"data: [DONE]\n\n")));
+    let body = Body::from_stream(futures::stream::iter(frames));
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_reassemble_exactly() {
+        for text in [
+            "",
+            "one",
+            "The answer is 42.",
+            "a b c d e f g h i j",
+            "  lead\nand trail  ",
+        ] {
+            let pieces = split_pieces(text);
+            assert!(
+                !pieces.is_empty() && pieces.len() <= STREAM_PIECES,
+                "{text:?}"
+            );
+            assert_eq!(pieces.concat(), text);
+        }
+        assert_eq!(split_pieces("a b c d e f g h").len(), 4);
+    }
+}
