@@ -16,8 +16,10 @@
 //! Environments live in their own synchronous crates under `environments/`; their shared trait
 //! is re-exported as [`env_api`].
 
-/// The `colony` command line as a library ([`cli::main_with`]); it needs every backend.
-#[cfg(all(feature = "minilm", feature = "parquet", feature = "serve-mock"))]
+/// The `colony` command line as a library ([`cli::main_with`]). Built with `serve-mock`;
+/// without the `minilm` and `parquet` features (`full` turns on both), `--embedder minilm:…`
+/// and `.parquet` datasets are clear errors naming the flag.
+#[cfg(feature = "serve-mock")]
 pub mod cli;
 
 /// `colony serve-mock`, the OpenAI-compatible test server (feature `serve-mock`).

@@ -92,7 +92,9 @@ impl EmbedderSpec {
             #[cfg(not(feature = "minilm"))]
             Self::MiniLm(_) => {
                 return Err(EmbedError::Config(
-                    "minilm: colony was built without its `minilm` cargo feature".into(),
+                    "minilm: colony was built without its `minilm` cargo feature (rebuild with \
+                     `--features full`)"
+                        .into(),
                 ))
             }
             Self::Remote { base_url, model } => {

@@ -239,7 +239,9 @@ fn read_file(path: &Path, format: Format, header: CsvHeader) -> Result<Vec<RowRe
         #[cfg(not(feature = "parquet"))]
         Format::Parquet => Err(LoadError::Format {
             path: path.to_path_buf(),
-            message: "colony-qa was built without its `parquet` cargo feature".into(),
+            message: "colony was built without its `parquet` cargo feature (rebuild with \
+                      `--features full`)"
+                .into(),
         }),
         Format::Jsonl => Ok(jsonl::read_lines(&file, &read_text(path)?)),
         Format::Json => Ok(jsonl::read_document(&file, &read_text(path)?)),
