@@ -33,7 +33,12 @@ pub fn register_policy(py: Python<'_>, name: &str, policy: Py<PyAny>) -> PyResul
 }
 
 /// The registry constructor of `python:<name>`.
-pub fn build(name: &str, ctx: &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
+pub fn build(
+    options: &mut colony::policy::PolicyOptions,
+    ctx: &PolicyContext,
+) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
+    // `python:<name>`: the name is the spec's positional value.
+    let name = options.positional().unwrap_or_default();
     let name = name.trim();
     let object =
         Python::attach(|py| POLICIES.get(py, name)).ok_or_else(|| EmbodiedError::Config {

@@ -4,11 +4,13 @@
 
 pub mod embodied;
 pub mod env;
+mod options;
 pub mod reasoning;
 pub mod registry;
 mod spec;
 mod templates;
 
+pub use options::{choice, PolicyOptions};
 pub use spec::{file_component, safe_label, PolicySpec, SpecError, MAX_LABEL_LEN};
 pub use templates::TEMPLATES;
 

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use colony::policy::embodied::{
     CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, PolicyContext, StepView,
 };
+use colony::policy::PolicyOptions;
 use colony_env_api::Environment;
 
 use crate::spread::{manhattan, towards, Spread, MOVES};
@@ -19,25 +20,12 @@ pub struct DemoNearest {
 }
 
 /// The registry constructor: reads `k` (default 5, at least 1).
-pub fn build(options: &str, ctx: &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
-    let bad = |message: String| EmbodiedError::Config {
-        policy: "demo_nearest".into(),
-        message,
-    };
-    let mut k = 5;
-    for part in options.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match part.split_once('=') {
-            Some(("k", v)) => {
-                k = v
-                    .trim()
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|k| (1..=1000).contains(k))
-                    .ok_or_else(|| bad(format!("option `k` must be 1 to 1000, got {v:?}")))?
-            }
-            _ => return Err(bad(format!("unknown option {part:?} (known: k)"))),
-        }
-    }
+pub fn build(
+    options: &mut PolicyOptions,
+    ctx: &PolicyContext,
+) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
+    // colony refuses any option this leaves unread, naming `k`.
+    let k = options.whole("k", 5, 1..=1000)?;
     Ok(Box::new(DemoNearest {
         k,
         slot: CallerSlot::new(ctx.caller.clone()),

@@ -50,6 +50,7 @@
 //! incomplete pair (both counted); if the leader is not live (lost, or a passenger),
 //! leadership passes to the first live agent; off Wildfire the past-action record keeps the last [`HISTORY_CAP`] entries.
 
+use crate::PolicyOptions;
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
@@ -58,7 +59,7 @@ use minijinja::context;
 use serde_json::json;
 
 use super::framework::{self, Names, Opening};
-use super::framework_step::{numeric_options, remember, FrameworkSteps, Stepped};
+use super::framework_step::{remember, FrameworkSteps, Stepped};
 use super::tags::tag_content;
 use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::reasoning::prompts::render;
@@ -231,8 +232,7 @@ impl Plan {
 impl FrameworkSteps for Camon {
     const NAME: &'static str = "camon";
 
-    fn fresh(options: &str) -> Result<Self, EmbodiedError> {
-        numeric_options(Self::NAME, options, &[])?;
+    fn fresh(_: &mut PolicyOptions) -> Result<Self, EmbodiedError> {
         Ok(Self {
             leader: None,
             chats: BTreeMap::new(),

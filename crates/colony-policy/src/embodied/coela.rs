@@ -38,6 +38,7 @@
 //! messages: a defect not copied); off Wildfire the own past-action record keeps the last
 //! [`HISTORY_CAP`] entries to bound prompt growth.
 
+use crate::PolicyOptions;
 use std::collections::{BTreeMap, VecDeque};
 
 use async_trait::async_trait;
@@ -46,7 +47,7 @@ use minijinja::context;
 use serde_json::json;
 
 use super::framework::{self, Briefing, Opening};
-use super::framework_step::{numeric_options, remember, FrameworkSteps, Stepped};
+use super::framework_step::{remember, FrameworkSteps, Stepped};
 use super::tags::tag_content;
 use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::reasoning::prompts::render;
@@ -233,10 +234,10 @@ fn prompt(
 impl FrameworkSteps for Coela {
     const NAME: &'static str = "coela";
 
-    fn fresh(options: &str) -> Result<Self, EmbodiedError> {
-        let v = numeric_options(Self::NAME, options, &[("chat", CHAT_CAP as u64, 1..=1000)])?;
+    fn fresh(options: &mut PolicyOptions) -> Result<Self, EmbodiedError> {
+        let chat = options.whole("chat", CHAT_CAP as u64, 1..=1000)?;
         Ok(Self {
-            chat: GroupChat::new(v[0] as usize),
+            chat: GroupChat::new(chat as usize),
             history: BTreeMap::new(),
             counts: CoelaCounts::default(),
         })
@@ -353,7 +354,7 @@ mod tests {
         let e = Framework::<Coela>::new(CallerConfig::default(), "chat=0").unwrap_err();
         assert!(
             e.to_string()
-                .contains("chat must be a whole number in 1..=1000"),
+                .contains("`chat` must be a whole number in 1..=1000"),
             "{e}"
         );
     }

@@ -39,6 +39,7 @@
 //! (decentralized: an agent knows only what it is told, and the official prompt has no
 //! teammate section); the own action record keeps the last [`HISTORY_CAP`] entries.
 
+use crate::PolicyOptions;
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
@@ -47,7 +48,7 @@ use minijinja::context;
 use serde_json::json;
 
 use super::framework::{self, Briefing, Opening};
-use super::framework_step::{numeric_options, remember, FrameworkSteps, Stepped};
+use super::framework_step::{remember, FrameworkSteps, Stepped};
 use super::tags::tag_content;
 use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::reasoning::prompts::render;
@@ -186,21 +187,15 @@ impl EmbodiedFramework {
 impl FrameworkSteps for EmbodiedFramework {
     const NAME: &'static str = "embodied";
 
-    fn fresh(options: &str) -> Result<Self, EmbodiedError> {
-        let v = numeric_options(
-            Self::NAME,
-            options,
-            &[
-                ("rounds", ROUNDS as u64, 1..=5),
-                ("lifespan", LIFESPAN, 1..=20),
-            ],
-        )?;
+    fn fresh(options: &mut PolicyOptions) -> Result<Self, EmbodiedError> {
+        let rounds = options.whole("rounds", ROUNDS as u64, 1..=5)?;
+        let lifespan = options.whole("lifespan", LIFESPAN, 1..=20)?;
         Ok(Self {
-            chats: ChatStore::new(v[1]),
+            chats: ChatStore::new(lifespan),
             history: BTreeMap::new(),
             counts: EmbodiedCounts::default(),
-            rounds: v[0] as usize,
-            lifespan: v[1],
+            rounds: rounds as usize,
+            lifespan,
         })
     }
 

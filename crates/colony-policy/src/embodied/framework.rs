@@ -504,16 +504,8 @@ pub(crate) fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> Embodied
 
 /// Refuses options for a policy that takes none (`swarmsys:x=1` is a typo, not a setting).
 pub(crate) fn no_options(policy: &str, options: &str) -> Result<(), EmbodiedError> {
-    if options.trim().is_empty() {
-        return Ok(());
-    }
-    Err(EmbodiedError::config(
-        policy,
-        format!(
-            "{policy} takes no options, got {:?}",
-            colony_env_api::clip(options)
-        ),
-    ))
+    // The one parser: it names the key and says that the policy takes none.
+    Ok(crate::PolicyOptions::parse(policy, options)?.finish()?)
 }
 
 #[cfg(test)]

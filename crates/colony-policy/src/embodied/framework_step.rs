@@ -13,10 +13,11 @@
 //! Decision: a framework reads its options in [`FrameworkSteps::fresh`]; the official
 //! settings are the defaults, and the few numbers the paper's appendix sets differently are
 //! options (`hmas2:replans=3`, `embodied:rounds=2,lifespan=3`, `coela:chat=30`;
-//! docs/design/frameworks.md "Comparison with the official code"). [`numeric_options`] reads
-//! them; an unknown key or a bad value is an error naming both (`camon:x=1` is a typo, not a
-//! setting).
+//! docs/design/frameworks.md "Comparison with the official code"). [`PolicyOptions::whole`]
+//! reads them; an unknown key or a bad value is an error naming both (`camon:x=1` is a typo,
+//! not a setting).
 
+use crate::PolicyOptions;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::ops::Deref;
@@ -54,9 +55,9 @@ pub trait FrameworkSteps: Debug + Send + Sync + 'static {
     /// is the default; CAMON and COELA then decide only for `view.deciding`.
     const EVERY_STEP: bool = true;
 
-    /// The state at the start of an episode, with `options` (the text after `NAME:`, empty
-    /// for none) read and checked.
-    fn fresh(options: &str) -> Result<Self, EmbodiedError>
+    /// The state at the start of an episode, its options read from `options` (the spec's part
+    /// after `NAME:`; what it leaves unread is refused after it).
+    fn fresh(options: &mut PolicyOptions) -> Result<Self, EmbodiedError>
     where
         Self: Sized;
 
@@ -80,9 +81,22 @@ pub struct Framework<S> {
 }
 
 impl<S: FrameworkSteps> Framework<S> {
-    /// A policy whose calls go through `config`; `options` is the text after `NAME:`, read by
-    /// [`FrameworkSteps::fresh`].
+    /// A policy whose calls go through `config`; `options` is the text after `NAME:`, parsed
+    /// by [`PolicyOptions`] and read by [`FrameworkSteps::fresh`]; an option it does not read
+    /// is an error naming the ones it does.
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
+        let mut o = PolicyOptions::parse(S::NAME, options)?;
+        let policy = Self::with_options(config, &mut o)?;
+        o.finish()?;
+        Ok(policy)
+    }
+
+    /// A policy whose calls go through `config`, its options read from `options` (the
+    /// registry's constructors; the registry checks what is left unread).
+    pub fn with_options(
+        config: CallerConfig,
+        options: &mut PolicyOptions,
+    ) -> Result<Self, EmbodiedError> {
         Ok(Self::with_steps(config, S::fresh(options)?))
     }
 
@@ -204,55 +218,6 @@ impl Opening<'_> {
     pub fn perception(&self, agent: &str) -> &str {
         self.perceptions.get(agent).map_or("", String::as_str)
     }
-}
-
-/// The whole-number options of `policy`: `allowed` lists `(key, default, range)`; the
-/// values come back in that order. An unknown key, a repeated key, a value that is not a
-/// whole number or one outside its range is an [`EmbodiedError::Config`] naming it.
-pub fn numeric_options(
-    policy: &str,
-    options: &str,
-    allowed: &[(&str, u64, std::ops::RangeInclusive<u64>)],
-) -> Result<Vec<u64>, EmbodiedError> {
-    let error = |message: String| EmbodiedError::config(policy, message);
-    let known = || {
-        if allowed.is_empty() {
-            "none".to_string()
-        } else {
-            allowed.iter().map(|a| a.0).collect::<Vec<_>>().join(", ")
-        }
-    };
-    let mut values: Vec<u64> = allowed.iter().map(|a| a.1).collect();
-    let mut seen = Vec::new();
-    for part in options.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (key, value) = part
-            .split_once('=')
-            .map_or((part, ""), |(k, v)| (k.trim(), v.trim()));
-        let Some(at) = allowed.iter().position(|a| a.0 == key) else {
-            return Err(error(format!(
-                "{policy}: unknown option {:?}; known: {}",
-                colony_env_api::clip(key),
-                known()
-            )));
-        };
-        if seen.contains(&at) {
-            return Err(error(format!("{policy}: option {key} given twice")));
-        }
-        seen.push(at);
-        let range = &allowed[at].2;
-        match value.parse::<u64>() {
-            Ok(v) if range.contains(&v) => values[at] = v,
-            _ => {
-                return Err(error(format!(
-                    "{policy}: option {key} must be a whole number in {}..={}, got {:?}",
-                    range.start(),
-                    range.end(),
-                    colony_env_api::clip(value)
-                )))
-            }
-        }
-    }
-    Ok(values)
 }
 
 /// Appends `action` to `agent`'s own record of past actions, keeping the last `cap` (the

@@ -42,6 +42,7 @@
 //! a call whose answer can only be "idle" is not made); a missing or empty `<feedback>` is
 //! not an acceptance.
 
+use crate::PolicyOptions;
 use std::collections::{BTreeMap, VecDeque};
 
 use async_trait::async_trait;
@@ -50,7 +51,7 @@ use minijinja::context;
 use serde_json::json;
 
 use super::framework::{self, Names, Opening};
-use super::framework_step::{numeric_options, FrameworkSteps, Stepped};
+use super::framework_step::{FrameworkSteps, Stepped};
 use super::tags::tag_content;
 use super::{AgentView, CallLog, EmbodiedError, StepView};
 use crate::reasoning::prompts::render;
@@ -274,20 +275,14 @@ fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
 impl FrameworkSteps for Hmas2 {
     const NAME: &'static str = "hmas2";
 
-    fn fresh(options: &str) -> Result<Self, EmbodiedError> {
-        let v = numeric_options(
-            Self::NAME,
-            options,
-            &[
-                ("replans", MAX_REPLANS as u64, 0..=10),
-                ("reasks", REASKS as u64, 0..=10),
-            ],
-        )?;
+    fn fresh(options: &mut PolicyOptions) -> Result<Self, EmbodiedError> {
+        let replans = options.whole("replans", MAX_REPLANS as u64, 0..=10)?;
+        let reasks = options.whole("reasks", REASKS as u64, 0..=10)?;
         Ok(Self {
             history: StepHistory::new(HISTORY_CAP),
             counts: Hmas2Counts::default(),
-            replans: v[0] as usize,
-            reasks: v[1] as usize,
+            replans: replans as usize,
+            reasks: reasks as usize,
         })
     }
 
@@ -616,11 +611,12 @@ mod tests {
                 .to_string()
         };
         assert!(
-            e("x=1").contains("unknown option \"x\"; known: replans, reasks"),
+            e("x=1").contains("unknown option `x` (known: replans, reasks)"),
             "{}",
             e("x=1")
         );
-        assert!(e("replans=11").contains("replans must be a whole number in 0..=10, got \"11\""));
+        assert!(e("replans=11").contains("`replans` must be a whole number in 0..=10, got `11`"));
+        assert!(e("replan=1").contains("did you mean `replans`?"));
         assert!(e("reasks=-1").contains("reasks"));
         assert!(e("replans=1,replans=2").contains("given twice"));
         let p = Framework::<Hmas2>::new(CallerConfig::default(), " replans = 2 ").unwrap();

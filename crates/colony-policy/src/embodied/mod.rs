@@ -215,6 +215,25 @@ impl EmbodiedError {
     }
 }
 
+impl From<crate::reasoning::PolicyError> for EmbodiedError {
+    /// An option error of [`crate::PolicyOptions`] (the one parser of reasoning and embodied
+    /// options) as a configuration error of the embodied policy it names.
+    fn from(e: crate::reasoning::PolicyError) -> Self {
+        use crate::reasoning::PolicyError as P;
+        match e {
+            P::UnknownOption { policy, key, known } => {
+                Self::config(policy, format!("unknown option `{key}`{known}"))
+            }
+            P::InvalidOption {
+                policy,
+                key,
+                reason,
+            } => Self::config(policy, format!("option `{key}` {reason}")),
+            other => Self::config("", other),
+        }
+    }
+}
+
 /// A coordination policy for environment episodes.
 #[async_trait]
 pub trait EmbodiedPolicy: Send {

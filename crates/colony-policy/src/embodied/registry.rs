@@ -10,10 +10,13 @@ use std::sync::Arc;
 use colony_env_api::EnvEntry;
 
 use super::{CallerConfig, EmbodiedError, EmbodiedPolicy, Independent, Scripted};
+use crate::PolicyOptions;
 
-/// An embodied policy's constructor: the options text after `name:` (empty without options)
-/// and the episode's context.
-pub type BuildEmbodied = fn(&str, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>;
+/// An embodied policy's constructor: the spec's options (the part after `name:`, read through
+/// the one [`PolicyOptions`] parser; the registry refuses what it leaves unread) and the
+/// episode's context.
+pub type BuildEmbodied =
+    fn(&mut PolicyOptions, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>;
 
 /// The built-in LLM embodied policies: name, one-line help, constructor (scripted ones are
 /// `scripted:<built-in>` of the environment). colony registers them in
@@ -30,7 +33,7 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
         |o, c| {
             Ok(Box::new(super::framework_step::Framework::<
                 super::camon::Camon,
-            >::new(c.caller.clone(), o)?))
+            >::with_options(c.caller.clone(), o)?))
         },
     ),
     (
@@ -39,7 +42,7 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
         |o, c| {
             Ok(Box::new(super::framework_step::Framework::<
                 super::coela::Coela,
-            >::new(c.caller.clone(), o)?))
+            >::with_options(c.caller.clone(), o)?))
         },
     ),
     (
@@ -48,7 +51,7 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
         |o, c| {
             Ok(Box::new(super::framework_step::Framework::<
                 super::embodied_fw::EmbodiedFramework,
-            >::new(c.caller.clone(), o)?))
+            >::with_options(c.caller.clone(), o)?))
         },
     ),
     (
@@ -57,14 +60,14 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
         |o, c| {
             Ok(Box::new(super::framework_step::Framework::<
                 super::hmas2::Hmas2,
-            >::new(c.caller.clone(), o)?))
+            >::with_options(c.caller.clone(), o)?))
         },
     ),
     (
         "selforg",
         "SelfOrg's graph over the agents' proposals",
         |o, c| {
-            Ok(Box::new(super::selforg::EmbodiedSelfOrg::new(
+            Ok(Box::new(super::selforg::EmbodiedSelfOrg::with_options(
                 c.caller.clone(),
                 o,
             )?))
@@ -74,25 +77,23 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
         "swarmsys",
         "SwarmSys: sub-goals as events, matched to agents",
         |o, c| {
+            // SwarmSys reads no option: the registry refuses any given.
+            let _ = o;
             Ok(Box::new(super::swarmsys::EmbodiedSwarmSys::new(
                 c.caller.clone(),
-                o,
+                "",
                 c.entry,
             )?))
         },
     ),
 ];
 
+/// `independent` reads no option: the registry refuses any given ("independent takes no
+/// options").
 fn independent(
-    options: &str,
+    _: &mut PolicyOptions,
     ctx: &PolicyContext,
 ) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
-    if !options.trim().is_empty() {
-        return Err(EmbodiedError::Config {
-            policy: format!("independent:{options}"),
-            message: format!("independent takes no options, got {options:?}"),
-        });
-    }
     Ok(Box::new(Independent::new(ctx.caller.clone())))
 }
 

@@ -59,58 +59,37 @@ impl std::fmt::Debug for EmbodiedSelfOrg {
 }
 
 impl EmbodiedSelfOrg {
-    /// Parses `k=…,tau=…,rule=…,rounds=…` (all optional).
+    /// Parses `k=…,tau=…,rule=…,rounds=…` (all optional); other options are refused.
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
+        let mut o = crate::PolicyOptions::parse("selforg", options)?;
+        let policy = Self::with_options(config, &mut o)?;
+        o.finish()?;
+        Ok(policy)
+    }
+
+    /// Reads `k` (0..=64), `tau` (in [-1, 1]), `rule` (`alg2` or `gated`) and `rounds`
+    /// (1..=[`MAX_ROUNDS`]) from `o` (the registry's constructor; it refuses what is left).
+    pub fn with_options(
+        config: CallerConfig,
+        o: &mut crate::PolicyOptions,
+    ) -> Result<Self, EmbodiedError> {
         let err = |message: String| EmbodiedError::config("selforg", message);
         let mut graph = GraphOptions::default();
-        let mut rounds = 1usize;
-        for part in options.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (k, v) = part
-                .split_once('=')
-                .ok_or_else(|| err(format!("{part:?}: expected key=value")))?;
-            match k.trim() {
-                "k" => {
-                    graph.k = v
-                        .trim()
-                        .parse()
-                        .ok()
-                        .filter(|k| *k <= 64)
-                        .ok_or_else(|| err(format!("k={v}: expected an integer in 0..=64")))?
-                }
-                "tau" => {
-                    graph.tau = v
-                        .trim()
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|t| t.is_finite() && (-1.0..=1.0).contains(t))
-                        .ok_or_else(|| err(format!("tau={v}: expected a number in [-1, 1]")))?
-                }
-                "rule" => {
-                    graph.rule = match v.trim() {
-                        "alg2" => Rule::Alg2,
-                        "gated" => Rule::Gated,
-                        other => return Err(err(format!("rule={other}: expected alg2 or gated"))),
-                    }
-                }
-                "rounds" => {
-                    rounds = v
-                        .trim()
-                        .parse()
-                        .ok()
-                        .filter(|r| (1..=MAX_ROUNDS).contains(r))
-                        .ok_or_else(|| {
-                            err(format!(
-                                "rounds={v}: expected an integer in 1..={MAX_ROUNDS}"
-                            ))
-                        })?
-                }
-                other => {
-                    return Err(err(format!(
-                        "unknown option {other:?}; known: k, tau, rule, rounds"
-                    )))
-                }
+        graph.k = o.whole("k", graph.k as u64, 0..=64)? as usize;
+        if let Some(tau) = o.float("tau")? {
+            if !(-1.0..=1.0).contains(&tau) {
+                return Err(err(format!("tau={tau}: expected a number in [-1, 1]")));
             }
+            graph.tau = tau;
         }
+        if let Some(rule) = crate::choice(o, "rule", "alg2|gated")? {
+            graph.rule = if rule == "alg2" {
+                Rule::Alg2
+            } else {
+                Rule::Gated
+            };
+        }
+        let rounds = o.whole("rounds", 1, 1..=MAX_ROUNDS as u64)? as usize;
         Ok(Self {
             slot: CallerSlot::new(config),
             graph,

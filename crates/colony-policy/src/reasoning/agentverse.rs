@@ -38,9 +38,9 @@ use serde_json::{json, Value};
 
 use super::common::{ask_all, baseline_roster, format_suffix, Failures};
 use super::common::{shown_text, step_options};
-use super::registry::PolicyOptions;
 use super::role_pool::with_prompt_of;
 use super::{check_range, prompts, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
+use crate::options::PolicyOptions;
 use colony_runtime::{RoleCard, Team};
 
 /// `prompts/agentverse/recruit.jinja`: the recruiter's call.

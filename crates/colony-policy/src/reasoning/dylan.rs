@@ -48,11 +48,11 @@ use serde_json::{json, Value};
 
 use super::common::shown_text;
 use super::common::{ask_all, ask_options, format_suffix, resized, Failures};
-use super::registry::{choice, PolicyOptions};
 use super::role_pool::{pool_card, role_pool, with_prompt_of};
 use super::seeds::{shuffle, stream};
 use super::vote::{plurality_vote, supermajority};
 use super::{check_range, prompts, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
+use crate::options::{choice, PolicyOptions};
 use colony_runtime::{RoleCard, Team};
 
 /// `prompts/dylan/respond.jinja`: rounds 2 and 3 (numbered responses; ratings in round 2).

@@ -36,10 +36,10 @@ use serde_json::json;
 
 use super::common::{ask_all, format_suffix, resized, Failures};
 use super::common::{shown_text, step_options};
-use super::registry::{choice, PolicyOptions};
 use super::role_pool::{role_pool, with_prompt_of};
 use super::seeds::{below, shuffle, stream};
 use super::{check_range, prompts, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster};
+use crate::options::{choice, PolicyOptions};
 use colony_runtime::{AskOptions, RoleCard};
 
 /// `prompts/macnet/review.jinja`: `v` reviews `u`'s answer.

@@ -32,11 +32,10 @@ pub use agentverse::{AgentVerse, AgentVerseOptions};
 pub use dylan::{Dylan, DylanOptions, DylanRoles};
 pub use macnet::{MacNet, MacNetOptions, Topology};
 
+pub use crate::options::{choice, PolicyOptions};
 pub use cot::{cot_prompt, ChainOfThought, STEP_BY_STEP};
 pub use debate::{debate_prompt, Debate};
-pub use registry::{
-    choice, BuildReasoning, PolicyOptions, ReasoningContext, BUILTIN as BUILTIN_REASONING,
-};
+pub use registry::{BuildReasoning, ReasoningContext, BUILTIN as BUILTIN_REASONING};
 pub use seeds::{below, derive_seed, llm_seed, shuffle, stream, uniform};
 pub use self_consistency::SelfConsistency;
 pub use single::Single;
@@ -212,12 +211,15 @@ pub enum PolicyError {
         known: String,
     },
     /// An option the policy does not read (e.g. `debate:foo=1`).
-    #[error("policy configuration: {policy}: unknown option `{key}`")]
+    #[error("policy configuration: {policy}: unknown option `{key}`{known}")]
     UnknownOption {
         /// The policy.
         policy: String,
         /// The option key given (clipped).
         key: String,
+        /// What the policy reads instead, with a leading space: ` (known: k, rounds); did
+        /// you mean `rounds`?` or ` (debate takes no options)`.
+        known: String,
     },
     /// An option whose value (or `key=value` form) is invalid; `reason` completes the
     /// sentence "option `key` …" (e.g. "must be a positive integer, got `x`").

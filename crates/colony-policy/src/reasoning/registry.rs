@@ -14,10 +14,11 @@
 //! `gamma`, `eta`, …) must be finite. Errors name the policy and the option, and quote at most a short
 //! prefix of what was given.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use colony_env_api::clip;
+
+use crate::options::{choice, PolicyOptions};
 
 use super::selforg::{EmbedInput, GraphOptions, Rule, SelfOrg, SelfOrgOptions};
 use super::swarmsys::{
@@ -240,22 +241,6 @@ fn selforg(
     Ok(Box::new(SelfOrg::new(opts, ctx.embedder.clone())?))
 }
 
-/// A text option that must be one of `allowed` (`a|b|c`), lowercased.
-pub fn choice(
-    o: &mut PolicyOptions,
-    key: &str,
-    allowed: &str,
-) -> Result<Option<String>, PolicyError> {
-    match o.text(key).map(|v| v.to_ascii_lowercase()) {
-        Some(v) if !allowed.split('|').any(|a| a == v) => Err(PolicyError::InvalidOption {
-            policy: o.policy.clone(),
-            key: key.to_string(),
-            reason: format!("must be one of {allowed}, got `{}`", clip(&v)),
-        }),
-        v => Ok(v),
-    }
-}
-
 /// SwarmSys options (docs/design/swarmsys.md §2.12 defaults for everything not given).
 fn swarmsys_options(o: &mut PolicyOptions) -> Result<SwarmSysOptions, PolicyError> {
     let d = SwarmSysOptions::default();
@@ -333,101 +318,6 @@ fn swarmsys_options(o: &mut PolicyOptions) -> Result<SwarmSysOptions, PolicyErro
     };
     opts.validate()?;
     Ok(opts)
-}
-
-/// Parsed `key=value` options of one policy spec, consumed as the policy's constructor reads
-/// them; options left unread are an error naming the first (so typos never pass silently).
-#[derive(Debug, Clone)]
-pub struct PolicyOptions {
-    policy: String,
-    values: BTreeMap<String, String>,
-}
-
-impl PolicyOptions {
-    /// Parses `key=value,key=value` (the part after `name:`) for `policy`; a part without
-    /// `=`, an empty key or value, or a key given twice is an error naming it.
-    pub fn parse(policy: &str, text: &str) -> Result<Self, PolicyError> {
-        let mut values = BTreeMap::new();
-        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let Some((key, value)) = part.split_once('=') else {
-                return Err(PolicyError::InvalidOption {
-                    policy: policy.to_string(),
-                    key: clip(part),
-                    reason: "needs a value (key=value)".into(),
-                });
-            };
-            let (key, value) = (key.trim(), value.trim());
-            if key.is_empty() || value.is_empty() {
-                return Err(PolicyError::InvalidOption {
-                    policy: policy.to_string(),
-                    key: clip(part),
-                    reason: "needs a key and a value (key=value)".into(),
-                });
-            }
-            if values.insert(key.to_string(), value.to_string()).is_some() {
-                return Err(PolicyError::InvalidOption {
-                    policy: policy.to_string(),
-                    key: clip(key),
-                    reason: "is given twice".into(),
-                });
-            }
-        }
-        Ok(Self {
-            policy: clip(policy),
-            values,
-        })
-    }
-
-    /// A positive integer option.
-    pub fn count(&mut self, key: &str) -> Result<Option<usize>, PolicyError> {
-        let Some(value) = self.values.remove(key) else {
-            return Ok(None);
-        };
-        match value.parse::<usize>() {
-            Ok(n) if n >= 1 => Ok(Some(n)),
-            _ => Err(PolicyError::InvalidOption {
-                policy: self.policy.clone(),
-                key: key.to_string(),
-                reason: format!("must be a positive integer, got `{}`", clip(&value)),
-            }),
-        }
-    }
-
-    /// A finite number option.
-    pub fn float(&mut self, key: &str) -> Result<Option<f64>, PolicyError> {
-        let Some(value) = self.values.remove(key) else {
-            return Ok(None);
-        };
-        match value.parse::<f64>() {
-            Ok(x) if x.is_finite() => Ok(Some(x)),
-            _ => Err(PolicyError::InvalidOption {
-                policy: self.policy.clone(),
-                key: key.to_string(),
-                reason: format!("must be a finite number, got `{}`", clip(&value)),
-            }),
-        }
-    }
-
-    /// A text option.
-    pub fn text(&mut self, key: &str) -> Option<String> {
-        self.values.remove(key)
-    }
-
-    /// The policy these options belong to (for error messages).
-    pub fn policy(&self) -> &str {
-        &self.policy
-    }
-
-    /// Errors on options the policy did not read.
-    pub fn finish(self) -> Result<(), PolicyError> {
-        match self.values.keys().next() {
-            None => Ok(()),
-            Some(key) => Err(PolicyError::UnknownOption {
-                policy: self.policy.clone(),
-                key: clip(key),
-            }),
-        }
-    }
 }
 
 #[cfg(test)]

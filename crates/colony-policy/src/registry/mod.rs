@@ -7,9 +7,9 @@
 //!
 //! Decision (docs/design/architecture.md §1, "resolve at the door"): there is no process-wide
 //! registry. The door (`colony::cli::main_with`, a suite, the Python front, a test) holds one
-//! registry and resolves every name of a run through it into objects ([`Registry::environment_entry`],
-//! [`Registry::embodied_factory`], [`Registry::reasoning`], [`Registry::find_dataset`]); the
-//! layers below receive those objects, never names. Names are unique: registering a name twice
+//! registry and resolves every name of a run through it into objects
+//! ([`Registry::environment_entry`], [`Registry::embodied_factory`], [`Registry::reasoning`],
+//! [`Registry::find_dataset`]); the layers below receive those objects, never names. Names are unique: registering a name twice
 //! is reported by [`Registry::check`] (the builder cannot fail mid-chain).
 //!
 //! Simulated-model responders ([`colony_llm::responder`]) are registered here too and handed
@@ -44,9 +44,12 @@ pub type ReasoningCtor = Arc<
         + Sync,
 >;
 
-/// An embodied policy constructor: the options text after `name:` and the episode's context.
+/// An embodied policy constructor: the spec's options (read through the one [`PolicyOptions`]
+/// parser; the registry refuses what is left unread) and the episode's context.
 pub type EmbodiedCtor = Arc<
-    dyn Fn(&str, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> + Send + Sync,
+    dyn Fn(&mut PolicyOptions, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>
+        + Send
+        + Sync,
 >;
 
 /// One registered reasoning policy.
@@ -190,7 +193,7 @@ impl Registry {
     /// Adds an embodied policy `name` that calls models.
     pub fn embodied_policy<F>(self, name: &str, help: &str, build: F) -> Self
     where
-        F: Fn(&str, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>
+        F: Fn(&mut PolicyOptions, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>
             + Send
             + Sync
             + 'static,
@@ -201,7 +204,7 @@ impl Registry {
     /// Adds an embodied policy `name` that never calls a model (a heuristic baseline).
     pub fn embodied_heuristic<F>(self, name: &str, help: &str, build: F) -> Self
     where
-        F: Fn(&str, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>
+        F: Fn(&mut PolicyOptions, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>
             + Send
             + Sync
             + 'static,
@@ -480,9 +483,15 @@ impl Registry {
                     ),
                 });
             };
-            let (build, options) = (e.build.clone(), options.to_string());
+            // The options parse once here (a malformed part fails at the door); each episode
+            // reads a fresh copy, and what its constructor leaves unread is refused.
+            let parsed = PolicyOptions::parse(name, options)?;
+            let build = e.build.clone();
             EmbodiedFactory::new(spec, e.uses_models, move |ctx: &PolicyContext| {
-                build(&options, ctx)
+                let mut o = parsed.clone();
+                let policy = build(&mut o, ctx)?;
+                o.finish()?;
+                Ok(policy)
             })
         };
         factory.build(&PolicyContext {
