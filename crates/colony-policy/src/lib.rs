@@ -10,7 +10,7 @@ pub mod registry;
 mod spec;
 mod templates;
 
-pub use options::{choice, PolicyOptions};
+pub use options::{choice, OptionError, PolicyOptions};
 pub use spec::{file_component, safe_label, PolicySpec, SpecError, MAX_LABEL_LEN};
 pub use templates::TEMPLATES;
 

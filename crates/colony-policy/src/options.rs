@@ -12,7 +12,34 @@ use std::ops::RangeInclusive;
 
 use colony_env_api::clip;
 
-use crate::reasoning::PolicyError;
+/// An option that is malformed, invalid or unknown (converted into the constructor's own
+/// error type: `OptionError` for reasoning policies, `EmbodiedError` for embodied ones).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OptionError {
+    /// An option the policy does not read (e.g. `debate:foo=1`).
+    #[error("policy configuration: {policy}: unknown option `{key}`{known}")]
+    Unknown {
+        /// The policy.
+        policy: String,
+        /// The option key given (clipped).
+        key: String,
+        /// What the policy reads instead, with a leading space: ` (known: k, rounds); did
+        /// you mean `rounds`?` or ` (debate takes no options)`.
+        known: String,
+    },
+    /// An option whose value (or `key=value` form) is invalid; `reason` completes the
+    /// sentence "option `key` …" (e.g. "must be a positive integer, got `x`").
+    #[error("policy configuration: {policy}: option `{key}` {reason}")]
+    Invalid {
+        /// The policy.
+        policy: String,
+        /// The option key (for a malformed `key=value` part, the part itself; clipped).
+        key: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
 
 /// Parsed options of one policy spec, consumed as the policy's constructor reads them;
 /// options left unread are an error naming the first (so typos never pass silently).
@@ -31,7 +58,7 @@ impl PolicyOptions {
     /// without `=` is kept as the positional value (an error at [`PolicyOptions::finish`]
     /// unless the policy reads it); a later part without `=`, an empty key or value, or a
     /// key given twice is an error naming it.
-    pub fn parse(policy: &str, text: &str) -> Result<Self, PolicyError> {
+    pub fn parse(policy: &str, text: &str) -> Result<Self, OptionError> {
         let mut values = BTreeMap::new();
         let mut positional = None;
         for (i, part) in text
@@ -49,14 +76,14 @@ impl PolicyOptions {
             };
             let (key, value) = (key.trim(), value.trim());
             if key.is_empty() || value.is_empty() {
-                return Err(PolicyError::InvalidOption {
+                return Err(OptionError::Invalid {
                     policy: policy.to_string(),
                     key: clip(part),
                     reason: "needs a key and a value (key=value)".into(),
                 });
             }
             if values.insert(key.to_string(), value.to_string()).is_some() {
-                return Err(PolicyError::InvalidOption {
+                return Err(OptionError::Invalid {
                     policy: policy.to_string(),
                     key: clip(key),
                     reason: "is given twice".into(),
@@ -78,8 +105,8 @@ impl PolicyOptions {
         self.values.remove(key)
     }
 
-    fn invalid(&self, key: &str, reason: String) -> PolicyError {
-        PolicyError::InvalidOption {
+    fn invalid(&self, key: &str, reason: String) -> OptionError {
+        OptionError::Invalid {
             policy: self.policy.clone(),
             key: key.to_string(),
             reason,
@@ -87,7 +114,7 @@ impl PolicyOptions {
     }
 
     /// A positive integer option.
-    pub fn count(&mut self, key: &str) -> Result<Option<usize>, PolicyError> {
+    pub fn count(&mut self, key: &str) -> Result<Option<usize>, OptionError> {
         let Some(value) = self.take(key) else {
             return Ok(None);
         };
@@ -107,7 +134,7 @@ impl PolicyOptions {
         key: &str,
         default: u64,
         range: RangeInclusive<u64>,
-    ) -> Result<u64, PolicyError> {
+    ) -> Result<u64, OptionError> {
         let Some(value) = self.take(key) else {
             return Ok(default);
         };
@@ -126,7 +153,7 @@ impl PolicyOptions {
     }
 
     /// A finite number option.
-    pub fn float(&mut self, key: &str) -> Result<Option<f64>, PolicyError> {
+    pub fn float(&mut self, key: &str) -> Result<Option<f64>, OptionError> {
         let Some(value) = self.take(key) else {
             return Ok(None);
         };
@@ -156,7 +183,7 @@ impl PolicyOptions {
 
     /// Errors on options the policy did not read: the key, the keys it does read (or that it
     /// takes none), and the closest of them when the key looks like a typo of one.
-    pub fn finish(self) -> Result<(), PolicyError> {
+    pub fn finish(self) -> Result<(), OptionError> {
         if let Some(part) = &self.positional {
             return Err(needs_value(&self.policy, part));
         }
@@ -176,7 +203,7 @@ impl PolicyOptions {
                 .unwrap_or_default();
             format!(" (known: {}){hint}", self.asked.join(", "))
         };
-        Err(PolicyError::UnknownOption {
+        Err(OptionError::Unknown {
             policy: self.policy.clone(),
             key: clip(key),
             known,
@@ -184,8 +211,8 @@ impl PolicyOptions {
     }
 }
 
-fn needs_value(policy: &str, part: &str) -> PolicyError {
-    PolicyError::InvalidOption {
+fn needs_value(policy: &str, part: &str) -> OptionError {
+    OptionError::Invalid {
         policy: policy.to_string(),
         key: clip(part),
         reason: "needs a value (key=value)".into(),
@@ -197,7 +224,7 @@ pub fn choice(
     o: &mut PolicyOptions,
     key: &str,
     allowed: &str,
-) -> Result<Option<String>, PolicyError> {
+) -> Result<Option<String>, OptionError> {
     match o.text(key).map(|v| v.to_ascii_lowercase()) {
         Some(v) if !allowed.split('|').any(|a| a == v) => {
             Err(o.invalid(key, format!("must be one of {allowed}, got `{}`", clip(&v))))

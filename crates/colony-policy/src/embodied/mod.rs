@@ -215,21 +215,20 @@ impl EmbodiedError {
     }
 }
 
-impl From<crate::reasoning::PolicyError> for EmbodiedError {
+impl From<crate::options::OptionError> for EmbodiedError {
     /// An option error of [`crate::PolicyOptions`] (the one parser of reasoning and embodied
     /// options) as a configuration error of the embodied policy it names.
-    fn from(e: crate::reasoning::PolicyError) -> Self {
-        use crate::reasoning::PolicyError as P;
+    fn from(e: crate::options::OptionError) -> Self {
+        use crate::options::OptionError as O;
         match e {
-            P::UnknownOption { policy, key, known } => {
+            O::Unknown { policy, key, known } => {
                 Self::config(policy, format!("unknown option `{key}`{known}"))
             }
-            P::InvalidOption {
+            O::Invalid {
                 policy,
                 key,
                 reason,
             } => Self::config(policy, format!("option `{key}` {reason}")),
-            other => Self::config("", other),
         }
     }
 }

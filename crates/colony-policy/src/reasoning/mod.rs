@@ -32,7 +32,7 @@ pub use agentverse::{AgentVerse, AgentVerseOptions};
 pub use dylan::{Dylan, DylanOptions, DylanRoles};
 pub use macnet::{MacNet, MacNetOptions, Topology};
 
-pub use crate::options::{choice, PolicyOptions};
+pub use crate::options::{choice, OptionError, PolicyOptions};
 pub use cot::{cot_prompt, ChainOfThought, STEP_BY_STEP};
 pub use debate::{debate_prompt, Debate};
 pub use registry::{BuildReasoning, ReasoningContext, BUILTIN as BUILTIN_REASONING};
@@ -320,6 +320,25 @@ pub trait ReasoningPolicy: Send + Sync {
     /// together use it (SwarmSys mode C groups items into exams, design §2.7); the default does
     /// nothing.
     fn prepare(&self, _items: &[Item], _run_seed: u64) {}
+}
+
+impl From<OptionError> for PolicyError {
+    fn from(e: OptionError) -> Self {
+        match e {
+            OptionError::Unknown { policy, key, known } => {
+                Self::UnknownOption { policy, key, known }
+            }
+            OptionError::Invalid {
+                policy,
+                key,
+                reason,
+            } => Self::InvalidOption {
+                policy,
+                key,
+                reason,
+            },
+        }
+    }
 }
 
 #[cfg(test)]
