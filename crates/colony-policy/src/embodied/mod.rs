@@ -21,12 +21,12 @@ mod caller;
 pub mod camon;
 pub mod coela;
 pub mod embodied_fw;
+pub mod factory;
 pub mod framework;
 pub mod framework_sim;
 pub mod framework_step;
 pub mod hmas2;
 mod independent;
-pub mod registry;
 mod script;
 mod scripted;
 pub mod selforg;
@@ -46,10 +46,10 @@ fn failed_purpose(calls: &[CallLog]) -> String {
 mod test_support;
 
 pub use caller::{CallLog, Caller, CallerConfig, CallerSlot, EMBODIED_SAMPLING};
-pub use independent::Independent;
-pub use registry::{
+pub use factory::{
     BuildEmbodied, EmbodiedBuild, EmbodiedFactory, PolicyContext, BUILTIN as BUILTIN_EMBODIED,
 };
+pub use independent::Independent;
 pub use script::{ReplyScript, ScriptError};
 pub use scripted::Scripted;
 pub use token_guard::Truncated;

@@ -13,13 +13,13 @@
 
 pub mod agentverse;
 pub mod baseline_sim;
+mod builtin;
 pub mod common;
 mod cot;
 mod debate;
 pub mod dylan;
 pub mod macnet;
 pub mod prompts;
-mod registry;
 pub mod role_pool;
 mod seeds;
 mod self_consistency;
@@ -33,9 +33,9 @@ pub use dylan::{Dylan, DylanOptions, DylanRoles};
 pub use macnet::{MacNet, MacNetOptions, Topology};
 
 pub use crate::options::{choice, OptionError, PolicyOptions};
+pub use builtin::{BuildReasoning, ReasoningContext, BUILTIN as BUILTIN_REASONING};
 pub use cot::{cot_prompt, ChainOfThought, STEP_BY_STEP};
 pub use debate::{debate_prompt, Debate};
-pub use registry::{BuildReasoning, ReasoningContext, BUILTIN as BUILTIN_REASONING};
 pub use seeds::{below, derive_seed, llm_seed, shuffle, stream, uniform};
 pub use self_consistency::SelfConsistency;
 pub use single::Single;

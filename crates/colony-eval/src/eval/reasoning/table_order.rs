@@ -22,20 +22,16 @@ pub const DATASET_ORDER: [&str; 8] = [
     "aime-2024",
 ];
 
-/// Method names (policy names, variants by prefix) in row order.
-pub const METHOD_ORDER: [&str; 11] = [
-    "single",
-    "cot",
-    "self_consistency",
-    "debate",
-    "dylan",
-    "macnet",
-    "gdesigner",
-    "agentverse",
-    "autogen",
-    "selforg",
-    "swarmsys",
-];
+/// Method names (policy names, variants by prefix) in row order: colony's reasoning policies
+/// in the order they are registered, which is the papers' table order (baselines, then SelfOrg
+/// and SwarmSys). Decision: derived from the built-in table instead of a list of its own, so it
+/// can neither name a policy that does not exist nor miss a new built-in; a plugin's policies
+/// sort after them, by name.
+pub fn method_order() -> impl Iterator<Item = &'static str> {
+    colony_policy::reasoning::BUILTIN_REASONING
+        .iter()
+        .map(|entry| entry.0)
+}
 
 /// Sort key of a dataset column: its place in [`DATASET_ORDER`] (unknown ones after), then
 /// its name.
@@ -44,22 +40,21 @@ pub fn dataset_key(name: &str) -> (usize, String) {
     (place.unwrap_or(DATASET_ORDER.len()), name.to_string())
 }
 
-/// Sort key of a method row: the place in [`METHOD_ORDER`] of the longest known name that is
+/// Sort key of a method row: the place in [`method_order`] of the longest known name that is
 /// the method or a prefix of it followed by `_` or `:` (a variant's label such as
 /// `selforg:gamma=0.9`; unknown ones after), then its name.
 pub fn method_key(name: &str) -> (usize, String) {
-    let place = METHOD_ORDER
-        .iter()
+    let place = method_order()
         .enumerate()
         .filter(|(_, m)| {
-            name == **m
+            name == *m
                 || name
-                    .strip_prefix(**m)
+                    .strip_prefix(*m)
                     .is_some_and(|rest| rest.starts_with('_') || rest.starts_with(':'))
         })
         .max_by_key(|(_, m)| m.len())
         .map(|(i, _)| i);
-    (place.unwrap_or(METHOD_ORDER.len()), name.to_string())
+    (place.unwrap_or(usize::MAX), name.to_string())
 }
 
 #[cfg(test)]
