@@ -64,6 +64,20 @@ pub fn read_string(path: &Path, max: u64) -> Result<String, BoundedReadError> {
     })
 }
 
+/// [`read_string`], with a missing file as `Ok(None)` (run directories, manifests and
+/// summaries that may not exist yet); every other failure is an error naming the file. The
+/// one bounded reader of optional files (the viewer's and `colony merge`'s).
+pub fn read_string_if_exists(path: &Path, max: u64) -> Result<Option<String>, BoundedReadError> {
+    match read_string(path, max) {
+        Err(BoundedReadError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        other => other.map(Some),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {

@@ -129,16 +129,8 @@ fn refuse_link(path: &Path) -> Result<(), MergeError> {
 
 fn read_bounded(path: &Path) -> Result<Option<String>, MergeError> {
     refuse_link(path)?;
-    use colony_env_api::bounded::{read_string, BoundedReadError};
-    match read_string(path, MAX_READ_BYTES) {
-        Err(BoundedReadError::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::NotFound =>
-        {
-            Ok(None)
-        }
-        Err(e) => Err(io(path)(e.to_string())),
-        Ok(text) => Ok(Some(text)),
-    }
+    colony_env_api::bounded::read_string_if_exists(path, MAX_READ_BYTES)
+        .map_err(|e| io(path)(e.to_string()))
 }
 
 /// The model spec a recorded model stands for, enough to label reports.

@@ -4,7 +4,7 @@
 //! strings longer than [`MAX_STRING_CHARS`] clipped, each with a note the page shows.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use serde_json::Value;
@@ -192,23 +192,18 @@ pub fn for_each_line_in(
 /// Reads a small text file whole: `Ok(None)` when missing, an error when larger than
 /// [`MAX_SMALL_FILE`] or unreadable.
 pub fn read_small(path: &Path) -> Result<Option<String>, ViewError> {
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(ViewError::io(path)(e)),
-    };
-    let mut text = String::new();
-    let read = file
-        .take(MAX_SMALL_FILE + 1)
-        .read_to_string(&mut text)
-        .map_err(ViewError::io(path))?;
-    if read as u64 > MAX_SMALL_FILE {
-        return Err(ViewError::BadFile {
+    use colony_env_api::bounded::{read_string_if_exists, BoundedReadError};
+    read_string_if_exists(path, MAX_SMALL_FILE).map_err(|e| match e {
+        BoundedReadError::Io { source, .. } => ViewError::io(path)(source),
+        BoundedReadError::TooLarge { .. } => ViewError::BadFile {
             path: path.to_path_buf(),
             message: format!("larger than {MAX_SMALL_FILE} bytes"),
-        });
-    }
-    Ok(Some(text))
+        },
+        other => ViewError::BadFile {
+            path: path.to_path_buf(),
+            message: other.to_string(),
+        },
+    })
 }
 
 /// Reads a small JSON file, strings clipped: `Ok(None)` when missing.
