@@ -181,6 +181,17 @@ impl PolicyOptions {
         &self.policy
     }
 
+    /// Runs a constructor `read` over these options, then [`PolicyOptions::finish`]: the one
+    /// way every constructor (reasoning, embodied, a plugin's) is handed a spec's options.
+    pub fn read<T, E: From<OptionError>>(
+        mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let value = read(&mut self)?;
+        self.finish()?;
+        Ok(value)
+    }
+
     /// Errors on options the policy did not read: the key, the keys it does read (or that it
     /// takes none), and the closest of them when the key looks like a typo of one.
     pub fn finish(self) -> Result<(), OptionError> {

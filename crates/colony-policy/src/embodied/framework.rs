@@ -505,7 +505,7 @@ pub(crate) fn with_calls(e: EmbodiedError, calls: &mut Vec<CallLog>) -> Embodied
 /// Refuses options for a policy that takes none (`swarmsys:x=1` is a typo, not a setting).
 pub(crate) fn no_options(policy: &str, options: &str) -> Result<(), EmbodiedError> {
     // The one parser: it names the key and says that the policy takes none.
-    Ok(crate::PolicyOptions::parse(policy, options)?.finish()?)
+    crate::PolicyOptions::parse(policy, options)?.read(|_| Ok(()))
 }
 
 #[cfg(test)]

@@ -85,10 +85,7 @@ impl<S: FrameworkSteps> Framework<S> {
     /// by [`PolicyOptions`] and read by [`FrameworkSteps::fresh`]; an option it does not read
     /// is an error naming the ones it does.
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        let mut o = PolicyOptions::parse(S::NAME, options)?;
-        let policy = Self::with_options(config, &mut o)?;
-        o.finish()?;
-        Ok(policy)
+        PolicyOptions::parse(S::NAME, options)?.read(|o| Self::with_options(config, o))
     }
 
     /// A policy whose calls go through `config`, its options read from `options` (the

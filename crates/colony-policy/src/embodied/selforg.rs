@@ -61,10 +61,7 @@ impl std::fmt::Debug for EmbodiedSelfOrg {
 impl EmbodiedSelfOrg {
     /// Parses `k=…,tau=…,rule=…,rounds=…` (all optional); other options are refused.
     pub fn new(config: CallerConfig, options: &str) -> Result<Self, EmbodiedError> {
-        let mut o = crate::PolicyOptions::parse("selforg", options)?;
-        let policy = Self::with_options(config, &mut o)?;
-        o.finish()?;
-        Ok(policy)
+        crate::PolicyOptions::parse("selforg", options)?.read(|o| Self::with_options(config, o))
     }
 
     /// Reads `k` (0..=64), `tau` (in [-1, 1]), `rule` (`alg2` or `gated`) and `rounds`

@@ -78,12 +78,8 @@ mod tests {
 
     #[test]
     fn short_and_full_names_resolve_and_unknown_lists_known() {
-        let all = [
-            colony_cube::entry(),
-            colony_swarmbench::entry(),
-            colony_wildfire::entry(),
-        ];
-        let find = |n: &str| find_in(&all, n);
+        let registry = crate::registry::Registry::builtin();
+        let find = |n: &str| find_in(registry.environments(), n);
         assert_eq!(find("cube").unwrap().info().id, "cube-v0");
         assert_eq!(find("swarmbench-v0").unwrap().info().id, "swarmbench-v0");
         let err = find("chess").err().unwrap().to_string();

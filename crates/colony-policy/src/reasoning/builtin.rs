@@ -184,11 +184,11 @@ fn selforg(
         Some("alg2") => Rule::Alg2,
         Some("gated") | Some("contribution_gated") => Rule::Gated,
         Some(other) => {
-            return Err(PolicyError::InvalidOption {
+            return Err(PolicyError::from(crate::OptionError::Invalid {
                 policy: "selforg".into(),
                 key: "rule".into(),
                 reason: format!("must be alg2 or gated, got `{}`", clip(other)),
-            })
+            }))
         }
     };
     let reform = match options.text("reform").as_deref() {
@@ -196,19 +196,21 @@ fn selforg(
         Some("true") => true,
         Some("false") => false,
         Some(other) => {
-            return Err(PolicyError::InvalidOption {
+            return Err(PolicyError::from(crate::OptionError::Invalid {
                 policy: "selforg".into(),
                 key: "reform".into(),
                 reason: format!("must be true or false, got `{}`", clip(other)),
-            })
+            }))
         }
     };
     let embed = match options.text("embed") {
         None => d.embed,
-        Some(v) => EmbedInput::parse(&v).ok_or_else(|| PolicyError::InvalidOption {
-            policy: "selforg".into(),
-            key: "embed".into(),
-            reason: format!("must be full, tail or answer, got `{}`", clip(&v)),
+        Some(v) => EmbedInput::parse(&v).ok_or_else(|| {
+            PolicyError::from(crate::OptionError::Invalid {
+                policy: "selforg".into(),
+                key: "embed".into(),
+                reason: format!("must be full, tail or answer, got `{}`", clip(&v)),
+            })
         })?,
     };
     let rounds = options.count("rounds")?;

@@ -210,28 +210,10 @@ pub enum PolicyError {
         /// The registered names, comma-separated.
         known: String,
     },
-    /// An option the policy does not read (e.g. `debate:foo=1`).
-    #[error("policy configuration: {policy}: unknown option `{key}`{known}")]
-    UnknownOption {
-        /// The policy.
-        policy: String,
-        /// The option key given (clipped).
-        key: String,
-        /// What the policy reads instead, with a leading space: ` (known: k, rounds); did
-        /// you mean `rounds`?` or ` (debate takes no options)`.
-        known: String,
-    },
-    /// An option whose value (or `key=value` form) is invalid; `reason` completes the
-    /// sentence "option `key` …" (e.g. "must be a positive integer, got `x`").
-    #[error("policy configuration: {policy}: option `{key}` {reason}")]
-    InvalidOption {
-        /// The policy.
-        policy: String,
-        /// The option key (for a malformed `key=value` part, the part itself; clipped).
-        key: String,
-        /// What is wrong with it.
-        reason: String,
-    },
+    /// An option that is unknown, malformed or invalid, from the one option parser
+    /// ([`crate::PolicyOptions`]; e.g. `debate:foo=1`, `debate:rounds=x`).
+    #[error(transparent)]
+    Option(#[from] OptionError),
     /// A count option outside its range (e.g. `debate:rounds=1000000`).
     #[error("policy configuration: {policy}: option `{option}` must be from {min} to {max}, got {value}")]
     OutOfRange {
@@ -320,25 +302,6 @@ pub trait ReasoningPolicy: Send + Sync {
     /// together use it (SwarmSys mode C groups items into exams, design §2.7); the default does
     /// nothing.
     fn prepare(&self, _items: &[Item], _run_seed: u64) {}
-}
-
-impl From<OptionError> for PolicyError {
-    fn from(e: OptionError) -> Self {
-        match e {
-            OptionError::Unknown { policy, key, known } => {
-                Self::UnknownOption { policy, key, known }
-            }
-            OptionError::Invalid {
-                policy,
-                key,
-                reason,
-            } => Self::InvalidOption {
-                policy,
-                key,
-                reason,
-            },
-        }
-    }
 }
 
 #[cfg(test)]

@@ -438,16 +438,14 @@ impl Registry {
             Some((name, rest)) => (name.trim(), rest),
             None => (spec.trim(), ""),
         };
-        let mut options = PolicyOptions::parse(name, rest)?;
+        let options = PolicyOptions::parse(name, rest)?;
         let entry = self
             .find_reasoning(name)
             .ok_or_else(|| PolicyError::UnknownPolicy {
                 name: clip(name),
                 known: self.reasoning_names().join(", "),
             })?;
-        let policy = (entry.build)(&mut options, ctx)?;
-        options.finish()?;
-        Ok(policy)
+        options.read(|o| (entry.build)(o, ctx))
     }
 
     /// The reasoning policy names (aliases left out), in registration order.
@@ -488,10 +486,7 @@ impl Registry {
             let parsed = PolicyOptions::parse(name, options)?;
             let build = e.build.clone();
             EmbodiedFactory::new(spec, e.uses_models, move |ctx: &PolicyContext| {
-                let mut o = parsed.clone();
-                let policy = build(&mut o, ctx)?;
-                o.finish()?;
-                Ok(policy)
+                parsed.clone().read(|o| build(o, ctx))
             })
         };
         factory.build(&PolicyContext {

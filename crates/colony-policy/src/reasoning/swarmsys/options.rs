@@ -211,11 +211,11 @@ impl SwarmSysOptions {
                 });
             }
             if value < 0.0 {
-                return Err(PolicyError::InvalidOption {
+                return Err(PolicyError::from(crate::OptionError::Invalid {
                     policy: "swarmsys".into(),
                     key: option.to_string(),
                     reason: format!("must not be negative, got {value}"),
-                });
+                }));
             }
         }
         if self.eps.min > self.eps.max || self.eps.max > 1.0 {
