@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use colony_env_api::numeric::no_numeric_spaces;
 use colony_env_api::{DynEnvironment, NumericSpaces, StepOutcome};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -28,7 +29,10 @@ impl Inner {
             .map_err(colony_error)?;
         env.reset(0);
         let agents = env.agents();
-        let spaces = agents.iter().map(|a| env.numeric_spaces(a)).collect();
+        let spaces = agents
+            .iter()
+            .map(|a| env.numeric().and_then(|n| n.numeric_spaces(a)))
+            .collect();
         Ok(Self {
             env,
             agents,
@@ -51,7 +55,10 @@ impl Inner {
             let n = space.as_ref().map_or(0, NumericSpaces::observation_len);
             let (mine, tail) = std::mem::take(&mut rest).split_at_mut(n);
             if space.is_some() {
-                self.env.observe_numeric(agent, mine)?;
+                self.env
+                    .numeric()
+                    .ok_or_else(|| no_numeric_spaces(self.env.id()))?
+                    .observe_numeric(agent, mine)?;
             }
             rest = tail;
         }
@@ -155,7 +162,11 @@ impl Env {
         let codes = crate::bytes::codes(codes)?;
         let (rewards, term, trunc, events) = py.detach(|| {
             self.with(|i| {
-                let o = i.env.step_codes(&codes).map_err(colony_error)?;
+                let id = i.env.id();
+                let numeric = i.env.numeric_mut().ok_or_else(|| no_numeric_spaces(id));
+                let o = numeric
+                    .and_then(|n| n.step_codes(&codes))
+                    .map_err(colony_error)?;
                 let events = serde_json::to_string(&o.events).map_err(colony_error)?;
                 Ok((i.rewards(&o), o.terminated, o.truncated, events))
             })

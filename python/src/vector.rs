@@ -197,7 +197,14 @@ fn step_copy(c: &mut Copy, code: &[i64], copies: u64) -> Result<CopyStep, String
         c.done = false;
         return Ok((vec![0.0; c.inner.agents.len()], false, false));
     }
-    let o = c.inner.env.step_codes(code).map_err(|e| e.to_string())?;
+    let id = c.inner.env.id();
+    let o = c
+        .inner
+        .env
+        .numeric_mut()
+        .ok_or_else(|| colony_env_api::numeric::no_numeric_spaces(id))
+        .and_then(|n| n.step_codes(code))
+        .map_err(|e| e.to_string())?;
     c.done = o.terminated || o.truncated;
     Ok((c.inner.rewards(&o), o.terminated, o.truncated))
 }

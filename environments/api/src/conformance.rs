@@ -155,19 +155,23 @@ fn check_numeric<E: Environment>(make: &impl Fn() -> E, opts: Options) -> Result
     let mut env = make();
     env.reset(opts.seed);
     let agents = env.agents();
-    let spaces: Vec<_> = agents.iter().map(|a| env.numeric_spaces(a)).collect();
-    if spaces.iter().all(Option::is_none) {
+    let Some(numeric) = env.numeric() else {
         return Ok(());
-    }
+    };
+    let spaces: Vec<_> = agents.iter().map(|a| numeric.numeric_spaces(a)).collect();
     let mut rng = opts.seed;
     for step in 0..opts.steps {
+        let numeric = env
+            .numeric()
+            .ok_or_else(|| format!("step {step}: the numeric interface went away"))?;
         let mut actions = std::collections::BTreeMap::new();
         for (a, space) in agents.iter().zip(&spaces) {
             let space = space
                 .as_ref()
                 .ok_or_else(|| format!("agent {a} has no numeric spaces but others do"))?;
             let mut obs = vec![0.0f32; space.observation_len()];
-            env.observe_numeric(a, &mut obs)
+            numeric
+                .observe_numeric(a, &mut obs)
                 .map_err(|e| format!("step {step}: observe_numeric({a}): {e}"))?;
             if let Some(v) = obs.iter().find(|v| !(space.low..=space.high).contains(*v)) {
                 return Err(format!(
@@ -183,10 +187,11 @@ fn check_numeric<E: Environment>(make: &impl Fn() -> E, opts: Options) -> Result
                 .map(|&n| (splitmix(&mut rng) % u64::from(n.max(1))) as i64)
                 .collect();
             for code in [&low, &high] {
-                env.action_from_code(a, code)
+                numeric
+                    .action_from_code(a, code)
                     .map_err(|e| format!("code {code:?} of agent {a} inside its space: {e}"))?;
             }
-            let action = env
+            let action = numeric
                 .action_from_code(a, &random)
                 .map_err(|e| format!("code {random:?} of agent {a} inside its space: {e}"))?;
             actions.insert(a.clone(), action);

@@ -3,11 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::describe::{AgentProfile, SubGoal, TeamBriefing};
-use crate::{
-    AgentId, EnvError, Environment, ExecutionPrompter, NumericSpaces, ReplyOutcome, StepJson,
-    StepOutcome,
+use crate::capability::{
+    CallProtocol, DynNumeric, FrameworkBriefing, Messaging, NumericInterface, PaperProtocol,
+    SubGoals,
 };
+use crate::{AgentId, EnvError, Environment, NumericSpaces, ReplyOutcome, StepJson, StepOutcome};
 
 /// The object-safe, text-and-JSON view of an [`Environment`], for the CLI and LLM policies.
 ///
@@ -65,38 +65,20 @@ pub trait DynEnvironment: Send {
     fn instructions(&self, agent: &str) -> String;
     /// [`Environment::deciding_agents`].
     fn deciding_agents(&self) -> Vec<AgentId>;
-    /// [`Environment::perception_prompt`].
-    fn perception_prompt(&self, agent: &str) -> Option<String>;
-    /// [`Environment::perceived_text`].
-    fn perceived_text(&self, agent: &str, summary: &str) -> String;
-    /// [`Environment::execution_prompter`].
-    fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter>;
-    /// [`Environment::hears`].
-    fn hears(&self, listener: &str, speaker: &str) -> bool;
-    /// [`Environment::delivers_messages`].
-    fn delivers_messages(&self) -> bool;
-    /// See [`Environment::sub_goals`].
-    fn sub_goals(&self) -> Option<Vec<SubGoal>>;
-    /// See [`Environment::agent_position`].
-    fn agent_position(&self, agent: &str) -> Option<String>;
-    /// See [`Environment::team_briefing`].
-    fn team_briefing(&self) -> Option<TeamBriefing>;
-    /// See [`Environment::agent_abilities`].
-    fn agent_abilities(&self, agent: &str) -> Option<String>;
-    /// See [`Environment::agent_card`].
-    fn agent_card(&self, agent: &str) -> Option<String>;
-    /// See [`Environment::agent_profile`].
-    fn agent_profile(&self, agent: &str) -> Option<AgentProfile>;
-    /// See [`Environment::agent_history`].
-    fn agent_history(&self, agent: &str) -> Option<String>;
-    /// See [`Environment::map_dimensions`].
-    fn map_dimensions(&self) -> Option<String>;
-    /// See [`Environment::paper_metrics`].
-    fn paper_metrics(&self) -> BTreeMap<String, f64>;
-    /// See [`Environment::evaluation_seeds`].
-    fn evaluation_seeds(&self) -> Option<Vec<u64>>;
-    /// See [`Environment::normalized_score`].
-    fn normalized_score(&self, score: f64, baseline: f64) -> Option<f64>;
+    /// See [`Environment::calls`].
+    fn calls(&self) -> Option<&dyn CallProtocol>;
+    /// See [`Environment::messaging`].
+    fn messaging(&self) -> Option<&dyn Messaging>;
+    /// See [`Environment::briefing`].
+    fn briefing(&self) -> Option<&dyn FrameworkBriefing>;
+    /// See [`Environment::goals`].
+    fn goals(&self) -> Option<&dyn SubGoals>;
+    /// See [`Environment::paper`].
+    fn paper(&self) -> Option<&dyn PaperProtocol>;
+    /// The numeric spaces ([`Environment::numeric`]), read-only.
+    fn numeric(&self) -> Option<&dyn DynNumeric>;
+    /// The numeric spaces ([`Environment::numeric`]), to step from codes.
+    fn numeric_mut(&mut self) -> Option<&mut dyn DynNumeric>;
     /// [`Environment::parse_reply`], reported as text; an unknown agent is an error.
     fn parse_reply_text(&self, agent: &str, text: &str) -> Result<ReplyOutcome, EnvError>;
     /// Parses each reply leniently ([`Environment::parse_reply`]) and steps once; agents not
@@ -105,14 +87,6 @@ pub trait DynEnvironment: Send {
         &mut self,
         replies: &BTreeMap<AgentId, String>,
     ) -> Result<(StepOutcome, BTreeMap<AgentId, ReplyOutcome>), EnvError>;
-    /// [`Environment::numeric_spaces`].
-    fn numeric_spaces(&self, agent: &str) -> Option<NumericSpaces>;
-    /// [`Environment::observe_numeric`].
-    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError>;
-    /// One step from numeric codes laid end to end in [`DynEnvironment::agents`] order, each
-    /// agent's as many components as its action space has; a code outside the space is an
-    /// error naming the agent, and nothing is stepped.
-    fn step_codes(&mut self, codes: &[i64]) -> Result<StepOutcome, EnvError>;
 }
 
 /// Wraps an [`Environment`] as a [`DynEnvironment`].
@@ -202,53 +176,32 @@ impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<
     fn deciding_agents(&self) -> Vec<AgentId> {
         self.0.deciding_agents()
     }
-    fn perception_prompt(&self, agent: &str) -> Option<String> {
-        self.0.perception_prompt(agent)
+    fn calls(&self) -> Option<&dyn CallProtocol> {
+        self.0.calls()
     }
-    fn perceived_text(&self, agent: &str, summary: &str) -> String {
-        self.0.perceived_text(agent, summary)
+    fn messaging(&self) -> Option<&dyn Messaging> {
+        self.0.messaging()
     }
-    fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter> {
-        self.0.execution_prompter(agent)
+    fn briefing(&self) -> Option<&dyn FrameworkBriefing> {
+        self.0.briefing()
     }
-    fn hears(&self, listener: &str, speaker: &str) -> bool {
-        self.0.hears(listener, speaker)
+    fn goals(&self) -> Option<&dyn SubGoals> {
+        self.0.goals()
     }
-    fn delivers_messages(&self) -> bool {
-        self.0.delivers_messages()
+    fn paper(&self) -> Option<&dyn PaperProtocol> {
+        self.0.paper()
     }
-    fn sub_goals(&self) -> Option<Vec<SubGoal>> {
-        self.0.sub_goals()
+    fn numeric(&self) -> Option<&dyn DynNumeric> {
+        match self.0.numeric() {
+            Some(_) => Some(self),
+            None => None,
+        }
     }
-    fn agent_position(&self, agent: &str) -> Option<String> {
-        self.0.agent_position(agent)
-    }
-    fn team_briefing(&self) -> Option<TeamBriefing> {
-        self.0.team_briefing()
-    }
-    fn agent_abilities(&self, agent: &str) -> Option<String> {
-        self.0.agent_abilities(agent)
-    }
-    fn agent_card(&self, agent: &str) -> Option<String> {
-        self.0.agent_card(agent)
-    }
-    fn agent_profile(&self, agent: &str) -> Option<AgentProfile> {
-        self.0.agent_profile(agent)
-    }
-    fn agent_history(&self, agent: &str) -> Option<String> {
-        self.0.agent_history(agent)
-    }
-    fn map_dimensions(&self) -> Option<String> {
-        self.0.map_dimensions()
-    }
-    fn paper_metrics(&self) -> BTreeMap<String, f64> {
-        self.0.paper_metrics()
-    }
-    fn evaluation_seeds(&self) -> Option<Vec<u64>> {
-        self.0.evaluation_seeds()
-    }
-    fn normalized_score(&self, score: f64, baseline: f64) -> Option<f64> {
-        self.0.normalized_score(score, baseline)
+    fn numeric_mut(&mut self) -> Option<&mut dyn DynNumeric> {
+        match self.0.numeric() {
+            Some(_) => Some(self),
+            None => None,
+        }
     }
     fn parse_reply_text(&self, agent: &str, text: &str) -> Result<ReplyOutcome, EnvError> {
         if !self.0.agents().iter().any(|a| a == agent) {
@@ -259,47 +212,6 @@ impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<
             action: self.0.format_action(agent, &p.action),
             feedback: p.feedback,
             fallback: p.fallback,
-        })
-    }
-    fn numeric_spaces(&self, agent: &str) -> Option<NumericSpaces> {
-        self.0.numeric_spaces(agent)
-    }
-    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
-        self.0.observe_numeric(agent, out)
-    }
-    fn step_codes(&mut self, codes: &[i64]) -> Result<StepOutcome, EnvError> {
-        let mut actions = BTreeMap::new();
-        let mut rest = codes;
-        for agent in self.0.agents() {
-            let spaces = self
-                .0
-                .numeric_spaces(&agent)
-                .ok_or_else(|| crate::numeric::no_numeric_spaces(self.0.id()))?;
-            let width = spaces.actions.len();
-            if rest.len() < width {
-                return Err(crate::numeric::code_error(
-                    &agent,
-                    format!("the codes end before this agent's ({} given)", codes.len()),
-                ));
-            }
-            let (code, tail) = rest.split_at(width);
-            // `action_from_code` checks the code against the space itself.
-            let action = self.0.action_from_code(&agent, code)?;
-            actions.insert(agent, action);
-            rest = tail;
-        }
-        if !rest.is_empty() {
-            return Err(EnvError::Param {
-                key: "codes".into(),
-                message: format!("{} codes left over after every agent's", rest.len()),
-            });
-        }
-        let r = self.0.step(&actions);
-        Ok(StepOutcome {
-            rewards: r.rewards,
-            terminated: r.terminated,
-            truncated: r.truncated,
-            events: r.events,
         })
     }
     fn step_replies(
@@ -332,5 +244,58 @@ impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<
             events: r.events,
         };
         Ok((outcome, outcomes))
+    }
+}
+
+impl<E: Environment> TextEnv<E> {
+    /// The wrapped environment's numeric interface, or the error that it has none.
+    fn numeric_of(&self) -> Result<&dyn NumericInterface<E::Action>, EnvError> {
+        self.0
+            .numeric()
+            .ok_or_else(|| crate::numeric::no_numeric_spaces(self.0.id()))
+    }
+}
+
+impl<E: Environment> DynNumeric for TextEnv<E> {
+    fn numeric_spaces(&self, agent: &str) -> Option<NumericSpaces> {
+        self.0.numeric()?.numeric_spaces(agent)
+    }
+    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
+        self.numeric_of()?.observe_numeric(agent, out)
+    }
+    fn step_codes(&mut self, codes: &[i64]) -> Result<StepOutcome, EnvError> {
+        let numeric = self.numeric_of()?;
+        let mut actions = BTreeMap::new();
+        let mut rest = codes;
+        for agent in self.0.agents() {
+            let spaces = numeric
+                .numeric_spaces(&agent)
+                .ok_or_else(|| crate::numeric::no_numeric_spaces(self.0.id()))?;
+            let width = spaces.actions.len();
+            if rest.len() < width {
+                return Err(crate::numeric::code_error(
+                    &agent,
+                    format!("the codes end before this agent's ({} given)", codes.len()),
+                ));
+            }
+            let (code, tail) = rest.split_at(width);
+            // `action_from_code` checks the code against the space itself.
+            let action = numeric.action_from_code(&agent, code)?;
+            actions.insert(agent, action);
+            rest = tail;
+        }
+        if !rest.is_empty() {
+            return Err(EnvError::Param {
+                key: "codes".into(),
+                message: format!("{} codes left over after every agent's", rest.len()),
+            });
+        }
+        let r = self.0.step(&actions);
+        Ok(StepOutcome {
+            rewards: r.rewards,
+            terminated: r.terminated,
+            truncated: r.truncated,
+            events: r.events,
+        })
     }
 }

@@ -12,6 +12,7 @@
 //! environment crate runs.
 
 pub mod bounded;
+pub mod capability;
 pub mod conformance;
 pub mod describe;
 mod dyn_env;
@@ -30,6 +31,10 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use capability::{
+    CallProtocol, DynNumeric, FrameworkBriefing, Messaging, NumericInterface, PaperProtocol,
+    SubGoals,
+};
 pub use describe::{
     AgentProfile, GridCell, GridInput, GridReport, LegendEntry, PictureRows, SubGoal, TeamBriefing,
 };
@@ -172,6 +177,12 @@ pub struct StepResult<O> {
 }
 
 /// A multi-agent environment (PettingZoo Parallel style).
+///
+/// The required core is what every environment has: agents, reset, step, the observation as
+/// text, the action's text form (with the no-op and a random action), score and state. What
+/// only some benchmarks define (extra model calls, message limits, framework briefings,
+/// sub-goals, paper metrics, numeric spaces) is a capability trait of [`capability`] that an
+/// environment opts into through its accessor (docs/design/architecture.md §4).
 pub trait Environment {
     /// One agent's action.
     type Action: Clone;
@@ -205,10 +216,10 @@ pub trait Environment {
     fn state(&self) -> Self::State;
     /// Replaces the state (validating it; errors name the field).
     fn restore(&mut self, state: Self::State) -> Result<(), EnvError>;
-    /// An ASCII picture of the state.
-    fn render(&self) -> String;
-
-    // --- LLM play (opt-in; see [`llm_play`]) ---
+    /// An ASCII picture of the state. Default: the state as pretty JSON.
+    fn render(&self) -> String {
+        serde_json::to_string_pretty(&self.state()).unwrap_or_default()
+    }
 
     /// The benchmark's instructions for `agent`: its system prompt (rules, action vocabulary,
     /// reply format). The default names the environment and shows the no-op's action text.
@@ -228,33 +239,9 @@ pub trait Environment {
         self.agents()
     }
 
-    /// The prompt of a PERCEPTION call that turns the observation into the text the agent
-    /// acts on, for benchmarks whose protocol has one (docs/design/wildfire.md §11.1). `None` (the
-    /// default): [`Environment::observe_text`] is what the agent acts on.
-    fn perception_prompt(&self, agent: &str) -> Option<String> {
-        let _ = agent;
-        None
-    }
-
-    /// The text an agent acts on after its PERCEPTION call answered `summary` (e.g. the
-    /// summary plus position and status lines). Default: the summary itself.
-    fn perceived_text(&self, agent: &str, summary: &str) -> String {
-        let _ = agent;
-        summary.to_string()
-    }
-
-    /// The EXECUTION prompt builder for `agent`, for benchmarks whose protocol translates a
-    /// free-text action with another model call (docs/design/wildfire.md §11.2); the translated
-    /// reply then goes to [`Environment::parse_reply`]. `None` (the default): replies are parsed
-    /// directly.
-    fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter> {
-        let _ = agent;
-        None
-    }
-
     /// Lenient parser of a model reply: always an action, with feedback for the next prompt
-    /// and the reason when the benchmark's fallback was taken. Default: the strict
-    /// [`Environment::parse_action`], and the no-op when it fails.
+    /// and the reason when the benchmark's fallback was taken (see [`llm_play`]). Default: the
+    /// strict [`Environment::parse_action`], and the no-op when it fails.
     fn parse_reply(&self, agent: &str, text: &str) -> ParsedReply<Self::Action> {
         match self.parse_action(agent, text) {
             Ok(action) => ParsedReply::ok(action),
@@ -262,113 +249,37 @@ pub trait Environment {
         }
     }
 
-    /// Whether `listener` can hear `speaker` now, for policies that run their own message
-    /// channels. Default: everyone hears everyone.
-    fn hears(&self, listener: &str, speaker: &str) -> bool {
-        let _ = (listener, speaker);
-        true
-    }
+    // --- Capabilities (opt-in; see [`capability`]): an environment that has one returns
+    // `Some(self)`. ---
 
-    /// True when the environment itself carries agents' messages (inside their replies, with
-    /// its own radius, delay and corruption, like SwarmBench): policies must not deliver them
-    /// a second time. Default: false.
-    fn delivers_messages(&self) -> bool {
-        false
-    }
-
-    // --- Self-description (opt-in; see [`describe`]) ---
-
-    /// The sub-goals agents can be matched to now, in a stable order (SwarmSys on embodied
-    /// tasks). `None` (the default): the environment has none, and SwarmSys refuses it.
-    fn sub_goals(&self) -> Option<Vec<SubGoal>> {
+    /// PERCEPTION and EXECUTION calls around the action, if the benchmark's protocol has them.
+    fn calls(&self) -> Option<&dyn CallProtocol> {
         None
     }
 
-    /// Where `agent` stands, as short text (`at row 3, col 4`). Default: `None`.
-    fn agent_position(&self, agent: &str) -> Option<String> {
-        let _ = agent;
+    /// Who hears whom, if the benchmark limits or carries messages itself.
+    fn messaging(&self) -> Option<&dyn Messaging> {
         None
     }
 
-    /// The team briefing framework prompts open with. `None` (the default): frameworks
-    /// describe the team from the agents' instructions.
-    fn team_briefing(&self) -> Option<TeamBriefing> {
+    /// The team and agent descriptions of framework prompts, if the benchmark words them.
+    fn briefing(&self) -> Option<&dyn FrameworkBriefing> {
         None
     }
 
-    /// What `agent` can do, as framework prompts list it. Default: `None`.
-    fn agent_abilities(&self, agent: &str) -> Option<String> {
-        let _ = agent;
+    /// Sub-goals agents can be matched to, if the benchmark has them.
+    fn goals(&self) -> Option<&dyn SubGoals> {
         None
     }
 
-    /// `agent`'s own rules for prompts that describe several agents, where the team-wide
-    /// part of the instructions (team, task) is stated once by [`Self::team_briefing`]: who
-    /// the agent is and what it can do. `None` (the default): its whole instructions. An
-    /// environment with a team briefing should give one, or every agent of a framework prompt
-    /// repeats the whole briefing (WILDFIRE-ORCH's prompts carry each agent's abilities only).
-    fn agent_card(&self, agent: &str) -> Option<String> {
-        let _ = agent;
+    /// The paper's metrics, evaluation seeds and normalization, if it defines them.
+    fn paper(&self) -> Option<&dyn PaperProtocol> {
         None
     }
 
-    /// `agent`'s kind and position as framework prompts introduce it. Default: `None`.
-    fn agent_profile(&self, agent: &str) -> Option<AgentProfile> {
-        let _ = agent;
+    /// Numeric spaces for RL front ends, if the environment offers them (text stays primary).
+    fn numeric(&self) -> Option<&dyn NumericInterface<Self::Action>> {
         None
-    }
-
-    /// What `agent` has done so far, as the benchmark reports it to frameworks (oldest
-    /// first). `None` (the default): frameworks keep their own record.
-    fn agent_history(&self, agent: &str) -> Option<String> {
-        let _ = agent;
-        None
-    }
-
-    /// The map's dimensions as text, when the benchmark tells agents. Default: `None`.
-    fn map_dimensions(&self) -> Option<String> {
-        None
-    }
-
-    /// Metrics the benchmark's paper reports beside the score, read at the end of an episode
-    /// (CUBE: delivered weight and fraction). Default: none.
-    fn paper_metrics(&self) -> BTreeMap<String, f64> {
-        BTreeMap::new()
-    }
-
-    /// The seeds this configuration is evaluated on by its benchmark's protocol (Wildfire
-    /// levels carry their own), for `--seeds level`. Default: `None`.
-    fn evaluation_seeds(&self) -> Option<Vec<u64>> {
-        None
-    }
-
-    /// `score` normalized against the baseline's mean score `baseline` on this
-    /// configuration, as the benchmark's paper defines it (Wildfire's NS). Default: `None`.
-    fn normalized_score(&self, score: f64, baseline: f64) -> Option<f64> {
-        let _ = (score, baseline);
-        None
-    }
-
-    /// Agent `agent`'s numeric action and observation spaces, for RL front ends.
-    /// Default: `None` (text only).
-    fn numeric_spaces(&self, agent: &str) -> Option<NumericSpaces> {
-        let _ = agent;
-        None
-    }
-
-    /// The action a numeric code stands for; every code inside
-    /// [`Environment::numeric_spaces`] must decode, and any other code is an error naming the
-    /// agent ([`NumericSpaces::check_code`] does it). Default: an error (no numeric spaces).
-    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<Self::Action, EnvError> {
-        let _ = (agent, code);
-        Err(numeric::no_numeric_spaces(self.id()))
-    }
-
-    /// Writes agent `agent`'s numeric observation into `out` (of the spaces' length).
-    /// Default: an error (no numeric spaces).
-    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
-        let _ = (agent, out);
-        Err(numeric::no_numeric_spaces(self.id()))
     }
 
     /// One step in which every agent takes [`Environment::random_action`] with draws from

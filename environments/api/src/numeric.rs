@@ -3,8 +3,8 @@
 //! environments and their vector form).
 //!
 //! The text interface stays the primary one (it is what LLM agents see). An environment that
-//! also offers numbers implements [`crate::Environment::numeric_spaces`],
-//! [`crate::Environment::action_from_code`] and [`crate::Environment::observe_numeric`]; the
+//! also offers numbers implements [`crate::NumericInterface`] and returns it from
+//! [`crate::Environment::numeric`]; the
 //! Python package turns them into `gymnasium.spaces.MultiDiscrete`/`Discrete` and `Box`.
 
 use serde::Serialize;

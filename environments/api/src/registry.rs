@@ -97,14 +97,14 @@ pub trait EnvEntry: Send + Sync {
 
     /// The built-in policy (a name of [`EnvEntry::make_policy`]) whose score the benchmark's
     /// paper normalizes against (Wildfire: `noop`, the Do-Nothing baseline). A comparison
-    /// then measures it per seed and reports [`crate::Environment::normalized_score`].
+    /// then measures it per seed and reports [`crate::PaperProtocol::normalized_score`].
     /// Default: `None`.
     fn baseline_policy(&self) -> Option<&'static str> {
         None
     }
 
     /// Whether configurations carry their own evaluation seeds
-    /// ([`crate::Environment::evaluation_seeds`]), checked when a suite asks for them.
+    /// ([`crate::PaperProtocol::evaluation_seeds`]), checked when a suite asks for them.
     fn has_evaluation_seeds(&self) -> bool {
         false
     }

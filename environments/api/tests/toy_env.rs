@@ -232,8 +232,9 @@ fn default_llm_play_is_lenient_counts_fallbacks_and_snapshots_are_independent() 
     // Defaults: everyone decides, the no-op's text is named in the instructions.
     assert_eq!(env.deciding_agents(), env.agents());
     assert!(env.instructions("0").contains("stay"));
-    assert!(env.perception_prompt("0").is_none() && env.execution_prompter("0").is_none());
-    assert!(env.hears("0", "1") && !env.delivers_messages());
+    // No capability was opted into, so none is offered.
+    assert!(env.calls().is_none() && env.messaging().is_none() && env.briefing().is_none());
+    assert!(env.goals().is_none() && env.paper().is_none() && env.numeric().is_none());
     let took = env.parse_reply_text("0", "I would like to jump").unwrap();
     assert_eq!(took.action, "stay");
     assert!(took.fallback.as_deref().unwrap().contains("jump"));

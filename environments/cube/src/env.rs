@@ -368,15 +368,6 @@ impl Environment for CubeEnv {
     fn id(&self) -> &'static str {
         "cube-v0"
     }
-    fn sub_goals(&self) -> Option<Vec<colony_env_api::SubGoal>> {
-        Some(crate::describe::sub_goals(self.world()))
-    }
-    fn agent_position(&self, agent: &str) -> Option<String> {
-        crate::describe::position(self.world(), agent)
-    }
-    fn paper_metrics(&self) -> BTreeMap<String, f64> {
-        crate::describe::paper_metrics(self.world())
-    }
     fn agents(&self) -> Vec<AgentId> {
         self.ids.clone()
     }
@@ -449,42 +440,6 @@ impl Environment for CubeEnv {
             Ok(info) => info.terminated || info.truncated,
             Err(_) => true,
         }
-    }
-    /// Numeric spaces: the five primitives of design §9.1 by code, and the
-    /// `K × K × 5` grid of §8.2 with its bound.
-    fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
-        let k = self
-            .agent_index(agent)
-            .ok()
-            .map(|_| self.world.k.max(0) as usize)?;
-        Some(colony_env_api::NumericSpaces {
-            actions: vec![Prim::ALL.len() as u32],
-            shape: vec![k, k, crate::observation::CHANNELS],
-            low: 0.0,
-            high: self.grid_bound(),
-        })
-    }
-    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<CubeAction, EnvError> {
-        self.agent_index(agent)?;
-        match code {
-            [c @ 0..=4] => Ok(CubeAction::Prim(Prim::from_code(*c))),
-            _ => Err(colony_env_api::numeric::code_error(
-                agent,
-                format!("{code:?} is not one code in 0..5"),
-            )),
-        }
-    }
-    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
-        self.agent_index(agent)?;
-        let k = self.world.k.max(0) as usize;
-        if out.len() != k * k * crate::observation::CHANNELS {
-            return Err(colony_env_api::numeric::code_error(
-                agent,
-                format!("an observation buffer of {} values", out.len()),
-            ));
-        }
-        crate::observation::grid_into(&self.world, out);
-        Ok(())
     }
     fn parse_action(&self, agent: &str, text: &str) -> Result<CubeAction, EnvError> {
         let t = text.trim();
@@ -647,5 +602,68 @@ impl Environment for CubeEnv {
     /// invalid ones dropped and named in the feedback, an empty plan becomes `[idle(1)]`.
     fn parse_reply(&self, _agent: &str, text: &str) -> ParsedReply<CubeAction> {
         crate::llm_play::parse_plan_reply(text, self.world.k as u32)
+    }
+    fn goals(&self) -> Option<&dyn colony_env_api::SubGoals> {
+        Some(self)
+    }
+    fn paper(&self) -> Option<&dyn colony_env_api::PaperProtocol> {
+        Some(self)
+    }
+    fn numeric(&self) -> Option<&dyn colony_env_api::NumericInterface<Self::Action>> {
+        Some(self)
+    }
+}
+
+impl colony_env_api::SubGoals for CubeEnv {
+    fn sub_goals(&self) -> Vec<colony_env_api::SubGoal> {
+        crate::describe::sub_goals(self.world())
+    }
+    fn agent_position(&self, agent: &str) -> Option<String> {
+        crate::describe::position(self.world(), agent)
+    }
+}
+
+impl colony_env_api::PaperProtocol for CubeEnv {
+    fn paper_metrics(&self) -> BTreeMap<String, f64> {
+        crate::describe::paper_metrics(self.world())
+    }
+}
+
+impl colony_env_api::NumericInterface<CubeAction> for CubeEnv {
+    /// Numeric spaces: the five primitives of design §9.1 by code, and the
+    /// `K × K × 5` grid of §8.2 with its bound.
+    fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
+        let k = self
+            .agent_index(agent)
+            .ok()
+            .map(|_| self.world.k.max(0) as usize)?;
+        Some(colony_env_api::NumericSpaces {
+            actions: vec![Prim::ALL.len() as u32],
+            shape: vec![k, k, crate::observation::CHANNELS],
+            low: 0.0,
+            high: self.grid_bound(),
+        })
+    }
+    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<CubeAction, EnvError> {
+        self.agent_index(agent)?;
+        match code {
+            [c @ 0..=4] => Ok(CubeAction::Prim(Prim::from_code(*c))),
+            _ => Err(colony_env_api::numeric::code_error(
+                agent,
+                format!("{code:?} is not one code in 0..5"),
+            )),
+        }
+    }
+    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
+        self.agent_index(agent)?;
+        let k = self.world.k.max(0) as usize;
+        if out.len() != k * k * crate::observation::CHANNELS {
+            return Err(colony_env_api::numeric::code_error(
+                agent,
+                format!("an observation buffer of {} values", out.len()),
+            ));
+        }
+        crate::observation::grid_into(&self.world, out);
+        Ok(())
     }
 }

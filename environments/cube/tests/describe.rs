@@ -6,13 +6,13 @@ use colony_cube::config::CubeConfig;
 use colony_cube::describe::{paper_metrics, sub_goals};
 use colony_cube::env::CubeEnv;
 use colony_cube::world::DeliveredBlock;
-use colony_env_api::Environment;
+use colony_env_api::{Environment, SubGoals};
 
 #[test]
 fn one_goal_per_block_and_a_delivery_raises_progress() {
     let mut e = CubeEnv::new(CubeConfig::new(2)).unwrap();
     e.reset(0);
-    let goals = e.sub_goals().unwrap();
+    let goals = e.sub_goals();
     assert_eq!(goals.len(), e.world().blocks.len());
     assert!(goals.iter().all(|g| g.open && g.progress <= 0.0));
     assert!(goals[0].description.contains("goal column"));

@@ -16,11 +16,12 @@ fn goals_are_the_task_targets() {
         let params = EnvParams::parse(&[format!("task={task}"), "agents=3".into()]).unwrap();
         let mut e = colony_swarmbench::entry::entry().make(params).unwrap();
         e.reset(0);
-        let goals = e.sub_goals().unwrap();
+        let caps = e.goals().expect("SwarmBench offers sub-goals");
+        let goals = caps.sub_goals();
         let got: Vec<&str> = goals.iter().map(|g| g.id.as_str()).collect();
         assert_eq!(got, ids, "{task}");
         assert!(goals.iter().all(|g| g.open));
-        assert!(e.agent_position("Agent_0").unwrap().starts_with("at row"));
-        assert_eq!(e.agent_position("nobody"), None);
+        assert!(caps.agent_position("Agent_0").unwrap().starts_with("at row"));
+        assert_eq!(caps.agent_position("nobody"), None);
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use colony_env_api::Environment;
+use colony_env_api::{Environment, Messaging};
 use colony_swarmbench::reply::Reply;
 use colony_swarmbench::{Config, SwarmEnv, Task};
 

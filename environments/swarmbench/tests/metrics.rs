@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use colony_env_api::Environment;
+use colony_env_api::{Environment, PaperProtocol};
 use colony_swarmbench::logs::{DecisionLog, GameStateLog};
 use colony_swarmbench::metrics::{round_metrics, run_means, Embedder};
 use colony_swarmbench::reply::parse_reply;

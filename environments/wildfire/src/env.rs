@@ -115,58 +115,6 @@ impl Environment for WildfireEnv {
         "wildfire-v0"
     }
 
-    fn sub_goals(&self) -> Option<Vec<colony_env_api::SubGoal>> {
-        Some(crate::describe::sub_goals(&self.state))
-    }
-
-    fn agent_position(&self, agent: &str) -> Option<String> {
-        crate::describe::position(&self.state, agent)
-    }
-
-    fn team_briefing(&self) -> Option<colony_env_api::TeamBriefing> {
-        Some(crate::describe::briefing(&self.state))
-    }
-
-    fn agent_abilities(&self, agent: &str) -> Option<String> {
-        crate::describe::abilities(&self.state, agent)
-    }
-
-    fn agent_card(&self, agent: &str) -> Option<String> {
-        crate::describe::card(&self.state, agent)
-    }
-
-    fn agent_profile(&self, agent: &str) -> Option<colony_env_api::AgentProfile> {
-        crate::describe::profile(&self.state, agent)
-    }
-
-    fn agent_history(&self, agent: &str) -> Option<String> {
-        crate::describe::history(&self.state, agent)
-    }
-
-    fn map_dimensions(&self) -> Option<String> {
-        Some(crate::prompts::map_dimensions(&self.state))
-    }
-
-    fn evaluation_seeds(&self) -> Option<Vec<u64>> {
-        Some(self.state.level.seeds.clone())
-    }
-
-    fn normalized_score(&self, score: f64, baseline: f64) -> Option<f64> {
-        Some(crate::metrics::level_ns(&self.state.level, score, baseline))
-    }
-
-    fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
-        crate::numeric::spaces(&self.state, self.index(agent).ok()?)
-    }
-
-    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<WildfireAction, EnvError> {
-        crate::numeric::action(&self.state, self.index(agent)?, agent, code)
-    }
-
-    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
-        crate::numeric::observe(&self.state, self.index(agent)?, agent, out)
-    }
-
     fn agents(&self) -> Vec<AgentId> {
         (1..=self.state.agents.len())
             .map(|i| i.to_string())
@@ -387,33 +335,6 @@ impl Environment for WildfireEnv {
             .collect()
     }
 
-    /// §11.1: the PERCEPTION prompt of a live, non-passenger agent (passengers and lost agents
-    /// need no call: their fixed text is [`Environment::observe_text`]).
-    fn perception_prompt(&self, agent: &str) -> Option<String> {
-        let i = self.index(agent).ok()?;
-        self.state.agents[i]
-            .is_active()
-            .then(|| prompts::perception_prompt(&self.state, i))
-    }
-
-    /// §11.3 `PERCEPTION` + `PAST ACTIONS` ([`llm_play::perceived_text`]).
-    fn perceived_text(&self, agent: &str, summary: &str) -> String {
-        match self.index(agent) {
-            Ok(i) => llm_play::perceived_text(&self.state, i, summary),
-            Err(_) => summary.to_string(),
-        }
-    }
-
-    /// §11.2: [`prompts::execution_prompt`] for the agent's kind and the map size.
-    fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter> {
-        let i = self.index(agent).ok()?;
-        let kind = self.state.agents[i].kind;
-        let size = self.state.grid.size;
-        Some(Arc::new(move |action: &str| {
-            prompts::execution_prompt(kind, size, action)
-        }))
-    }
-
     /// §10/§11.2: the EXECUTION reply through [`crate::primitive::translate`] (type 0
     /// `ERROR EXECUTING` fallback, reported with feedback); never an error
     /// ([`llm_play::parse_reply`]).
@@ -426,5 +347,98 @@ impl Environment for WildfireEnv {
                 fallback: Some(e.to_string()),
             },
         }
+    }
+    fn calls(&self) -> Option<&dyn colony_env_api::CallProtocol> {
+        Some(self)
+    }
+    fn briefing(&self) -> Option<&dyn colony_env_api::FrameworkBriefing> {
+        Some(self)
+    }
+    fn goals(&self) -> Option<&dyn colony_env_api::SubGoals> {
+        Some(self)
+    }
+    fn paper(&self) -> Option<&dyn colony_env_api::PaperProtocol> {
+        Some(self)
+    }
+    fn numeric(&self) -> Option<&dyn colony_env_api::NumericInterface<Self::Action>> {
+        Some(self)
+    }
+}
+
+impl colony_env_api::CallProtocol for WildfireEnv {
+    /// §11.1: the PERCEPTION prompt of a live, non-passenger agent (passengers and lost agents
+    /// need no call: their fixed text is [`Environment::observe_text`]).
+    fn perception_prompt(&self, agent: &str) -> Option<String> {
+        let i = self.index(agent).ok()?;
+        self.state.agents[i]
+            .is_active()
+            .then(|| prompts::perception_prompt(&self.state, i))
+    }
+    /// §11.3 `PERCEPTION` + `PAST ACTIONS` ([`llm_play::perceived_text`]).
+    fn perceived_text(&self, agent: &str, summary: &str) -> String {
+        match self.index(agent) {
+            Ok(i) => llm_play::perceived_text(&self.state, i, summary),
+            Err(_) => summary.to_string(),
+        }
+    }
+    /// §11.2: [`prompts::execution_prompt`] for the agent's kind and the map size.
+    fn execution_prompter(&self, agent: &str) -> Option<ExecutionPrompter> {
+        let i = self.index(agent).ok()?;
+        let kind = self.state.agents[i].kind;
+        let size = self.state.grid.size;
+        Some(Arc::new(move |action: &str| {
+            prompts::execution_prompt(kind, size, action)
+        }))
+    }
+}
+
+impl colony_env_api::FrameworkBriefing for WildfireEnv {
+    fn team_briefing(&self) -> Option<colony_env_api::TeamBriefing> {
+        Some(crate::describe::briefing(&self.state))
+    }
+    fn agent_abilities(&self, agent: &str) -> Option<String> {
+        crate::describe::abilities(&self.state, agent)
+    }
+    fn agent_card(&self, agent: &str) -> Option<String> {
+        crate::describe::card(&self.state, agent)
+    }
+    fn agent_profile(&self, agent: &str) -> Option<colony_env_api::AgentProfile> {
+        crate::describe::profile(&self.state, agent)
+    }
+    fn agent_history(&self, agent: &str) -> Option<String> {
+        crate::describe::history(&self.state, agent)
+    }
+    fn map_dimensions(&self) -> Option<String> {
+        Some(crate::prompts::map_dimensions(&self.state))
+    }
+}
+
+impl colony_env_api::SubGoals for WildfireEnv {
+    fn sub_goals(&self) -> Vec<colony_env_api::SubGoal> {
+        crate::describe::sub_goals(&self.state)
+    }
+    fn agent_position(&self, agent: &str) -> Option<String> {
+        crate::describe::position(&self.state, agent)
+    }
+}
+
+impl colony_env_api::PaperProtocol for WildfireEnv {
+    fn evaluation_seeds(&self) -> Option<Vec<u64>> {
+        Some(self.state.level.seeds.clone())
+    }
+    fn normalized_score(&self, score: f64, baseline: f64) -> Option<f64> {
+        Some(crate::metrics::level_ns(&self.state.level, score, baseline))
+    }
+}
+
+impl colony_env_api::NumericInterface<WildfireAction> for WildfireEnv {
+    fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
+        crate::numeric::spaces(&self.state, self.index(agent).ok()?)
+    }
+    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<WildfireAction, EnvError> {
+        crate::numeric::action(&self.state, self.index(agent)?, agent, code)
+    }
+    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
+        crate::numeric::observe(&self.state, self.index(agent)?, agent, out)
     }
 }

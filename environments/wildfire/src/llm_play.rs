@@ -58,7 +58,7 @@ pub fn instructions(s: &WildfireState, i: usize) -> String {
 }
 
 /// Agent index `i`'s card for framework prompts that describe several agents
-/// ([`colony_env_api::Environment::agent_card`]): [`instructions`] without the team-wide
+/// ([`colony_env_api::FrameworkBriefing::agent_card`]): [`instructions`] without the team-wide
 /// parts (team composition, task, reply format), which those prompts state once. WILDFIRE-ORCH's
 /// framework prompts carry each agent's abilities and nothing more of its instructions; the
 /// identity line is kept so a reader knows whose abilities these are.

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use colony_env_api::policy::splitmix64;
-use colony_env_api::Environment;
+use colony_env_api::{CallProtocol, Environment, FrameworkBriefing};
 use colony_wildfire::config::{find_level, AgentKind};
 use colony_wildfire::env::{WildfireAction, WildfireEnv};
 use colony_wildfire::llm_play::ACT_FORMAT;

@@ -248,55 +248,8 @@ impl Environment for Spread {
         Move::Stay
     }
 
-    /// Numeric spaces, for RL front ends such as colony's Python package: the five moves as a
-    /// `Discrete(5)` in [`MOVES`] order, and the positions `[x, y]` of the agent itself, the
-    /// other agents (id order) and the landmarks, flat.
-    fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
-        self.state
-            .agents
-            .contains_key(agent)
-            .then(|| colony_env_api::NumericSpaces {
-                actions: vec![MOVES.len() as u32],
-                shape: vec![4 * self.n],
-                low: 0.0,
-                high: (self.state.size - 1) as f32,
-            })
-    }
 
-    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<Move, EnvError> {
-        match code {
-            [c] if (0..MOVES.len() as i64).contains(c) => Ok(MOVES[*c as usize].0),
-            _ => Err(EnvError::Action {
-                agent: agent.into(),
-                message: format!("{code:?} is not one move code in 0..{}", MOVES.len()),
-            }),
-        }
-    }
 
-    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
-        let s = &self.state;
-        let me = s
-            .agents
-            .get(agent)
-            .ok_or_else(|| EnvError::UnknownAgent(agent.into()))?;
-        let others = s.agents.iter().filter(|(id, _)| id.as_str() != agent);
-        let cells = std::iter::once(me)
-            .chain(others.map(|(_, p)| p))
-            .chain(s.landmarks.iter());
-        let values: Vec<f32> = cells.flat_map(|p| [p[0] as f32, p[1] as f32]).collect();
-        if values.len() != out.len() {
-            return Err(EnvError::Action {
-                agent: agent.into(),
-                message: format!(
-                    "an observation buffer of {} for {} values",
-                    out.len(),
-                    values.len()
-                ),
-            });
-        }
-        out.copy_from_slice(&values);
-        Ok(())
-    }
 
     fn random_action(&self, _agent: &str, draw: u64) -> Move {
         MOVES[(draw % MOVES.len() as u64) as usize].0
@@ -424,6 +377,59 @@ impl Environment for Spread {
     fn instructions(&self, _agent: &str) -> String {
         "You control one agent of a team on a grid. Together, put one agent on every landmark."
             .into()
+    }
+    fn numeric(&self) -> Option<&dyn colony_env_api::NumericInterface<Self::Action>> {
+        Some(self)
+    }
+}
+
+impl colony_env_api::NumericInterface<Move> for Spread {
+    /// Numeric spaces, for RL front ends such as colony's Python package: the five moves as a
+    /// `Discrete(5)` in [`MOVES`] order, and the positions `[x, y]` of the agent itself, the
+    /// other agents (id order) and the landmarks, flat.
+    fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
+        self.state
+            .agents
+            .contains_key(agent)
+            .then(|| colony_env_api::NumericSpaces {
+                actions: vec![MOVES.len() as u32],
+                shape: vec![4 * self.n],
+                low: 0.0,
+                high: (self.state.size - 1) as f32,
+            })
+    }
+    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<Move, EnvError> {
+        match code {
+            [c] if (0..MOVES.len() as i64).contains(c) => Ok(MOVES[*c as usize].0),
+            _ => Err(EnvError::Action {
+                agent: agent.into(),
+                message: format!("{code:?} is not one move code in 0..{}", MOVES.len()),
+            }),
+        }
+    }
+    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
+        let s = &self.state;
+        let me = s
+            .agents
+            .get(agent)
+            .ok_or_else(|| EnvError::UnknownAgent(agent.into()))?;
+        let others = s.agents.iter().filter(|(id, _)| id.as_str() != agent);
+        let cells = std::iter::once(me)
+            .chain(others.map(|(_, p)| p))
+            .chain(s.landmarks.iter());
+        let values: Vec<f32> = cells.flat_map(|p| [p[0] as f32, p[1] as f32]).collect();
+        if values.len() != out.len() {
+            return Err(EnvError::Action {
+                agent: agent.into(),
+                message: format!(
+                    "an observation buffer of {} for {} values",
+                    out.len(),
+                    values.len()
+                ),
+            });
+        }
+        out.copy_from_slice(&values);
+        Ok(())
     }
 }
 

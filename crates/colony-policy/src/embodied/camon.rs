@@ -140,14 +140,16 @@ impl Camon {
 }
 
 /// `AGENT-TYPE`, `POSITION` and the agent's current activity, when the environment profiles
-/// its agents ([`colony_env_api::Environment::agent_profile`]; Wildfire does).
+/// its agents ([`colony_env_api::FrameworkBriefing::agent_profile`]; Wildfire does).
 fn identity(
     env: &dyn DynEnvironment,
     agent: &str,
 ) -> (Option<String>, Option<String>, Option<String>) {
-    env.agent_profile(agent).map_or((None, None, None), |p| {
-        (Some(p.kind), Some(p.position), p.activity)
-    })
+    env.briefing()
+        .and_then(|b| b.agent_profile(agent))
+        .map_or((None, None, None), |p| {
+            (Some(p.kind), Some(p.position), p.activity)
+        })
 }
 
 fn config_error(e: impl std::fmt::Display) -> EmbodiedError {
@@ -261,7 +263,12 @@ impl FrameworkSteps for Camon {
             }
         }
         // Environments that profile their agents also report what each one is doing.
-        let on_wildfire = o.live.iter().any(|v| o.env.agent_profile(&v.id).is_some());
+        let on_wildfire = o.live.iter().any(|v| {
+            o.env
+                .briefing()
+                .and_then(|b| b.agent_profile(&v.id))
+                .is_some()
+        });
         let deciding: Vec<&AgentView> = view
             .deciding
             .iter()
@@ -372,7 +379,7 @@ impl FrameworkSteps for Camon {
                 PROPOSE_PROMPT,
                 context! {
                     name, kind, team_composition, task, past_actions, chat,
-                    dims => o.env.map_dimensions(),
+                    dims => o.env.briefing().and_then(|b| b.map_dimensions()),
                     team_size => o.briefing.team_size,
                     block => framework::agent_block(&o.names, a, o.perception(&a.id), &[], true),
                     abilities => o.ability_bullets(&a.id),

@@ -120,7 +120,7 @@ pub struct Briefing {
 
 /// The briefing of `env` as it is now (see the module docs for what it means where).
 pub fn briefing(env: &dyn DynEnvironment, names: &Names) -> Briefing {
-    if let Some(b) = env.team_briefing() {
+    if let Some(b) = env.briefing().and_then(|b| b.team_briefing()) {
         return Briefing {
             team_composition: b.team_composition,
             task: b.task,
@@ -146,7 +146,7 @@ pub fn briefing(env: &dyn DynEnvironment, names: &Names) -> Briefing {
 
 /// `AGENT ABILITIES` of one agent.
 pub fn abilities(env: &dyn DynEnvironment, agent: &str) -> String {
-    if let Some(abilities) = env.agent_abilities(agent) {
+    if let Some(abilities) = env.briefing().and_then(|b| b.agent_abilities(agent)) {
         return abilities;
     }
     "The actions your instructions and observation describe, written exactly in the format \
@@ -154,15 +154,23 @@ pub fn abilities(env: &dyn DynEnvironment, agent: &str) -> String {
         .to_string()
 }
 
+/// The text `agent` acts on after its PERCEPTION call answered `summary`
+/// ([`colony_env_api::CallProtocol::perceived_text`]); the summary itself when the environment
+/// has no such protocol.
+pub fn perceived_text(env: &dyn DynEnvironment, agent: &str, summary: &str) -> String {
+    env.calls()
+        .map_or_else(|| summary.to_string(), |c| c.perceived_text(agent, summary))
+}
+
 /// An owned view of any agent of the snapshot (not only the deciding ones).
 pub fn agent_view(env: &dyn DynEnvironment, id: &str) -> Result<AgentView, EmbodiedError> {
     Ok(AgentView {
         id: id.to_string(),
         instructions: env.instructions(id),
-        card: env.agent_card(id),
+        card: env.briefing().and_then(|b| b.agent_card(id)),
         observation: env.observe_text(id)?,
-        perception_prompt: env.perception_prompt(id),
-        execution: env.execution_prompter(id),
+        perception_prompt: env.calls().and_then(|c| c.perception_prompt(id)),
+        execution: env.calls().and_then(|c| c.execution_prompter(id)),
         neighbours: Vec::new(),
         feedback: None,
     })
@@ -308,7 +316,7 @@ pub async fn perceive(
     let mut out = BTreeMap::new();
     for a in agents {
         let text = match logs.iter().find(|l| l.agent == a.id) {
-            Some(l) => env.perceived_text(&a.id, l.reply.as_deref().unwrap_or("")),
+            Some(l) => perceived_text(&**env, &a.id, l.reply.as_deref().unwrap_or("")),
             None => a.observation.clone(),
         };
         out.insert(a.id.clone(), text);
@@ -418,7 +426,7 @@ pub async fn execute_all(
 /// (the environment keeps them), elsewhere the framework's own record `own` of the actions
 /// it chose for the agent, oldest first; "None" when empty.
 pub fn past_actions(env: &dyn DynEnvironment, agent: &str, own: &[String]) -> String {
-    match env.agent_history(agent) {
+    match env.briefing().and_then(|b| b.agent_history(agent)) {
         Some(history) => history,
         None => own_past_actions(own),
     }

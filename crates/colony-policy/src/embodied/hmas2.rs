@@ -201,9 +201,10 @@ pub fn is_accept(feedback: &str) -> bool {
 }
 
 /// `AGENT-TYPE` and `POSITION` of `agent`, when the environment profiles its agents
-/// ([`colony_env_api::Environment::agent_profile`]; Wildfire does).
+/// ([`colony_env_api::FrameworkBriefing::agent_profile`]; Wildfire does).
 fn identity(env: &dyn DynEnvironment, agent: &str) -> (Option<String>, Option<String>) {
-    env.agent_profile(agent)
+    env.briefing()
+        .and_then(|b| b.agent_profile(agent))
         .map_or((None, None), |p| (Some(p.kind), Some(p.position)))
 }
 

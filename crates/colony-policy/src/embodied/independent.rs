@@ -99,7 +99,7 @@ pub(crate) async fn decide_agent_with(
                 .map_err(|e| keep(&mut logs, e))?;
             let summary = log.reply.clone().unwrap_or_default();
             logs.push(log);
-            env.perceived_text(&agent.id, &summary)
+            crate::embodied::framework::perceived_text(&**env, &agent.id, &summary)
         }
         _ => agent.observation.clone(),
     };

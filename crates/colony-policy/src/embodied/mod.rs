@@ -71,7 +71,7 @@ pub struct AgentView {
     /// The benchmark's instructions for this agent (system prompt).
     pub instructions: String,
     /// The agent's own rules for prompts that describe several agents
-    /// ([`colony_env_api::Environment::agent_card`]); `None`: its instructions serve.
+    /// ([`colony_env_api::FrameworkBriefing::agent_card`]); `None`: its instructions serve.
     pub card: Option<String>,
     /// The observation text (`observe_text`).
     pub observation: String,

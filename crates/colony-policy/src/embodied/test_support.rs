@@ -42,7 +42,7 @@ pub(crate) fn first_view(env: &str, settings: &[&str]) -> StepView {
         env_id: env.id().to_string(),
         agents: env.agents(),
         deciding,
-        env_delivers_messages: env.delivers_messages(),
+        env_delivers_messages: env.messaging().is_some_and(|m| m.delivers_messages()),
         env: Some(env.snapshot()),
     }
 }

@@ -422,14 +422,6 @@ impl Environment for SwarmEnv {
         "swarmbench-v0"
     }
 
-    fn sub_goals(&self) -> Option<Vec<colony_env_api::SubGoal>> {
-        Some(describe::sub_goals(self))
-    }
-
-    fn agent_position(&self, agent: &str) -> Option<String> {
-        describe::position(self, agent)
-    }
-
     fn agents(&self) -> Vec<AgentId> {
         self.names.clone()
     }
@@ -490,24 +482,6 @@ impl Environment for SwarmEnv {
         crate::messages::format_action(action)
     }
 
-    /// The paper's group-dynamics metrics (App. F) averaged over this episode's states, as
-    /// `compare` records them per episode.
-    fn paper_metrics(&self) -> BTreeMap<String, f64> {
-        self.dynamics.means(self.round, &self.dynamics_positions())
-    }
-
-    fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
-        self.numeric(agent)
-    }
-
-    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<Reply, EnvError> {
-        self.reply_from_code(agent, code)
-    }
-
-    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
-        self.observe_view_numeric(agent, out)
-    }
-
     fn observe_text(&self, agent: &str) -> Result<String, EnvError> {
         let i = self.agent_index(agent)?;
         Ok(self.prompt(i))
@@ -542,21 +516,6 @@ impl Environment for SwarmEnv {
         crate::llm_play::lenient_reply(text, self.cfg.task, self.cfg.msg_cap)
     }
 
-    /// The §10.3 visibility at the current positions ([`SwarmEnv::hears_index`]); unknown
-    /// agents hear nothing.
-    fn hears(&self, listener: &str, speaker: &str) -> bool {
-        match (self.agent_index(listener), self.agent_index(speaker)) {
-            (Ok(l), Ok(s)) => self.hears_index(l, s),
-            _ => false,
-        }
-    }
-
-    /// True: messages travel inside replies (`MSG:`) and the environment delivers them
-    /// (radius, delay, corruption; design §10.3, appendix L.4).
-    fn delivers_messages(&self) -> bool {
-        true
-    }
-
     fn render(&self) -> String {
         let mut s = self.world.grid_rows().join("\n");
         s.push_str(&format!(
@@ -567,5 +526,62 @@ impl Environment for SwarmEnv {
             self.score
         ));
         s
+    }
+    fn messaging(&self) -> Option<&dyn colony_env_api::Messaging> {
+        Some(self)
+    }
+    fn goals(&self) -> Option<&dyn colony_env_api::SubGoals> {
+        Some(self)
+    }
+    fn paper(&self) -> Option<&dyn colony_env_api::PaperProtocol> {
+        Some(self)
+    }
+    fn numeric(&self) -> Option<&dyn colony_env_api::NumericInterface<Self::Action>> {
+        Some(self)
+    }
+}
+
+impl colony_env_api::Messaging for SwarmEnv {
+    /// The §10.3 visibility at the current positions ([`SwarmEnv::hears_index`]); unknown
+    /// agents hear nothing.
+    fn hears(&self, listener: &str, speaker: &str) -> bool {
+        match (self.agent_index(listener), self.agent_index(speaker)) {
+            (Ok(l), Ok(s)) => self.hears_index(l, s),
+            _ => false,
+        }
+    }
+    /// True: messages travel inside replies (`MSG:`) and the environment delivers them
+    /// (radius, delay, corruption; design §10.3, appendix L.4).
+    fn delivers_messages(&self) -> bool {
+        true
+    }
+}
+
+impl colony_env_api::SubGoals for SwarmEnv {
+    fn sub_goals(&self) -> Vec<colony_env_api::SubGoal> {
+        describe::sub_goals(self)
+    }
+    fn agent_position(&self, agent: &str) -> Option<String> {
+        describe::position(self, agent)
+    }
+}
+
+impl colony_env_api::PaperProtocol for SwarmEnv {
+    /// The paper's group-dynamics metrics (App. F) averaged over this episode's states, as
+    /// `compare` records them per episode.
+    fn paper_metrics(&self) -> BTreeMap<String, f64> {
+        self.dynamics.means(self.round, &self.dynamics_positions())
+    }
+}
+
+impl colony_env_api::NumericInterface<Reply> for SwarmEnv {
+    fn numeric_spaces(&self, agent: &str) -> Option<colony_env_api::NumericSpaces> {
+        self.numeric(agent)
+    }
+    fn action_from_code(&self, agent: &str, code: &[i64]) -> Result<Reply, EnvError> {
+        self.reply_from_code(agent, code)
+    }
+    fn observe_numeric(&self, agent: &str, out: &mut [f32]) -> Result<(), EnvError> {
+        self.observe_view_numeric(agent, out)
     }
 }

@@ -29,7 +29,7 @@ impl SwarmEnv {
         }
     }
 
-    /// [`colony_env_api::Environment::numeric_spaces`] for SwarmBench.
+    /// [`colony_env_api::NumericInterface::numeric_spaces`] for SwarmBench.
     pub(crate) fn numeric(&self, agent: &str) -> Option<NumericSpaces> {
         let i = self.agent_index(agent).ok()?;
         let (rows, cols) = self.numeric_view_shape(i);

@@ -197,7 +197,7 @@ async fn one_episode(
         .await
         .map_err(|e| io(&dir)(e.0))?;
     sink.writer.finish().map_err(io(&dir))?;
-    let metrics = env.paper_metrics();
+    let metrics = env.paper().map(|p| p.paper_metrics()).unwrap_or_default();
     if outcome.fatal {
         let mut s = stop.lock().unwrap_or_else(|p| p.into_inner());
         if s.is_none() {
@@ -433,7 +433,7 @@ pub fn configuration_seeds(
     }
     colony_policy::env::build(env, set)
         .ok()
-        .and_then(|e| e.evaluation_seeds())
+        .and_then(|e| e.paper().and_then(|p| p.evaluation_seeds()))
         .ok_or_else(|| CompareError::NoLevelSeeds {
             env: env.info().id,
             config: set.join(","),

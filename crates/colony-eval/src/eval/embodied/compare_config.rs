@@ -181,7 +181,7 @@ pub enum CompareError {
         count: u64,
     },
     /// `--seeds level` on a configuration without evaluation seeds of its own
-    /// ([`colony_env_api::Environment::evaluation_seeds`]).
+    /// ([`colony_env_api::PaperProtocol::evaluation_seeds`]).
     #[error("--seeds level: configuration `{config}` of {env} carries no evaluation seeds of its own (Wildfire levels do)")]
     NoLevelSeeds {
         /// The environment.

@@ -256,7 +256,8 @@ impl CompareSummary {
                     let dns: Vec<f64> =
                         ok.iter().filter_map(|r| dn.get(&r.seed).copied()).collect();
                     let (dn_mean, _) = mean_std(&dns);
-                    env.normalized_score(score.mean, dn_mean)
+                    env.paper()
+                        .and_then(|p| p.normalized_score(score.mean, dn_mean))
                 }
                 _ => None,
             };

@@ -139,15 +139,15 @@ fn views(
         .map(|id| {
             let neighbours = all
                 .iter()
-                .filter(|s| **s != id && env.hears(&id, s))
+                .filter(|s| **s != id && env.messaging().is_none_or(|m| m.hears(&id, s)))
                 .cloned()
                 .collect();
             Ok(AgentView {
                 instructions: env.instructions(&id),
-                card: env.agent_card(&id),
+                card: env.briefing().and_then(|b| b.agent_card(&id)),
                 observation: env.observe_text(&id)?,
-                perception_prompt: env.perception_prompt(&id),
-                execution: env.execution_prompter(&id),
+                perception_prompt: env.calls().and_then(|c| c.perception_prompt(&id)),
+                execution: env.calls().and_then(|c| c.execution_prompter(&id)),
                 neighbours,
                 feedback: feedback.remove(&id),
                 id,
@@ -167,7 +167,7 @@ pub async fn run_episode(
     let mut out = EpisodeOutcome::default();
     let mut feedback: BTreeMap<AgentId, String> = BTreeMap::new();
     let env_id = env.id().to_string();
-    let delivers = env.delivers_messages();
+    let delivers = env.messaging().is_some_and(|m| m.delivers_messages());
     let agents = env.agents();
     let mut step: u64 = 0;
     while (step as usize) < config.max_steps {

@@ -1,6 +1,6 @@
 //! `swarmsys`: SwarmSys as an embodied policy (docs/design/swarmsys.md §2.13). The events of
 //! the reasoning policy become the environment's sub-goals
-//! ([`colony_env_api::Environment::sub_goals`], each environment crate documents its own); each
+//! ([`colony_env_api::SubGoals::sub_goals`], each environment crate documents its own); each
 //! decision matches the deciding agents to the open sub-goals with the reasoning policy's
 //! dynamic ε-greedy matching, and reinforces agents whose sub-goal made progress.
 //!
@@ -115,7 +115,7 @@ impl EmbodiedSwarmSys {
     ) -> Result<Self, EmbodiedError> {
         super::framework::no_options("swarmsys", options)?;
         if let Ok(env) = entry.make(EnvParams::default()) {
-            if env.sub_goals().is_none() {
+            if env.goals().is_none() {
                 return Err(unsupported(&entry.info().id));
             }
         }
@@ -166,7 +166,7 @@ fn unsupported(env: &str) -> EmbodiedError {
         policy: "swarmsys".into(),
         env: env.to_string(),
         reason: "it exposes no sub-goals to match agents to (an environment opts in with \
-                 `Environment::sub_goals`)"
+                 `SubGoals::sub_goals`)"
             .to_string(),
     }
 }
@@ -197,7 +197,10 @@ impl EmbodiedPolicy for EmbodiedSwarmSys {
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
         let env = view.snapshot("swarmsys")?;
-        let goals = env.sub_goals().ok_or_else(|| unsupported(&view.env_id))?;
+        let goals = env
+            .goals()
+            .map(|g| g.sub_goals())
+            .ok_or_else(|| unsupported(&view.env_id))?;
         let step = view.step;
         let outcomes = self.reinforce(&goals, step);
         let open: Vec<&SubGoal> = goals.iter().filter(|g| g.open).collect();
@@ -216,7 +219,9 @@ impl EmbodiedPolicy for EmbodiedSwarmSys {
             .map(|a| {
                 format!(
                     "{AVAILABILITY} Role: worker. State: {}.",
-                    env.agent_position(a).unwrap_or_default()
+                    env.goals()
+                        .and_then(|g| g.agent_position(a))
+                        .unwrap_or_default()
                 )
             })
             .collect();
