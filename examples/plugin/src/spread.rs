@@ -248,9 +248,6 @@ impl Environment for Spread {
         Move::Stay
     }
 
-
-
-
     fn random_action(&self, _agent: &str, draw: u64) -> Move {
         MOVES[(draw % MOVES.len() as u64) as usize].0
     }
