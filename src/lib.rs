@@ -40,3 +40,5 @@ pub use colony_runtime as runtime;
 pub use colony_env_api as env_api;
 /// The reasoning-dataset crate (items, loaders, graders), for plugins that register datasets.
 pub use colony_qa as qa;
+/// The sandbox model-written code runs in (`crates/colony-sandbox`).
+pub use colony_sandbox as sandbox;

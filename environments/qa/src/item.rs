@@ -20,6 +20,15 @@ pub enum AnswerType {
         /// Option texts, one per letter starting at `A`.
         options: Vec<String>,
     },
+    /// A Python completion of the question (a function's signature and docstring), graded by
+    /// running `test` and `check(entry_point)` in the sandbox (docs/design/sandbox.md §3–§4);
+    /// the gold answer is a reference solution, never compared as text for grading.
+    Code {
+        /// The function the tests call.
+        entry_point: String,
+        /// The tests: Python source defining `check(candidate)`.
+        test: String,
+    },
 }
 
 impl AnswerType {

@@ -14,10 +14,16 @@ pub const MATH_TEMPLATE: &str = include_str!("../prompts/math.jinja");
 /// `prompts/choice.jinja` (in this crate): "The answer is (X)" (`SUFFIX_CHOICE`).
 pub const CHOICE_TEMPLATE: &str = include_str!("../prompts/choice.jinja");
 
+/// `prompts/code.jinja` (in this crate): the function's signature and docstring as the
+/// official HumanEval harness gives them, inside a fence, asking for the whole function in one
+/// fenced block (what [`crate::grade::extract_completion`] reads).
+pub const CODE_TEMPLATE: &str = include_str!("../prompts/code.jinja");
+
 /// The template an answer type is asked with.
 pub fn template_for(answer_type: &AnswerType) -> &'static str {
     match answer_type {
         AnswerType::Choice { .. } => CHOICE_TEMPLATE,
+        AnswerType::Code { .. } => CODE_TEMPLATE,
         _ => MATH_TEMPLATE,
     }
 }

@@ -695,3 +695,57 @@ fn python_nonfinite_json_keeps_the_row() {
     );
     assert_eq!(golds(&items), ["NaN", "2.5"]);
 }
+
+#[test]
+fn humaneval_reads_gzip_as_published_and_plain_jsonl_alike() {
+    let items = load_ok(Dataset::HumanEval, "humaneval.jsonl.gz");
+    assert_eq!(ids(&items), ["Sample/0", "Sample/1", "Sample/2"]);
+    assert_eq!(golds(&items)[0], "    return a + b\n");
+    match &items[1].answer_type {
+        AnswerType::Code { entry_point, test } => {
+            assert_eq!(entry_point, "is_palindrome");
+            assert!(test.starts_with("def check(candidate):"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(items[0]
+        .prompt()
+        .contains("```python\ndef add(a: int, b: int) -> int:"));
+    assert_eq!(Dataset::HumanEval.answer_family(), AnswerFamily::Code);
+    assert_eq!("human_eval".parse::<Dataset>().unwrap(), Dataset::HumanEval);
+
+    // The same rows uncompressed; a gzip that is not one, and a row without tests, are errors
+    // naming the file and the field.
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(
+            std::fs::File::open(sample("humaneval.jsonl.gz")).unwrap(),
+        ),
+        &mut text,
+    )
+    .unwrap();
+    let plain = dir.path().join("he.jsonl");
+    std::fs::write(&plain, &text).unwrap();
+    let again = load(Dataset::HumanEval, &plain, &strict()).unwrap().items;
+    assert_eq!(again, items);
+    let bad_gz = dir.path().join("bad.jsonl.gz");
+    std::fs::write(&bad_gz, "not gzip").unwrap();
+    let err = load(Dataset::HumanEval, &bad_gz, &strict())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("bad.jsonl.gz") && err.contains("gzip"),
+        "{err}"
+    );
+    let no_test = dir.path().join("no_test.jsonl");
+    std::fs::write(
+        &no_test,
+        r#"{"task_id": "X/0", "prompt": "def f():\n", "canonical_solution": "", "entry_point": "f"}"#,
+    )
+    .unwrap();
+    let err = load(Dataset::HumanEval, &no_test, &strict())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("test"), "{err}");
+}

@@ -61,6 +61,7 @@ fn phrasings(item: &Item) -> Vec<String> {
             format!("Therefore \\boxed{{{g}}}"),
             format!("... and so on.\n#### {g}"),
         ],
+        AnswerType::Code { .. } => vec![format!("```python\n{g}```"), g.clone()],
     }
 }
 

@@ -21,7 +21,10 @@ fn goals_are_the_task_targets() {
         let got: Vec<&str> = goals.iter().map(|g| g.id.as_str()).collect();
         assert_eq!(got, ids, "{task}");
         assert!(goals.iter().all(|g| g.open));
-        assert!(caps.agent_position("Agent_0").unwrap().starts_with("at row"));
+        assert!(caps
+            .agent_position("Agent_0")
+            .unwrap()
+            .starts_with("at row"));
         assert_eq!(caps.agent_position("nobody"), None);
     }
 }

@@ -14,6 +14,7 @@
 
 pub mod budget;
 pub mod call_log;
+pub mod code_grade;
 pub mod embodied;
 pub mod latency_histogram;
 pub mod lock;

@@ -23,8 +23,10 @@
 //! are recorded in every manifest.
 
 mod builtin;
+mod code_judge;
 mod dataset;
 
+pub use code_judge::{pass_at_k, CodeGradeError, CodeJudge, HUMANEVAL_TIMEOUT_SECS};
 pub use dataset::{DatasetEntry, DatasetGrader, DatasetLoader};
 
 use std::sync::Arc;

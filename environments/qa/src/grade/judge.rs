@@ -70,6 +70,12 @@ pub fn extract(output: &str, answer_type: &AnswerType, opts: &JudgeOptions) -> E
             finish(found, || numeric::last_number(&text).map(|(t, _)| t))
         }
         AnswerType::MathExpr => finish(search(&cands, math_candidate), || math_fallback(&text)),
+        // A completion keeps the reply's own text (indentation included), not the preprocessed one.
+        AnswerType::Code { entry_point, .. } => Extraction {
+            answer: Some(super::code::extract_completion(output, entry_point)),
+            source: None,
+            hedge: false,
+        },
         AnswerType::Choice { options } => {
             let letters = answer_type.letters();
             let found = search(&cands, |_, text| {
@@ -98,6 +104,9 @@ pub fn equivalent(pred: &str, gold: &str, answer_type: &AnswerType, opts: &Judge
             _ => false,
         },
         AnswerType::MathExpr => math_equivalent(pred, gold, opts.symbolic_probing),
+        // Code is graded by running it (docs/design/sandbox.md §3); as text, two completions are
+        // the same answer only when they are the same program text (agreement between agents).
+        AnswerType::Code { .. } => pred.trim() == gold.trim(),
         AnswerType::Choice { .. } => {
             let letter = |s: &str| {
                 s.trim()

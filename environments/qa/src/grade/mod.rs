@@ -8,6 +8,7 @@
 mod boxed;
 mod candidates;
 mod choice;
+mod code;
 mod judge;
 mod latex;
 mod math_equiv;
@@ -22,6 +23,7 @@ pub use boxed::{
     Boxed,
 };
 pub use candidates::{candidates, Candidate, Source};
+pub use code::extract_completion;
 pub use judge::{equivalent, extract, grade, Extraction, JudgeOptions, Verdict};
 pub use math_norm::norm as normalize_math;
 pub use preprocess::preprocess;

@@ -42,9 +42,16 @@ impl Format {
         }
     }
 
-    /// The format of a file from its extension (case-insensitive), if known.
+    /// The format of a file from its extension (case-insensitive), if known; a `.gz` file is
+    /// known by the extension before it (`HumanEval.jsonl.gz` is JSONL).
     pub fn from_path(path: &Path) -> Option<Format> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        let mut ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        if ext == "gz" {
+            ext = Path::new(path.file_stem()?)
+                .extension()?
+                .to_str()?
+                .to_ascii_lowercase();
+        }
         match ext.as_str() {
             "jsonl" | "ndjson" => Some(Self::Jsonl),
             "json" => Some(Self::Json),

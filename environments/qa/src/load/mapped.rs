@@ -77,6 +77,13 @@ pub(crate) fn build(dataset: Dataset, row: &RawRow, map: &FieldMap) -> Result<It
             }
             free_item(id, &question, gold, AnswerType::MathExpr)
         }
+        AnswerFamily::Code => {
+            return Err(row.error(
+                None,
+                "a code dataset reads its published fields (task_id, prompt, \
+                 canonical_solution, test, entry_point); --field does not map them",
+            ))
+        }
     };
     if let Some(col) = map.subject() {
         if let Some(s) = row.opt_text(col) {

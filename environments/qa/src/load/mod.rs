@@ -9,6 +9,7 @@
 
 mod api;
 mod choice;
+mod code;
 mod csv_file;
 mod fields;
 mod jsonl;
@@ -252,17 +253,12 @@ fn read_file(path: &Path, format: Format, header: CsvHeader) -> Result<Vec<RowRe
 /// The file's text: UTF-8 checked (the error names the line of the first bad byte), a leading
 /// byte-order mark removed.
 fn read_text(path: &Path) -> Result<String, LoadError> {
-    let bytes =
-        colony_env_api::bounded::read_bytes(path, MAX_DATA_FILE_BYTES).map_err(|e| match e {
-            colony_env_api::bounded::BoundedReadError::Io { source, .. } => LoadError::Io {
-                path: path.to_path_buf(),
-                source,
-            },
-            other => LoadError::Format {
-                path: path.to_path_buf(),
-                message: other.to_string(),
-            },
-        })?;
+    let bytes = read_bytes(path)?;
+    let bytes = if is_gzip(path) {
+        gunzip(path, &bytes)?
+    } else {
+        bytes
+    };
     match String::from_utf8(bytes) {
         Ok(mut s) => {
             if s.starts_with('\u{feff}') {
@@ -284,6 +280,48 @@ fn read_text(path: &Path) -> Result<String, LoadError> {
     }
 }
 
+/// The file's bytes, at most [`MAX_DATA_FILE_BYTES`].
+fn read_bytes(path: &Path) -> Result<Vec<u8>, LoadError> {
+    colony_env_api::bounded::read_bytes(path, MAX_DATA_FILE_BYTES).map_err(|e| match e {
+        colony_env_api::bounded::BoundedReadError::Io { source, .. } => LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => LoadError::Format {
+            path: path.to_path_buf(),
+            message: other.to_string(),
+        },
+    })
+}
+
+/// A `.gz` file name (case-insensitive).
+fn is_gzip(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+}
+
+/// The decompressed contents of a gzip file, at most [`MAX_DATA_FILE_BYTES`] (a gzip bomb
+/// stops there with an error).
+fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .take(MAX_DATA_FILE_BYTES + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| LoadError::Format {
+            path: path.to_path_buf(),
+            message: format!("not a readable gzip file: {e}"),
+        })?;
+    if out.len() as u64 > MAX_DATA_FILE_BYTES {
+        return Err(LoadError::Format {
+            path: path.to_path_buf(),
+            message: format!("decompresses to more than {MAX_DATA_FILE_BYTES} bytes"),
+        });
+    }
+    Ok(out)
+}
+
 /// Turns a raw row into an item of `dataset`.
 pub(crate) fn build_item(
     dataset: Dataset,
@@ -302,6 +340,7 @@ pub(crate) fn build_item(
         Dataset::Mmlu => choice::mmlu(row),
         Dataset::MmluPro => choice::mmlu_pro(row),
         Dataset::Gpqa => choice::gpqa(row, opts.gpqa_correct_first),
+        Dataset::HumanEval => code::humaneval(row),
     }
 }
 

