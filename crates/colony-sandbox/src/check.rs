@@ -140,7 +140,7 @@ impl PythonCheck {
 /// The text of a hex-encoded UTF-8 result line; `None` when it is not one.
 fn from_hex(hex: &str) -> Option<String> {
     let hex = hex.trim();
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     let bytes: Option<Vec<u8>> = (0..hex.len())
