@@ -231,3 +231,79 @@ fn bad_code_grading_options_are_one_line_errors() {
     assert_eq!(report["sandboxed"], false);
     assert_eq!(report["sandbox"], "none");
 }
+
+/// `colony --models-config CFG eval` on the HumanEval sample with a perfect simulated model.
+fn eval_sample(
+    dir: &Path,
+    out: &str,
+    policies: &str,
+    extra: &[&str],
+    path: Option<&str>,
+) -> std::process::Output {
+    let cfg = dir.join("models.toml");
+    std::fs::write(
+        &cfg,
+        "[models.perfect]\nkind = \"simulated\"\naccuracy = 1.0\n",
+    )
+    .unwrap();
+    let data =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("environments/qa/samples/humaneval.jsonl.gz");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_colony"));
+    c.arg("--models-config")
+        .arg(&cfg)
+        .args(["eval", "--dataset", "humaneval", "--data"])
+        .arg(&data)
+        .args([
+            "--policy", policies, "--models", "perfect", "--quiet", "--out",
+        ])
+        .arg(dir.join(out))
+        .args(extra);
+    if let Some(p) = path {
+        c.env("PATH", p);
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn reasoning_policies_run_on_code_items_graded_in_the_sandbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let policies = "single,self_consistency:k=3,debate:agents=2,rounds=2,selforg";
+    let out = eval_sample(dir.path(), "run", policies, &[], None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("run/summary.json")).unwrap())
+            .unwrap();
+    for policy in ["single", "self_consistency:k=3", "selforg"] {
+        let p = &summary["policies"][policy];
+        // The simulated model answers with the reference solution, which passes its tests.
+        assert_eq!(p["n"], 3, "{policy}: {p}");
+        assert_eq!(p["correct"], 3, "{policy}: {p}");
+        assert_eq!(p["errors"], 0, "{policy}: {p}");
+    }
+    let rows = std::fs::read_to_string(dir.path().join("run/single.jsonl")).unwrap();
+    assert!(!rows.contains("unsandboxed"), "{rows}");
+
+    // --sandbox none grades on the host and marks every result.
+    let out = eval_sample(dir.path(), "host", "single", &["--sandbox", "none"], None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = std::fs::read_to_string(dir.path().join("host/single.jsonl")).unwrap();
+    assert_eq!(rows.matches("\"unsandboxed\":true").count(), 3, "{rows}");
+
+    // Without bubblewrap the run stops before any call, saying how to install it.
+    let out = eval_sample(dir.path(), "nobwrap", "single", &[], Some("/nonexistent"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("apt-get install bubblewrap") && err.contains("--sandbox none"),
+        "{err}"
+    );
+    assert!(!dir.path().join("nobwrap/single.jsonl").exists());
+}

@@ -23,6 +23,10 @@ pub struct EvalArgs {
     #[allow(missing_docs)]
     // documented by the flattened/subcommand type's own docs (clap help)
     pub data: DatasetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened type's own docs (clap help)
+    pub code: super::sandbox_args::SandboxArgs,
     /// Policies, comma-separated, each `name` or `name:key=value,…` (quote the list when
     /// options contain commas: separate policies with `;` then).
     #[arg(long, value_name = "P[,P2,…]")]
@@ -208,7 +212,7 @@ pub async fn run(
     let progress = EvalBars::new(a.quiet);
     let outcome = run_dataset(
         DatasetRun {
-            dataset: dataset.clone(),
+            dataset: with_code_judge(&a, dataset, &items)?,
             items,
             policies,
             roster,
@@ -326,6 +330,23 @@ impl DatasetProgress for EvalBars {
     fn note(&self, message: &str) {
         eprintln!("{message}");
     }
+}
+
+/// The dataset with the sandbox's judge when any selected item is graded by running code
+/// (a dataset without code items needs no sandbox, so none is looked for).
+fn with_code_judge(
+    a: &EvalArgs,
+    dataset: &crate::registry::DatasetEntry,
+    items: &[crate::qa::Item],
+) -> anyhow::Result<crate::registry::DatasetEntry> {
+    let has_code = items
+        .iter()
+        .any(|i| matches!(i.answer_type, crate::qa::AnswerType::Code { .. }));
+    if !has_code {
+        return Ok(dataset.clone());
+    }
+    let judge = a.code.judge()?;
+    Ok(dataset.clone().with_code_judge(std::sync::Arc::new(judge)))
 }
 
 #[cfg(test)]

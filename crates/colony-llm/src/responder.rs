@@ -105,11 +105,18 @@ impl Responders {
         &self.0
     }
 
-    /// The first keyed rewrite of the responders chosen for the turn's purpose, if any.
+    /// The first keyed rewrite of the responders chosen for the turn's purpose, if any; when
+    /// the purpose's owners leave the turn alone (an ordinary answer turn of their policy), the
+    /// responders that own no purpose are asked next, so the answer's own format (a code
+    /// item's fenced block) applies inside every policy.
     pub fn keyed_reply(&self, turn: &KeyedTurn<'_>) -> Option<String> {
-        chosen(&self.0, turn.purpose)
-            .into_iter()
-            .find_map(|r| r.keyed(turn))
+        let chosen = chosen(&self.0, turn.purpose);
+        chosen.iter().find_map(|r| r.keyed(turn)).or_else(|| {
+            self.0
+                .iter()
+                .filter(|r| r.purposes().is_empty() && !chosen.iter().any(|c| Arc::ptr_eq(c, r)))
+                .find_map(|r| r.keyed(turn))
+        })
     }
 
     /// The reply of the first responder chosen for the prompt's purpose that claims it.

@@ -66,6 +66,9 @@ pub struct ItemResult {
     /// Every call and message of the item (written to the calls log, not to this line).
     #[serde(skip)]
     pub transcript: Option<colony_runtime::Transcript>,
+    /// The answer's code ran on the host (`--sandbox none`), not in the sandbox.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsandboxed: bool,
 }
 
 /// Errors of the results store.

@@ -14,6 +14,7 @@
 pub mod agentverse;
 pub mod baseline_sim;
 mod builtin;
+pub mod code_sim;
 pub mod common;
 mod cot;
 mod debate;

@@ -33,6 +33,7 @@ pub struct DatasetEntry {
     pub format_help: String,
     load: DatasetLoader,
     grade: Option<DatasetGrader>,
+    code: Option<Arc<super::CodeJudge>>,
 }
 
 impl std::fmt::Debug for DatasetEntry {
@@ -56,6 +57,7 @@ impl DatasetEntry {
             format_help: format_help.to_string(),
             load: Arc::new(load),
             grade: None,
+            code: None,
         }
     }
 
@@ -77,6 +79,19 @@ impl DatasetEntry {
     {
         self.grade = Some(Arc::new(grade));
         self
+    }
+
+    /// The same dataset with `judge` running its code items' tests (resolved at the door from
+    /// `--sandbox`; docs/design/sandbox.md §3).
+    #[must_use]
+    pub fn with_code_judge(mut self, judge: Arc<super::CodeJudge>) -> Self {
+        self.code = Some(judge);
+        self
+    }
+
+    /// The judge of code items, when one was configured.
+    pub fn code_judge(&self) -> Option<&Arc<super::CodeJudge>> {
+        self.code.as_ref()
     }
 
     /// Reads `path`.

@@ -87,6 +87,7 @@ mod tests {
             call_latency_ms: Vec::new(),
             trace,
             transcript: None,
+            unsandboxed: false,
         }
     }
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use colony_qa::Item;
+use colony_qa::{AnswerType, Item};
 use futures::stream::{self, StreamExt};
 
 use crate::eval::results::{ItemResult, ResultsError, ResultsFile};
@@ -35,6 +35,27 @@ pub struct EvalConfig {
     pub dataset: DatasetEntry,
     /// The run's token cap (`--max-tokens-total`): no item starts once it is spent.
     pub budget: std::sync::Arc<crate::eval::budget::RunBudget>,
+}
+
+/// Runs a code item's tests on `answer` with the dataset's judge, on a blocking thread:
+/// `(passed, sandboxed)`.
+async fn grade_code(
+    dataset: &DatasetEntry,
+    item: &Item,
+    answer: &str,
+) -> Result<(bool, bool), String> {
+    let judge = dataset.code_judge().cloned().ok_or_else(|| {
+        format!(
+            "item {} is graded by running code, and no sandbox was configured",
+            item.id
+        )
+    })?;
+    let (item, answer) = (item.clone(), answer.to_string());
+    let verdict = tokio::task::spawn_blocking(move || judge.check(&item, &answer))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    Ok((verdict.passed, verdict.sandboxed))
 }
 
 /// Solves one item; see the module docs for when it is an error.
@@ -67,13 +88,19 @@ pub async fn solve_item(
                     failed + run.calls
                 )
             });
-            // The dataset's grader (its registered one, else the answer-type comparison).
-            let correct = error.is_none()
-                && out
-                    .answer
-                    .as_deref()
-                    .is_some_and(|a| dataset.is_correct(a, item));
+            // The dataset's grader (its registered one, else the answer-type comparison); code
+            // items run their tests in the sandbox, and a check that could not run is an error.
+            let answer = out.answer.as_deref().filter(|_| error.is_none());
+            let (correct, unsandboxed, error) = match (answer, &item.answer_type) {
+                (Some(a), AnswerType::Code { .. }) => match grade_code(dataset, item, a).await {
+                    Ok((passed, sandboxed)) => (passed, !sandboxed, error),
+                    Err(e) => (false, false, Some(format!("grading: {e}"))),
+                },
+                (Some(a), _) => (dataset.is_correct(a, item), false, error),
+                (None, _) => (false, false, error),
+            };
             ItemResult {
+                unsandboxed,
                 id: item.id.clone(),
                 policy: policy.name().to_string(),
                 dataset: dataset.name.clone(),
@@ -123,6 +150,7 @@ pub async fn solve_item(
             call_latency_ms: Vec::new(),
             trace: serde_json::Value::Null,
             transcript: None,
+            unsandboxed: false,
         },
     }
 }

@@ -513,6 +513,7 @@ mod tests {
             call_latency_ms: vec![2.0, 1.0],
             trace: serde_json::Value::Null,
             transcript: None,
+            unsandboxed: false,
         };
         let s = PolicySummary::of(&[
             item(Some("A"), true, None),
