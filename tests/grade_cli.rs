@@ -137,7 +137,7 @@ fn grade_reports_bad_input_clearly() {
 }
 
 #[test]
-fn datasets_lists_all_eight() {
+fn datasets_lists_all_nine() {
     let out = colony(&["datasets", "--json"]);
     assert!(out.status.success());
     let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
@@ -159,7 +159,8 @@ fn datasets_lists_all_eight() {
             "mmlu",
             "mmlu-pro",
             "gpqa",
-            "aime-2024"
+            "aime-2024",
+            "humaneval"
         ]
     );
 }
