@@ -4,7 +4,8 @@
 //! docs/design/grading.md §4. Synchronous and deterministic, no LLM: the reasoning policies in
 //! the `colony` crate call [`Item::prompt`] to ask and [`grade`] to score.
 //!
-//! - [`Dataset`]: the eight supported datasets and how each is published.
+//! - [`Dataset`]: the supported datasets (eight reasoning sets and HumanEval) and how each is
+//!   published.
 //! - [`Item`]: one question with its gold answer and [`AnswerType`].
 //! - [`load`]: read a local file in its published format (JSONL, CSV, Parquet) into items;
 //!   [`Selection`] picks `--limit/--offset/--sample/--subset maslab`; a [`FieldMap`] reads

@@ -116,15 +116,11 @@ pub fn write_score_curves(
     Ok(())
 }
 
-/// The mean and the sample standard deviation (n − 1; `None` below two values).
+/// The mean and the sample standard deviation (n − 1; `None` below two values), from the
+/// one helper of the results tables ([`crate::eval::stats::mean_sd_ci`]); a mean of 0 without
+/// values.
 fn mean_sd(xs: &[f64]) -> (f64, Option<f64>) {
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n.max(1.0);
-    if xs.len() < 2 {
-        return (mean, None);
-    }
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (mean, Some(var.sqrt()))
+    crate::eval::stats::mean_sd_ci(xs).map_or((0.0, None), |(m, sd, _)| (m, sd))
 }
 
 #[cfg(test)]
