@@ -307,3 +307,62 @@ fn reasoning_policies_run_on_code_items_graded_in_the_sandbox() {
     );
     assert!(!dir.path().join("nobwrap/single.jsonl").exists());
 }
+
+#[test]
+fn a_suite_with_a_code_dataset_grades_it_in_the_sandbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let data =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("environments/qa/samples/humaneval.jsonl.gz");
+    let suite = dir.path().join("code.toml");
+    std::fs::write(
+        &suite,
+        format!(
+            "name = \"code\"\npolicies = [\"single\", \"selforg\"]\nmodels = [\"sim\"]\n\n\
+             [[datasets]]\nname = \"humaneval\"\ndata = {:?}\n",
+            data.display().to_string()
+        ),
+    )
+    .unwrap();
+    let run = |out: &str, path: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_colony"));
+        c.arg("run")
+            .arg(&suite)
+            .arg("--out")
+            .arg(dir.path().join(out))
+            .arg("--quiet");
+        if let Some(p) = path {
+            c.env("PATH", p);
+        }
+        c.output().unwrap()
+    };
+    let out = run("out", None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.path().join("out/sim/reasoning/summary.json")).unwrap();
+    let summary: Value = serde_json::from_str(&text).unwrap();
+    let mut graded = 0;
+    for policy in ["single", "selforg"] {
+        let found = summary.to_string().contains(&format!("\"{policy}\""));
+        assert!(found, "{policy} missing: {text}");
+    }
+    // Every item of both policies was graded (no errors), some correctly.
+    for v in text
+        .match_indices("\"errors\":")
+        .map(|(i, _)| &text[i..i + 12])
+    {
+        assert!(v.contains(": 0") || v.contains(":0"), "{v}: {text}");
+        graded += 1;
+    }
+    assert!(graded >= 2, "{text}");
+    assert!(
+        text.contains("\"correct\": 3") || text.contains("\"correct\":3"),
+        "{text}"
+    );
+    // Without bubblewrap the suite stops before running, saying how to install it.
+    let out = run("nobwrap", Some("/nonexistent"));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("apt-get install bubblewrap"));
+}

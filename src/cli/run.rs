@@ -27,6 +27,10 @@ pub struct RunArgs {
     /// Run against this model instead of the suite's `models` (with the other model flags).
     #[command(flatten)]
     pub model: ModelArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened type's own docs (clap help)
+    pub code: super::sandbox_args::SandboxArgs,
     /// Output directory (default: `runs/<suite name>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -200,6 +204,7 @@ pub async fn run(a: RunArgs, config: Option<&Path>, registry: &Registry) -> anyh
             force: a.force,
             api_key: a.model.api_key()?,
             budget,
+            code_judge: code_judge(&a, &suite)?,
         },
         SuiteHooks {
             unit_started: &unit_started,
@@ -251,4 +256,22 @@ async fn dry_run(
         crate::suite::estimate::matrix_markdown(&rows, specs, units.len())
     );
     Ok(())
+}
+
+/// The judge of the suite's code datasets, made only when it has one (a suite without code
+/// needs no sandbox): a published dataset whose answers are code (`humaneval`). A plugin's code
+/// dataset runs without a judge, so its items are errors, never wrong answers.
+fn code_judge(
+    a: &RunArgs,
+    suite: &crate::suite::Suite,
+) -> anyhow::Result<Option<std::sync::Arc<crate::registry::CodeJudge>>> {
+    let has_code = suite.datasets.iter().any(|d| {
+        d.dataset
+            .parse::<crate::qa::Dataset>()
+            .is_ok_and(|ds| ds.answer_family() == crate::qa::AnswerFamily::Code)
+    });
+    if !has_code {
+        return Ok(None);
+    }
+    Ok(Some(std::sync::Arc::new(a.code.judge()?)))
 }

@@ -52,6 +52,9 @@ pub struct SuiteRunOptions<'a> {
     /// The run's token cap, shared by its units in order (`max_tokens_total`,
     /// `--max-tokens-total`).
     pub budget: Arc<crate::eval::budget::RunBudget>,
+    /// The judge of code items (`colony run --sandbox`, docs/design/sandbox.md §3); `None`: a
+    /// code item's answer is an error of that item ("no sandbox was configured"), never wrong.
+    pub code_judge: Option<Arc<colony_policy::registry::CodeJudge>>,
 }
 
 /// Live progress of a suite run.
@@ -338,6 +341,13 @@ async fn run_dataset_entry(
             })
         })?
         .clone();
+    let has_code = items
+        .iter()
+        .any(|i| matches!(i.answer_type, colony_qa::AnswerType::Code { .. }));
+    let dataset = match (&opts.code_judge, has_code) {
+        (Some(judge), true) => dataset.with_code_judge(judge.clone()),
+        _ => dataset,
+    };
     run_dataset(
         DatasetRun {
             dataset,
