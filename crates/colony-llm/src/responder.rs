@@ -111,12 +111,15 @@ impl Responders {
     /// item's fenced block) applies inside every policy.
     pub fn keyed_reply(&self, turn: &KeyedTurn<'_>) -> Option<String> {
         let chosen = chosen(&self.0, turn.purpose);
-        chosen.iter().find_map(|r| r.keyed(turn)).or_else(|| {
-            self.0
-                .iter()
-                .filter(|r| r.purposes().is_empty() && !chosen.iter().any(|c| Arc::ptr_eq(c, r)))
-                .find_map(|r| r.keyed(turn))
-        })
+        if let Some(reply) = chosen.iter().find_map(|r| r.keyed(turn)) {
+            return Some(reply);
+        }
+        // Owners were asked alone only when there are owners, and none of them owns nothing.
+        let owners_only = chosen.iter().all(|r| !r.purposes().is_empty());
+        self.0
+            .iter()
+            .filter(|r| owners_only && r.purposes().is_empty())
+            .find_map(|r| r.keyed(turn))
     }
 
     /// The reply of the first responder chosen for the prompt's purpose that claims it.
@@ -185,6 +188,45 @@ mod tests {
         fn prompt(&self, _: &Prompt<'_>) -> Response {
             Response::Reply(self.0.to_string())
         }
+
+        /// Rewrites a keyed turn only when its answer names this responder.
+        fn keyed(&self, t: &KeyedTurn<'_>) -> Option<String> {
+            (t.answer == self.0).then(|| format!("{} by {}", t.body, self.0))
+        }
+    }
+
+    #[test]
+    fn a_keyed_turn_its_owners_leave_alone_goes_to_the_responders_owning_nothing() {
+        let all = Responders::new(vec![
+            Arc::new(Owner("reader", &[])),
+            Arc::new(Owner("dylan", &["dylan"])),
+        ]);
+        let extract = |_: &str| None;
+        let turn = |answer: &'static str, purpose: Option<&'static str>| KeyedTurn {
+            user: "q",
+            answer,
+            body: "body",
+            extract: &extract,
+            purpose,
+        };
+        // The owner's own rewrite wins for its purpose.
+        assert_eq!(
+            all.keyed_reply(&turn("dylan", Some("dylan.rank")))
+                .as_deref(),
+            Some("body by dylan")
+        );
+        // The owner leaves the turn alone: the responder owning nothing rewrites it.
+        assert_eq!(
+            all.keyed_reply(&turn("reader", Some("dylan.rank")))
+                .as_deref(),
+            Some("body by reader")
+        );
+        // Without owners everyone is asked once; nobody rewrites this one.
+        assert_eq!(all.keyed_reply(&turn("other", None)), None);
+        assert_eq!(
+            all.keyed_reply(&turn("reader", None)).as_deref(),
+            Some("body by reader")
+        );
     }
 
     fn names(chosen: Vec<&Arc<dyn Responder>>) -> Vec<&str> {

@@ -117,6 +117,10 @@ impl Sandbox for Bubblewrap {
         "bubblewrap"
     }
 
+    fn isolated(&self) -> bool {
+        true
+    }
+
     fn run(&self, program: &Program, limits: &Limits) -> Result<RunOutcome, SandboxError> {
         let mut command = self.command(limits);
         // RLIMIT_NPROC counts every process of the user: as `nobody` that is the sandbox's
@@ -128,13 +132,13 @@ impl Sandbox for Bubblewrap {
         };
         command
             .arg("/usr/bin/prlimit")
-            .args(limits.prlimit_args(processes))
+            .args(limits.prlimit_args(Some(processes)))
             .arg("--")
             .arg(&self.python)
             // Isolated mode (no user site, no PYTHON* variables), no bytecode files, source
             // from standard input.
             .args(["-I", "-B", "-"]);
-        run_command(command, &program.source, limits, true)
+        run_command(command, &program.source, limits, self.isolated())
     }
 }
 

@@ -49,6 +49,10 @@ pub trait Sandbox: Send + Sync {
     /// The name `--sandbox` takes (`bubblewrap`, `none`).
     fn name(&self) -> &'static str;
 
+    /// Whether programs are isolated from the host (false for `--sandbox none`): the
+    /// `sandboxed` flag of every outcome and result.
+    fn isolated(&self) -> bool;
+
     /// Runs `program` under `limits`. An error is a failure of the sandbox itself (it could not
     /// start, a pipe broke), never of the program: a program that crashes, is killed or runs out
     /// of time is an [`Ok`] outcome saying so.

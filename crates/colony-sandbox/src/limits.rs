@@ -43,15 +43,17 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// `prlimit` options that apply the kernel-enforced limits to the interpreter.
-    pub(crate) fn prlimit_args(&self, processes: u64) -> Vec<String> {
-        vec![
+    /// `prlimit` options that apply the kernel-enforced limits to the interpreter, with
+    /// RLIMIT_NPROC at `processes` when given.
+    pub(crate) fn prlimit_args(&self, processes: Option<u64>) -> Vec<String> {
+        let mut args = vec![
             format!("--cpu={}", self.cpu_seconds.max(1)),
             format!("--as={}", self.memory_bytes),
-            format!("--nproc={processes}"),
             format!("--fsize={}", self.file_bytes),
             "--core=0".to_string(),
             "--nofile=256".to_string(),
-        ]
+        ];
+        args.extend(processes.map(|n| format!("--nproc={n}")));
+        args
     }
 }

@@ -34,6 +34,10 @@ impl Sandbox for Unsandboxed {
         "none"
     }
 
+    fn isolated(&self) -> bool {
+        false
+    }
+
     fn run(&self, program: &Program, limits: &Limits) -> Result<RunOutcome, SandboxError> {
         // A fresh working directory, removed afterwards, so runs do not see each other's files.
         let dir = std::env::temp_dir().join(format!(
@@ -50,16 +54,11 @@ impl Sandbox for Unsandboxed {
             .current_dir(&dir)
             // On the host the process limit would count all of the user's processes; it is
             // left to the wall-time kill of the process group.
-            .args(
-                limits
-                    .prlimit_args(u64::MAX)
-                    .iter()
-                    .filter(|a| !a.starts_with("--nproc")),
-            )
+            .args(limits.prlimit_args(None))
             .arg("--")
             .arg(&self.python)
             .args(["-I", "-B", "-"]);
-        let outcome = run_command(command, &program.source, limits, false);
+        let outcome = run_command(command, &program.source, limits, self.isolated());
         let _ = std::fs::remove_dir_all(&dir);
         outcome
     }

@@ -82,11 +82,9 @@ pub fn grade_code(
         .map(|(item, row)| (*item, row.extracted.as_str()))
         .collect();
     let verdicts = judge.check_all(&checks);
-    let mut sandboxed = true;
     for (row, verdict) in rows.iter_mut().zip(verdicts) {
         match verdict {
             Ok(v) => {
-                sandboxed &= v.sandboxed;
                 row.correct = Some(v.passed);
                 row.result = Some(v.result);
             }
@@ -126,7 +124,7 @@ pub fn grade_code(
         },
         errors: rows.len() - n,
         sandbox: judge.sandbox_name(),
-        sandboxed: sandboxed && judge.sandbox_name() != "none",
+        sandboxed: judge.isolated(),
         items_graded: per_item.len(),
         pass_at_k: pass,
         items: rows,

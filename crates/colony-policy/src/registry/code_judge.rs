@@ -70,6 +70,11 @@ impl CodeJudge {
         self.sandbox.name()
     }
 
+    /// Whether checks are isolated from the host (false for `--sandbox none`).
+    pub fn isolated(&self) -> bool {
+        self.sandbox.isolated()
+    }
+
     /// The verdict on `completion` for the code item `item`.
     pub fn check(&self, item: &Item, completion: &str) -> Result<CheckVerdict, CodeGradeError> {
         self.check_all(&[(item, completion)])
@@ -79,41 +84,37 @@ impl CodeJudge {
 
     /// The verdicts on many `(item, completion)` pairs, run `workers` at once, in order.
     pub fn check_all(&self, pairs: &[(&Item, &str)]) -> Vec<Result<CheckVerdict, CodeGradeError>> {
-        let mut checks = Vec::new();
-        let mut slots = Vec::new();
-        for (item, completion) in pairs {
-            match &item.answer_type {
-                AnswerType::Code { entry_point, test } => {
-                    slots.push(Ok(checks.len()));
-                    checks.push(PythonCheck {
-                        program: check_program(&item.question, completion, test, entry_point),
-                        timeout: self.timeout,
-                    });
-                }
-                _ => slots.push(Err(CodeGradeError::NotCode(item.id.clone()))),
-            }
-        }
-        let mut verdicts: Vec<Option<_>> =
-            check_all(self.sandbox.as_ref(), &checks, &self.limits, self.workers)
-                .into_iter()
-                .map(Some)
-                .collect();
-        slots
+        let checks: Vec<Result<PythonCheck, CodeGradeError>> = pairs
+            .iter()
+            .map(|(item, completion)| match &item.answer_type {
+                AnswerType::Code { entry_point, test } => Ok(PythonCheck {
+                    program: check_program(&item.question, completion, test, entry_point),
+                    timeout: self.timeout,
+                }),
+                _ => Err(CodeGradeError::NotCode(item.id.clone())),
+            })
+            .collect();
+        let runnable: Vec<PythonCheck> = checks.iter().flatten().cloned().collect();
+        let mut verdicts =
+            check_all(self.sandbox.as_ref(), &runnable, &self.limits, self.workers).into_iter();
+        checks
             .into_iter()
             .zip(pairs)
-            .map(|(slot, (item, _))| {
-                let i = slot?;
-                verdicts[i]
-                    .take()
+            .map(|(check, (item, _))| {
+                check?;
+                let sandbox = |source| CodeGradeError::Sandbox {
+                    id: item.id.clone(),
+                    source,
+                };
+                // One verdict per runnable check, in order.
+                verdicts
+                    .next()
                     .unwrap_or_else(|| {
                         Err(colony_sandbox::SandboxError::DidNotStart(
                             "no verdict".into(),
                         ))
                     })
-                    .map_err(|source| CodeGradeError::Sandbox {
-                        id: item.id.clone(),
-                        source,
-                    })
+                    .map_err(sandbox)
             })
             .collect()
     }
@@ -125,11 +126,11 @@ pub fn pass_at_k(n: usize, c: usize, k: usize) -> Option<f64> {
     if k == 0 || k > n {
         return None;
     }
-    if n - c.min(n) < k {
+    let c = c.min(n);
+    if n - c < k {
         return Some(1.0);
     }
     // The product form, stable for large n: prod_{i = n-c+1}^{n} (1 - k / i).
-    let c = c.min(n);
     let mut miss = 1.0;
     for i in (n - c + 1)..=n {
         miss *= 1.0 - k as f64 / i as f64;

@@ -18,7 +18,7 @@ use futures::stream::{self, StreamExt};
 use crate::eval::results::{ItemResult, ResultsError, ResultsFile};
 use colony_llm::stops_run;
 use colony_policy::reasoning::{PolicyError, Query, ReasoningPolicy, Roster};
-use colony_policy::registry::DatasetEntry;
+use colony_policy::registry::{CodeGradeError, DatasetEntry};
 use colony_policy::PolicySpec;
 use colony_runtime::RuntimeError;
 
@@ -39,17 +39,15 @@ pub struct EvalConfig {
 
 /// Runs a code item's tests on `answer` with the dataset's judge, on a blocking thread:
 /// `(passed, sandboxed)`.
-async fn grade_code(
+async fn check_code_answer(
     dataset: &DatasetEntry,
     item: &Item,
     answer: &str,
 ) -> Result<(bool, bool), String> {
-    let judge = dataset.code_judge().cloned().ok_or_else(|| {
-        format!(
-            "item {} is graded by running code, and no sandbox was configured",
-            item.id
-        )
-    })?;
+    let judge = dataset
+        .code_judge()
+        .cloned()
+        .ok_or_else(|| CodeGradeError::NoSandbox(item.id.clone()).to_string())?;
     let (item, answer) = (item.clone(), answer.to_string());
     let verdict = tokio::task::spawn_blocking(move || judge.check(&item, &answer))
         .await
@@ -92,10 +90,12 @@ pub async fn solve_item(
             // items run their tests in the sandbox, and a check that could not run is an error.
             let answer = out.answer.as_deref().filter(|_| error.is_none());
             let (correct, unsandboxed, error) = match (answer, &item.answer_type) {
-                (Some(a), AnswerType::Code { .. }) => match grade_code(dataset, item, a).await {
-                    Ok((passed, sandboxed)) => (passed, !sandboxed, error),
-                    Err(e) => (false, false, Some(format!("grading: {e}"))),
-                },
+                (Some(a), AnswerType::Code { .. }) => {
+                    match check_code_answer(dataset, item, a).await {
+                        Ok((passed, sandboxed)) => (passed, !sandboxed, error),
+                        Err(e) => (false, false, Some(format!("grading: {e}"))),
+                    }
+                }
                 (Some(a), _) => (dataset.is_correct(a, item), false, error),
                 (None, _) => (false, false, error),
             };
