@@ -178,6 +178,8 @@ impl ChatModel for BySample {
             model: "by-sample".into(),
             retries: 0,
             cached: false,
+            tool_calls: Vec::new(),
+            tool_trace: Vec::new(),
         })
     }
 }

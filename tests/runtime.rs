@@ -68,6 +68,8 @@ fn reply(text: &str, model: &str) -> ChatResponse {
         model: model.to_string(),
         retries: 0,
         cached: false,
+        tool_calls: Vec::new(),
+        tool_trace: Vec::new(),
     }
 }
 

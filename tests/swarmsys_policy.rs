@@ -233,6 +233,8 @@ impl ChatModel for ByTurn {
             model: "by-turn".into(),
             retries: 0,
             cached: false,
+            tool_calls: Vec::new(),
+            tool_trace: Vec::new(),
         })
     }
 }

@@ -109,6 +109,8 @@ impl ChatModel for Scripted {
             model: "scripted".into(),
             retries: 0,
             cached: false,
+            tool_calls: Vec::new(),
+            tool_trace: Vec::new(),
         })
     }
 }

@@ -61,6 +61,9 @@ pub struct ClientSettings {
     /// [`ModelError::ContextOverflow`] before it is sent. `None`: the servers' own figure
     /// when they report one on `GET /props` (llama-server), else no check.
     pub context_tokens: Option<u64>,
+    /// How the servers spell a JSON-schema `response_format` (`structured_output` in
+    /// `models.toml`).
+    pub structured: crate::wire::StructuredSpelling,
 }
 
 impl ClientSettings {
@@ -74,6 +77,7 @@ impl ClientSettings {
             retry: RetryPolicy::default(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             context_tokens: None,
+            structured: crate::wire::StructuredSpelling::default(),
         }
     }
 }
@@ -183,7 +187,7 @@ impl OpenAiClient {
 
     fn wire_request(&self, r: &ChatRequest) -> Result<Bytes, ModelError> {
         let body =
-            ChatCompletionRequest::new(&self.settings.model, r.messages.clone(), &r.sampling);
+            ChatCompletionRequest::from_chat(&self.settings.model, r, self.settings.structured);
         serde_json::to_vec(&body)
             .map(Bytes::from)
             .map_err(|e| ModelError::Config(format!("cannot serialize request: {e}")))
@@ -514,16 +518,21 @@ impl ChatModel for OpenAiClient {
         let choice = completion.choices.into_iter().next();
         let finish = choice
             .as_ref()
-            .and_then(|c| c.finish_reason.as_deref())
-            .unwrap_or("stop");
+            .and_then(|c| c.finish_reason.clone())
+            .unwrap_or_else(|| "stop".into());
+        let (text, tool_calls) = choice
+            .map(|c| (c.message.content.unwrap_or_default(), c.message.tool_calls))
+            .unwrap_or_default();
         Ok(ChatResponse {
-            finish_reason: FinishReason::from_api(finish),
-            text: choice.and_then(|c| c.message.content).unwrap_or_default(),
+            finish_reason: FinishReason::from_api(&finish),
+            text,
             usage,
             latency: start.elapsed(),
             model,
             retries,
             cached: false,
+            tool_calls,
+            tool_trace: Vec::new(),
         })
     }
 }

@@ -98,6 +98,9 @@ pub struct ModelSpec {
     /// `--ctx-size` divided by `--parallel`): a prompt estimated larger is refused before it
     /// is sent, as a failed call naming both sizes. Unset: no check.
     pub context_tokens: Option<u64>,
+    /// How the server spells a JSON-schema `response_format`: `openai` (default) or `llama`
+    /// ([`crate::wire::StructuredSpelling`]).
+    pub structured_output: Option<crate::wire::StructuredSpelling>,
     /// Prices per million tokens (`price.prompt_per_mtok`, `price.completion_per_mtok`,
     /// `price.cached_per_mtok`): each call's cost is then reported ([`super::PricedModel`]).
     pub price: Option<super::Price>,
@@ -133,6 +136,7 @@ struct ModelSpecFile {
     max_retries: Option<u32>,
     max_body_bytes: Option<u64>,
     context_tokens: Option<u64>,
+    structured_output: Option<crate::wire::StructuredSpelling>,
     price: Option<super::Price>,
     temperature: Option<f32>,
     top_p: Option<f32>,
@@ -159,6 +163,7 @@ impl From<ModelSpecFile> for ModelSpec {
             max_retries: f.max_retries,
             max_body_bytes: f.max_body_bytes,
             context_tokens: f.context_tokens,
+            structured_output: f.structured_output,
             price: f.price,
             sampling: Sampling {
                 temperature: f.temperature,
@@ -414,6 +419,9 @@ impl ModelSpec {
                 )));
             }
             settings.context_tokens = Some(n);
+        }
+        if let Some(spelling) = self.structured_output {
+            settings.structured = spelling;
         }
         settings.retry = RetryPolicy {
             max_retries: self

@@ -29,12 +29,15 @@ pub mod http;
 mod model;
 mod price;
 mod replay;
+mod replay_tools;
 pub mod responder;
 mod retry;
 mod sampling;
 mod secret;
 mod simulated;
+mod simulated_tools;
 pub mod stable_hash;
+mod tools;
 mod types;
 mod usage;
 pub mod wire;
@@ -53,11 +56,15 @@ pub use gauges::{concurrency_label, endpoint_gauges, EndpointGauge};
 pub use model::{ChatModel, SharedModel};
 pub use price::{usd, Price, PricedModel, MAX_PRICE_PER_MTOK};
 pub use replay::{request_key, ReplayMode, ReplayModel};
+pub use replay_tools::{RecordedTool, ToolReplay, MAX_TOOL_CACHE_BYTES, TOOL_CALLS_FILE};
 pub use responder::Responders;
 pub use retry::RetryPolicy;
 pub use sampling::{Sampling, SamplingError, SamplingKeys, MAX_TOKENS_LIMIT};
 pub use secret::ApiKey;
 pub use simulated::{SimulatedConfig, SimulatedModel};
+pub use tools::{
+    wire_tool_name, ResponseFormat, ToolCall, ToolChoice, ToolExchange, ToolSpec, MAX_TOOL_NAME,
+};
 pub use types::{
     approx_prompt_tokens, approx_tokens, duration_micros, ChatRequest, ChatResponse, FinishReason,
     Message, Role, Usage,

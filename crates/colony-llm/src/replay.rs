@@ -64,6 +64,14 @@ struct KeyFields<'a> {
     /// Left out when absent, so keys of seedless requests are unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<u64>,
+    /// The offered tools, their choice and the response format: left out when absent, so keys
+    /// of requests without them are unchanged.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tools: &'a [super::ToolSpec],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<&'a super::ToolChoice>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<&'a super::ResponseFormat>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -246,6 +254,9 @@ fn request_digest(model: &str, r: &ChatRequest) -> Key {
         stop: &r.sampling.stop,
         sample_index: r.sample_index,
         seed: r.sampling.seed,
+        tools: &r.tools,
+        tool_choice: r.tool_choice.as_ref(),
+        response_format: r.response_format.as_ref(),
     };
     // Serializing plain structs of strings and numbers cannot fail.
     let bytes = serde_json::to_vec(&fields).unwrap_or_default();

@@ -35,9 +35,10 @@ use rand_chacha::ChaCha8Rng;
 
 use super::answer_key::normalize;
 use super::responder::Responders;
+use super::simulated_tools::tool_call;
 use super::{
     approx_prompt_tokens, approx_tokens, AnswerKey, ChatModel, ChatRequest, ChatResponse,
-    FinishReason, ModelError, Role, Usage,
+    FinishReason, ModelError, Role, ToolCall, Usage,
 };
 use crate::stable_hash::StableHasher;
 
@@ -197,7 +198,12 @@ impl ChatModel for SimulatedModel {
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
         let text = match &self.mode {
-            Mode::Simulated(cfg) => self.reply_text(cfg, request),
+            Mode::Simulated(cfg) => {
+                if let Some(call) = tool_call(request_seed(cfg, request), request) {
+                    return Ok(self.tool_call_response(request, call));
+                }
+                self.reply_text(cfg, request)
+            }
             Mode::Scripted {
                 name,
                 replies,
@@ -226,11 +232,35 @@ impl ChatModel for SimulatedModel {
             model: self.id().to_string(),
             retries: 0,
             cached: false,
+            tool_calls: Vec::new(),
+            tool_trace: Vec::new(),
         })
     }
 }
 
-/// Seed of one request: the model seed, the name and every field that changes the answer.
+impl SimulatedModel {
+    /// A reply that calls `call` (no text, `finish_reason: tool_calls`).
+    fn tool_call_response(&self, request: &ChatRequest, call: ToolCall) -> ChatResponse {
+        ChatResponse {
+            usage: Usage {
+                prompt_tokens: approx_prompt_tokens(&request.messages),
+                completion_tokens: approx_tokens(&call.name) + approx_tokens(&call.arguments),
+                ..Usage::default()
+            },
+            text: String::new(),
+            finish_reason: FinishReason::ToolCalls,
+            latency: Duration::ZERO,
+            model: self.id().to_string(),
+            retries: 0,
+            cached: false,
+            tool_calls: vec![call],
+            tool_trace: Vec::new(),
+        }
+    }
+}
+
+/// Seed of one request: the model seed, the name and every field that changes the answer
+/// (tool fields only when present, so draws without tools are unchanged).
 fn request_seed(cfg: &SimulatedConfig, r: &ChatRequest) -> u64 {
     let mut h = StableHasher::new();
     h.u64(cfg.seed).str(&cfg.name);
@@ -239,8 +269,15 @@ fn request_seed(cfg: &SimulatedConfig, r: &ChatRequest) -> u64 {
             Role::System => "s",
             Role::User => "u",
             Role::Assistant => "a",
+            Role::Tool => "t",
         })
         .str(&m.content);
+        for c in &m.tool_calls {
+            h.str(&c.id).str(&c.name).str(&c.arguments);
+        }
+    }
+    for t in &r.tools {
+        h.str("tool").str(&t.name);
     }
     h.u64(r.sampling.seed.unwrap_or(u64::MAX));
     let greedy = r.sampling.temperature == Some(0.0);

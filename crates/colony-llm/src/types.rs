@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::tools::{ResponseFormat, ToolCall, ToolChoice, ToolExchange, ToolSpec};
 use super::Sampling;
 
 /// Who wrote a message in a conversation.
@@ -21,37 +22,68 @@ pub enum Role {
     User,
     /// A previous reply of the model.
     Assistant,
+    /// The result of a tool call, answering the assistant's call with the same id.
+    Tool,
 }
 
 /// One message of a conversation.
+///
+/// The tool fields are omitted when empty, so a conversation without tools serializes (and
+/// hashes into replay keys) exactly as before tools existed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Message {
     /// Author of the message.
     pub role: Role,
-    /// Plain-text content.
+    /// Plain-text content (a null content on the wire, as tool-calling replies send, reads as
+    /// empty).
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub content: String,
+    /// The tool calls of an assistant message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The call a tool message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
 }
 
 impl Message {
+    /// A message of `role` with plain text.
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
     /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
-        Self {
-            role: Role::System,
-            content: content.into(),
-        }
+        Self::new(Role::System, content)
     }
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Self {
-            role: Role::User,
-            content: content.into(),
-        }
+        Self::new(Role::User, content)
     }
     /// An assistant message.
     pub fn assistant(content: impl Into<String>) -> Self {
+        Self::new(Role::Assistant, content)
+    }
+    /// An assistant message that calls tools (its text, often empty, and the calls).
+    pub fn assistant_tool_calls(content: impl Into<String>, calls: Vec<ToolCall>) -> Self {
         Self {
-            role: Role::Assistant,
-            content: content.into(),
+            tool_calls: calls,
+            ..Self::new(Role::Assistant, content)
+        }
+    }
+    /// The result of the tool call `call_id`.
+    pub fn tool(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        Self {
+            tool_call_id: Some(call_id.into()),
+            ..Self::new(Role::Tool, content)
         }
     }
 }
@@ -81,6 +113,15 @@ pub struct ChatRequest {
     /// replay keys or of the simulated model's draws, and not serialized.
     #[serde(skip)]
     pub purpose: Option<String>,
+    /// Tools the model may call (omitted when empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolSpec>,
+    /// Whether and which tool it must call (omitted: the server's default, `auto`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+    /// The shape the reply must take (omitted: free text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
 }
 
 impl ChatRequest {
@@ -104,6 +145,18 @@ impl ChatRequest {
         self.purpose = Some(purpose.into());
         self
     }
+
+    /// Offers `tools` to the model.
+    pub fn tools(mut self, tools: Vec<ToolSpec>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Asks for a reply of this shape.
+    pub fn response_format(mut self, format: ResponseFormat) -> Self {
+        self.response_format = Some(format);
+        self
+    }
 }
 
 /// Why the model stopped generating.
@@ -116,6 +169,8 @@ pub enum FinishReason {
     Length,
     /// The provider filtered the content.
     ContentFilter,
+    /// The model called tools (`tool_calls`).
+    ToolCalls,
     /// Any other reason reported by the server, kept verbatim.
     #[serde(untagged)]
     Other(String),
@@ -128,6 +183,7 @@ impl FinishReason {
             "stop" => Self::Stop,
             "length" => Self::Length,
             "content_filter" => Self::ContentFilter,
+            "tool_calls" => Self::ToolCalls,
             other => Self::Other(other.to_string()),
         }
     }
@@ -137,6 +193,7 @@ impl FinishReason {
             Self::Stop => "stop",
             Self::Length => "length",
             Self::ContentFilter => "content_filter",
+            Self::ToolCalls => "tool_calls",
             Self::Other(s) => s,
         }
     }
@@ -223,6 +280,13 @@ pub struct ChatResponse {
     /// True when the reply came from a replay cache instead of a model (not counted as spend).
     #[serde(default)]
     pub cached: bool,
+    /// The tool calls the model asked for (with [`FinishReason::ToolCalls`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The tool calls a tool loop ran before this final reply, in order (empty without
+    /// tools): the transcript keeps them as the call's children.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_trace: Vec<ToolExchange>,
 }
 
 /// Serializes a [`Duration`] as integer microseconds, so JSON round trips are exact.
@@ -254,5 +318,15 @@ pub fn approx_tokens(text: &str) -> u64 {
 /// Approximate prompt tokens of a conversation: each message's text plus a 4-token frame, the
 /// overhead OpenAI documents for chat formatting.
 pub fn approx_prompt_tokens(messages: &[Message]) -> u64 {
-    messages.iter().map(|m| approx_tokens(&m.content) + 4).sum()
+    messages
+        .iter()
+        .map(|m| {
+            let calls: u64 = m
+                .tool_calls
+                .iter()
+                .map(|c| approx_tokens(&c.name) + approx_tokens(&c.arguments))
+                .sum();
+            approx_tokens(&m.content) + 4 + calls
+        })
+        .sum()
 }

@@ -32,6 +32,16 @@ pub struct UsageTotals {
     pub retries: u64,
     /// Sum of call latencies (model wall time), in microseconds.
     pub wall_time_us: u64,
+    /// Tool calls the agents' tool loops made (replayed ones included).
+    #[serde(default)]
+    pub tool_calls: u64,
+    /// Of those, the ones that failed: bad arguments, unknown tool, tool error, timeout or
+    /// replay miss (the model saw an error message; never scored as an answer).
+    #[serde(default)]
+    pub tool_errors: u64,
+    /// Time spent in tools, in microseconds.
+    #[serde(default)]
+    pub tool_time_us: u64,
 }
 
 impl UsageTotals {
@@ -45,6 +55,16 @@ impl UsageTotals {
         }
         self.retries += u64::from(r.retries);
         self.wall_time_us += u64::try_from(r.latency.as_micros()).unwrap_or(u64::MAX);
+        for t in &r.tool_trace {
+            self.tool_calls += 1;
+            self.tool_errors += u64::from(t.error.is_some());
+            self.tool_time_us = self.tool_time_us.saturating_add(t.elapsed_us);
+        }
+    }
+
+    /// Sum of time spent in tools.
+    pub fn tool_time(&self) -> Duration {
+        Duration::from_micros(self.tool_time_us)
     }
 
     /// Sum of model wall time.
@@ -131,6 +151,9 @@ impl UsageLedger {
             run.cached_usage += t.cached_usage;
             run.retries += t.retries;
             run.wall_time_us += t.wall_time_us;
+            run.tool_calls += t.tool_calls;
+            run.tool_errors += t.tool_errors;
+            run.tool_time_us = run.tool_time_us.saturating_add(t.tool_time_us);
         }
         UsageReport { run, agents }
     }

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Message, Sampling, Usage};
+use super::{Message, ResponseFormat, Sampling, ToolCall, ToolChoice, ToolSpec, Usage};
 
 /// Body of `POST /v1/chat/completions`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -39,6 +39,44 @@ pub struct ChatCompletionRequest {
     /// Number of choices; colony always asks for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n: Option<u32>,
+    /// Tools the model may call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolSpec>,
+    /// Whether and which tool it must call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+    /// The reply's required shape, in the OpenAI spelling or, for llama-server, its own
+    /// (`{"type": "json_object", "schema": …}`; see [`StructuredSpelling`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<serde_json::Value>,
+}
+
+/// How a server spells a JSON-schema `response_format` (`structured_output` in `models.toml`).
+///
+/// Decision: OpenAI's `{"type": "json_schema", "json_schema": {"schema": …}}` is the default;
+/// vLLM and recent llama-server accept it. `llama` sends llama-server's older
+/// `{"type": "json_object", "schema": …}`, which every llama-server build with grammar support
+/// understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StructuredSpelling {
+    /// The OpenAI shape.
+    #[default]
+    Openai,
+    /// llama-server's `json_object` with a `schema`.
+    Llama,
+}
+
+impl StructuredSpelling {
+    /// `format` as this server wants it on the wire.
+    pub fn wire(self, format: &ResponseFormat) -> serde_json::Value {
+        match (self, format) {
+            (Self::Llama, ResponseFormat::JsonSchema { schema, .. }) => {
+                serde_json::json!({"type": "json_object", "schema": schema})
+            }
+            _ => serde_json::to_value(format).unwrap_or(serde_json::Value::Null),
+        }
+    }
 }
 
 impl ChatCompletionRequest {
@@ -56,7 +94,33 @@ impl ChatCompletionRequest {
             stream: None,
             stream_options: None,
             n: None,
+            tools: Vec::new(),
+            tool_choice: None,
+            response_format: None,
         }
+    }
+
+    /// The wire body of `request` for `model`: messages, set sampling fields, tools and the
+    /// response format in `spelling`.
+    pub fn from_chat(
+        model: impl Into<String>,
+        request: &super::ChatRequest,
+        spelling: StructuredSpelling,
+    ) -> Self {
+        Self {
+            tools: request.tools.clone(),
+            tool_choice: request.tool_choice.clone(),
+            response_format: request.response_format.as_ref().map(|f| spelling.wire(f)),
+            ..Self::new(model, request.messages.clone(), &request.sampling)
+        }
+    }
+
+    /// The response format of this body, read in either spelling (an unreadable one is
+    /// `None`).
+    pub fn format(&self) -> Option<ResponseFormat> {
+        self.response_format
+            .clone()
+            .and_then(|v| serde_json::from_value(v).ok())
     }
 
     /// The sampling fields of this request.
@@ -141,6 +205,9 @@ pub struct ChoiceMessage {
     /// Reply text.
     #[serde(default)]
     pub content: Option<String>,
+    /// Tool calls of the reply.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
 }
 
 /// `usage` object of the API.
@@ -230,6 +297,36 @@ pub struct Delta {
     /// Text fragment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// Tool-call fragments (each names its call by `index`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCallDelta>,
+}
+
+/// A fragment of a streamed tool call: the first names the call (`id`, `function.name`), later
+/// ones append to `function.arguments`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ToolCallDelta {
+    /// Which call of the reply this fragment belongs to.
+    pub index: u32,
+    /// The call id (first fragment only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Always `function` (first fragment only).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Name (first fragment) and an arguments piece.
+    pub function: FunctionDelta,
+}
+
+/// The function part of a [`ToolCallDelta`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct FunctionDelta {
+    /// The function's name (first fragment only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A piece of the arguments text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<String>,
 }
 
 /// Body of `GET /v1/models`.

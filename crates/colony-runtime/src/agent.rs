@@ -244,6 +244,7 @@ impl Agent {
                     finish_reason: response.finish_reason.clone(),
                     usage: response.usage,
                     latency: response.latency,
+                    tools: response.tool_trace,
                 }));
                 let _ = reply.send(Ok(Reply {
                     agent: self.id.clone(),
@@ -323,6 +324,7 @@ impl Agent {
             sampling: options.sampling.or(&self.sampling),
             sample_index: options.sample_index,
             purpose: options.purpose.clone(),
+            ..ChatRequest::default()
         }
     }
 

@@ -42,6 +42,7 @@ mod error;
 mod id;
 mod role;
 mod team;
+pub mod tools;
 mod transcript;
 
 pub use agent::{tagged_message, AgentSpec};
@@ -52,6 +53,9 @@ pub use error::RuntimeError;
 pub use id::AgentId;
 pub use role::{RoleCard, RoleError};
 pub use team::{Team, TeamBuilder, TeamConfig};
+pub use tools::{
+    SharedTool, Tool, ToolError, ToolLimits, ToolLoop, ToolSet, ToolSetError, MAX_TOOL_ROUNDS,
+};
 pub use transcript::{
     CallRecord, Event, FailureRecord, MessageRecord, Transcript, TranscriptEntry,
 };

@@ -35,6 +35,10 @@ pub struct CallRecord {
     /// Latency reported by the model (retries included).
     #[serde(with = "duration_micros")]
     pub latency: Duration,
+    /// The tool calls made while answering, with their results, in order (the call's
+    /// children; omitted without tools).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<colony_llm::ToolExchange>,
 }
 
 /// A model call that ended without a reply: a model error, or the caller stopped waiting.
@@ -232,13 +236,14 @@ mod tests {
                     .temperature(0.7)
                     .sample_index(2),
                 text: "x".into(),
-                finish_reason: FinishReason::Other("tool_calls".into()),
+                finish_reason: FinishReason::Other("eos_token".into()),
                 usage: Usage {
                     prompt_tokens: 3,
                     completion_tokens: 1,
                     ..Usage::default()
                 },
                 latency: Duration::from_micros(1234),
+                tools: Vec::new(),
             }),
         };
         let reset = TranscriptEntry {
