@@ -42,3 +42,5 @@ pub use colony_env_api as env_api;
 pub use colony_qa as qa;
 /// The sandbox model-written code runs in (`crates/colony-sandbox`).
 pub use colony_sandbox as sandbox;
+/// Tools agents can call: `python`, `calculator`, MCP servers (`colony-tools`).
+pub use colony_tools as tools;

@@ -27,6 +27,10 @@ pub struct EvalArgs {
     #[allow(missing_docs)]
     // documented by the flattened type's own docs (clap help)
     pub code: super::sandbox_args::SandboxArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened type's own docs (clap help)
+    pub tools: super::tool_args::ToolArgs,
     /// Policies, comma-separated, each `name` or `name:key=value,…` (quote the list when
     /// options contain commas: separate policies with `;` then).
     #[arg(long, value_name = "P[,P2,…]")]
@@ -172,6 +176,17 @@ pub async fn run(
         a.data.data.display()
     );
     let roster = roster(registry, &a, config, &items)?;
+    let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
+    let tools = crate::eval::tools::RunTools::build(
+        registry,
+        &a.tools.spec(config, &a.code.sandbox)?,
+        calls,
+    )
+    .await?;
+    let roster = match &tools {
+        Some(t) => t.roster(roster),
+        None => roster,
+    };
     let specs = crate::policy::PolicySpec::list(&a.policy, a.rounds)?;
     let embedder = a
         .embedder

@@ -28,6 +28,7 @@ pub mod serve_mock;
 pub mod study;
 pub mod swarmbench;
 pub mod swarmsys;
+pub mod tool_args;
 pub mod view;
 pub mod wildfire;
 

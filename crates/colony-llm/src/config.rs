@@ -205,6 +205,18 @@ pub struct ModelOverrides {
     pub sampling: Sampling,
 }
 
+/// A `[mcp.NAME]` table of `models.toml` or a suite: the server's `command = [...]`
+/// (spoken to over stdio) or its streamable-HTTP `url = "…"`; `colony-tools` checks and
+/// starts it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerTable {
+    /// Program and arguments.
+    pub command: Option<Vec<String>>,
+    /// Streamable-HTTP URL.
+    pub url: Option<String>,
+}
+
 /// The contents of a `models.toml`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -214,6 +226,9 @@ pub struct ModelsConfig {
     /// Named models.
     #[serde(default)]
     pub models: BTreeMap<String, ModelSpec>,
+    /// MCP servers agents may use (`[mcp.NAME]` tables), offered with `--tools mcp:NAME`.
+    #[serde(default)]
+    pub mcp: BTreeMap<String, McpServerTable>,
     /// File it was loaded from.
     #[serde(skip)]
     pub path: Option<PathBuf>,

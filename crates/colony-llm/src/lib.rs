@@ -45,8 +45,8 @@ pub mod wire;
 pub use answer_key::{AnswerKey, KeyMatch};
 pub use client::{ClientSettings, EndpointSettings, OpenAiClient};
 pub use config::{
-    ModelKind, ModelOverrides, ModelSpec, ModelsConfig, MAX_CONCURRENCY, MAX_CONTEXT_TOKENS,
-    SIMULATED_NAME, UNNAMED_ENDPOINT_MODEL,
+    McpServerTable, ModelKind, ModelOverrides, ModelSpec, ModelsConfig, MAX_CONCURRENCY,
+    MAX_CONTEXT_TOKENS, SIMULATED_NAME, UNNAMED_ENDPOINT_MODEL,
 };
 pub use discover::discover_model;
 pub use endpoint::redact_url;

@@ -23,6 +23,12 @@ pub trait ChatModel: Send + Sync {
     fn simulated(&self) -> bool {
         false
     }
+
+    /// Whether this model runs tools itself (a tool loop wraps it): a policy that would
+    /// offer its own tools leaves such a model alone.
+    fn offers_tools(&self) -> bool {
+        false
+    }
 }
 
 /// A shareable, type-erased model handle.
@@ -38,5 +44,8 @@ impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
     }
     fn simulated(&self) -> bool {
         (**self).simulated()
+    }
+    fn offers_tools(&self) -> bool {
+        (**self).offers_tools()
     }
 }

@@ -39,6 +39,10 @@ pub struct RecordedTool {
     /// The failure kind when the call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Time the recorded call took, in microseconds: a replay reports it again, so its
+    /// transcript and results equal the recorded run's.
+    #[serde(default)]
+    pub elapsed_us: u64,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -223,6 +227,7 @@ mod tests {
         let got = RecordedTool {
             result: "2".into(),
             error: None,
+            elapsed_us: 7,
         };
         rec.store(&key, &call, &got).unwrap();
         rec.store(&key, &call, &got).unwrap();

@@ -284,11 +284,12 @@ pub struct ToolExchange {
     /// miss): the kind of failure; `result` then holds the message the model saw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Time spent in the tool, in microseconds (zero when replayed).
+    /// Time spent in the tool, in microseconds (a replay reports the recorded time).
     #[serde(default)]
     pub elapsed_us: u64,
-    /// True when the result came from a replay cache instead of running the tool.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// True when the result came from a replay cache instead of running the tool (not
+    /// serialized: a replayed transcript equals the recorded one byte for byte).
+    #[serde(skip)]
     pub cached: bool,
 }
 

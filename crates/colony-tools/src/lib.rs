@@ -135,16 +135,17 @@ pub fn parse_tool_list(list: &[String]) -> Vec<String> {
     out
 }
 
-/// A plugin's tool by name (the registry's lookup; `None`: not one of its tools).
-pub type CustomTools<'a> = &'a dyn Fn(&str, &ToolContext) -> Option<Result<SharedTool, ToolsError>>;
+/// A registered tool by name (the registry's lookup; `None`: no such tool).
+pub type ToolLookup<'a> = &'a dyn Fn(&str, &ToolContext) -> Option<Result<SharedTool, ToolsError>>;
 
-/// The tool set of `names`: built-ins, then `custom` (tools plugins registered), then
-/// `mcp:SERVER` (all of a server's tools) and `mcp:SERVER/TOOL`; each server is started once.
-/// `known` lists the non-MCP names for the error of an unknown one.
+/// The tool set of `names`: `mcp:SERVER` (all of a server's tools) and `mcp:SERVER/TOOL`,
+/// each server started once; any other name from `lookup` (the registry's tools: the
+/// built-ins of [`builtin`] and what plugins registered). `known` lists those names for the
+/// error of an unknown one.
 pub async fn resolve(
     names: &[String],
     ctx: &ToolContext,
-    custom: CustomTools<'_>,
+    lookup: ToolLookup<'_>,
     known: &[String],
 ) -> Result<ToolSet, ToolsError> {
     let mut sessions: HashMap<String, Arc<McpSession>> = HashMap::new();
@@ -175,12 +176,10 @@ pub async fn resolve(
             }
             continue;
         }
-        let tool = builtin(name, ctx)
-            .or_else(|| custom(name, ctx))
-            .ok_or_else(|| ToolsError::UnknownTool {
-                name: name.chars().take(80).collect(),
-                known: list_or_none(known.iter().map(String::as_str)),
-            })??;
+        let tool = lookup(name, ctx).ok_or_else(|| ToolsError::UnknownTool {
+            name: name.chars().take(80).collect(),
+            known: list_or_none(known.iter().map(String::as_str)),
+        })??;
         tools.push(tool);
     }
     Ok(ToolSet::new(tools)?)

@@ -23,7 +23,6 @@ use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
-use serde::Deserialize;
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 
@@ -56,15 +55,8 @@ pub struct McpServerConfig {
     pub transport: McpTransport,
 }
 
-/// A `[mcp.NAME]` table of `models.toml` or a suite: `command = [...]` or `url = "…"`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct McpTable {
-    /// Program and arguments.
-    pub command: Option<Vec<String>>,
-    /// Streamable-HTTP URL.
-    pub url: Option<String>,
-}
+/// A `[mcp.NAME]` table (read with `models.toml` or a suite).
+pub use colony_llm::McpServerTable as McpTable;
 
 fn valid_name(name: &str) -> bool {
     !name.is_empty()

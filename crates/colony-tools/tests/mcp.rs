@@ -61,7 +61,7 @@ async fn the_time_servers_tools_are_listed_and_called_by_an_agent() {
     let set = resolve(
         &["mcp:time/get_current_time".into()],
         &ctx,
-        &|_, _| None,
+        &colony_tools::builtin,
         &[],
     )
     .await
@@ -109,7 +109,7 @@ async fn the_time_servers_tools_are_listed_and_called_by_an_agent() {
 #[tokio::test]
 async fn unconfigured_and_broken_servers_are_clear_errors() {
     let ctx = ToolContext::default();
-    let err = resolve(&["mcp:git".into()], &ctx, &|_, _| None, &[])
+    let err = resolve(&["mcp:git".into()], &ctx, &colony_tools::builtin, &[])
         .await
         .unwrap_err();
     assert!(matches!(err, ToolsError::McpNotConfigured { .. }), "{err}");
@@ -125,7 +125,7 @@ async fn unconfigured_and_broken_servers_are_clear_errors() {
     let err = resolve(
         &["frobnicate".into()],
         &ctx,
-        &|_, _| None,
+        &colony_tools::builtin,
         &["python".into()],
     )
     .await

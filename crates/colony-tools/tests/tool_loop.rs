@@ -29,7 +29,7 @@ fn sim(seed: u64) -> SharedModel {
 async fn tools(names: &[&str]) -> Arc<ToolSet> {
     let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
     Arc::new(
-        resolve(&names, &ToolContext::default(), &|_, _| None, &[])
+        resolve(&names, &ToolContext::default(), &colony_tools::builtin, &[])
             .await
             .unwrap(),
     )

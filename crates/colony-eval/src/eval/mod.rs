@@ -26,6 +26,7 @@ pub mod reasoning;
 pub mod resources;
 pub mod results;
 pub mod stats;
+pub mod tools;
 
 pub use embodied::compare::{run_compare, CompareOutcome};
 pub use embodied::compare_config::{CompareConfig, CompareError, EpisodeResult, Progress};

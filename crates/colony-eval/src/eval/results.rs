@@ -69,6 +69,24 @@ pub struct ItemResult {
     /// The answer's code ran on the host (`--sandbox none`), not in the sandbox.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unsandboxed: bool,
+    /// Tool calls the item's agents made (`--tools`; omitted when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_calls: u64,
+    /// Of those, the ones that failed (bad arguments, unknown tool, error, timeout, replay
+    /// miss): the model saw an error message; counted, never scored as an answer.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_errors: u64,
+    /// Time spent in tools, milliseconds rounded to 0.1.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub tool_ms: f64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Errors of the results store.

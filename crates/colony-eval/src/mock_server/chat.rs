@@ -23,7 +23,7 @@ use super::routes::{
 use super::stats::bump;
 use colony_llm::wire::{
     ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, Choice, ChoiceMessage, ChunkChoice,
-    Delta, WireUsage,
+    Delta, FunctionDelta, ToolCallDelta, WireUsage,
 };
 use colony_llm::{ChatRequest, ChatResponse};
 
@@ -138,11 +138,15 @@ fn validate(request: ChatCompletionRequest) -> Result<ChatCompletionRequest, Api
 fn to_chat_request(r: ChatCompletionRequest) -> ChatRequest {
     ChatRequest {
         sampling: r.sampling(),
+        response_format: r.format(),
         messages: r.messages,
         sample_index: 0,
         // Requests from outside the process carry no purpose: the simulated model asks its
         // responders in order, each recognising its own prompts.
         purpose: None,
+        // Offered tools reach the backing model, so the simulated one calls them.
+        tools: r.tools,
+        tool_choice: r.tool_choice,
     }
 }
 
@@ -157,7 +161,10 @@ fn completion(id: &str, created: u64, model: &str, reply: &ChatResponse) -> Chat
             index: 0,
             message: ChoiceMessage {
                 role: "assistant".into(),
-                content: Some(reply.text.clone()),
+                // OpenAI sends a null content with tool calls.
+                content: (reply.tool_calls.is_empty() || !reply.text.is_empty())
+                    .then(|| reply.text.clone()),
+                tool_calls: reply.tool_calls.clone(),
             },
             finish_reason: Some(reply.finish_reason.as_api().to_string()),
         }],
@@ -197,6 +204,7 @@ fn stream_events(
         delta: Delta {
             role: role.map(str::to_string),
             content: Some(content),
+            tool_calls: Vec::new(),
         },
         finish_reason: finish.map(str::to_string),
     };
@@ -206,9 +214,50 @@ fn stream_events(
     )];
     let pieces = split_pieces(&reply.text);
     let last = pieces.len().saturating_sub(1);
+    let has_calls = !reply.tool_calls.is_empty();
     for (i, piece) in pieces.into_iter().enumerate() {
-        let finish = (i == last).then(|| reply.finish_reason.as_api());
+        let finish = (i == last && !has_calls).then(|| reply.finish_reason.as_api());
         events.push(chunk(vec![delta(None, piece, finish)], None));
+    }
+    if has_calls {
+        // Each call in two fragments, as OpenAI streams them: its id and name, then the
+        // arguments; the last fragment carries `finish_reason`.
+        let mut fragments = Vec::new();
+        for (i, call) in reply.tool_calls.iter().enumerate() {
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            fragments.push(ToolCallDelta {
+                index,
+                id: Some(call.id.clone()),
+                kind: Some("function".into()),
+                function: FunctionDelta {
+                    name: Some(call.name.clone()),
+                    arguments: Some(String::new()),
+                },
+            });
+            fragments.push(ToolCallDelta {
+                index,
+                id: None,
+                kind: None,
+                function: FunctionDelta {
+                    name: None,
+                    arguments: Some(call.arguments.clone()),
+                },
+            });
+        }
+        let n = fragments.len();
+        for (k, fragment) in fragments.into_iter().enumerate() {
+            events.push(chunk(
+                vec![ChunkChoice {
+                    index: 0,
+                    delta: Delta {
+                        tool_calls: vec![fragment],
+                        ..Delta::default()
+                    },
+                    finish_reason: (k + 1 == n).then(|| reply.finish_reason.as_api().to_string()),
+                }],
+                None,
+            ));
+        }
     }
     if include_usage {
         events.push(chunk(Vec::new(), Some(WireUsage::from(reply.usage))));

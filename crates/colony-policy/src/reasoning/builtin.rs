@@ -26,7 +26,7 @@ use super::swarmsys::{
 };
 use super::{
     AgentVerse, AgentVerseOptions, ChainOfThought, Debate, Dylan, DylanOptions, MacNet,
-    MacNetOptions, PolicyError, ReasoningPolicy, SelfConsistency, Single,
+    MacNetOptions, PolicyError, React, ReasoningPolicy, SelfConsistency, Single,
 };
 
 /// The built-in reasoning policies: name, aliases, one-line help (options and limits) and
@@ -34,6 +34,13 @@ use super::{
 pub const BUILTIN: &[(&str, &[&str], &str, BuildReasoning)] = &[
     ("single", &["io"], "one call per item, no options", single),
     ("cot", &[], "chain of thought, no options", cot),
+    (
+        "react",
+        &[],
+        "one agent that calls tools until it answers (the run's --tools, else the calculator); \
+         steps=<tool rounds without --tools, default 8, at most 64>",
+        react,
+    ),
     (
         "self_consistency",
         &["sc"],
@@ -119,6 +126,17 @@ fn cot(
     _: &ReasoningContext,
 ) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
     Ok(Box::new(ChainOfThought))
+}
+
+fn react(
+    options: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    let steps = match options.count("steps")? {
+        Some(n) => u32::try_from(n).unwrap_or(u32::MAX),
+        None => React::default().steps,
+    };
+    Ok(Box::new(React::new(steps)?))
 }
 
 fn self_consistency(

@@ -30,6 +30,22 @@ pub(super) fn register(mut r: Registry) -> Registry {
     for &(file, text) in &crate::reasoning::role_pool::POOL {
         r = r.role_card(&format!("roles/selforg/{file}"), text);
     }
+    r = r
+        .tool(
+            "python",
+            "runs Python in the sandbox (--sandbox) and returns what it printed",
+            |ctx| {
+                colony_tools::builtin("python", ctx).unwrap_or_else(|| unreachable_tool("python"))
+            },
+        )
+        .tool(
+            "calculator",
+            "exact rational arithmetic on one expression (+ - * / ^, parentheses)",
+            |ctx| {
+                colony_tools::builtin("calculator", ctx)
+                    .unwrap_or_else(|| unreachable_tool("calculator"))
+            },
+        );
     use crate::embodied::framework_sim::FrameworkResponder;
     r.responder(crate::reasoning::swarmsys::sim::SwarmSysResponder)
         .responder(crate::reasoning::baseline_sim::BaselineResponder)
@@ -39,4 +55,13 @@ pub(super) fn register(mut r: Registry) -> Registry {
         .environment(colony_cube::entry())
         .environment(colony_swarmbench::entry())
         .environment(colony_wildfire::entry())
+}
+
+/// A built-in name colony-tools does not know: cannot happen (both sides are this crate's
+/// build), reported as an unknown tool rather than a panic.
+fn unreachable_tool(name: &str) -> Result<colony_runtime::SharedTool, colony_tools::ToolsError> {
+    Err(colony_tools::ToolsError::UnknownTool {
+        name: name.to_string(),
+        known: colony_tools::BUILTIN_TOOLS.join(", "),
+    })
 }

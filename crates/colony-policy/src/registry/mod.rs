@@ -25,9 +25,11 @@
 mod builtin;
 mod code_judge;
 mod dataset;
+mod tools;
 
 pub use code_judge::{pass_at_k, CodeGradeError, CodeJudge, HUMANEVAL_TIMEOUT_SECS};
 pub use dataset::{DatasetEntry, DatasetGrader, DatasetLoader};
+pub use tools::{ToolCtor, ToolEntry};
 
 use std::sync::Arc;
 
@@ -143,6 +145,7 @@ pub struct Registry {
     datasets: Vec<DatasetEntry>,
     templates: Vec<(&'static str, &'static str)>,
     role_cards: Vec<(String, &'static str)>,
+    tools: Vec<ToolEntry>,
     /// The first name registered twice, reported by [`Registry::check`].
     duplicate: Option<RegistryError>,
 }

@@ -71,7 +71,8 @@ impl ToolLoop {
             .map(|_| ToolReplay::key(self.inner.id(), asked, call));
         if let (Some(replay), Some(key)) = (&self.replay, &key) {
             if let Some(rec) = replay.lookup(key) {
-                return exchange(call, readable, rec, 0, true);
+                let elapsed = rec.elapsed_us;
+                return exchange(call, readable, rec, elapsed, true);
             }
             if replay.mode() == ReplayMode::Replay {
                 let rec = failure(
@@ -120,18 +121,23 @@ impl ToolLoop {
                         Ok(Ok(text)) => RecordedTool {
                             result: truncate(text, self.limits.max_output_bytes),
                             error: None,
+                            elapsed_us: 0,
                         },
                     },
                 },
             },
         };
-        let elapsed = start.elapsed();
+        let elapsed = micros(start.elapsed());
+        let rec = RecordedTool {
+            elapsed_us: elapsed,
+            ..rec
+        };
         if let (Some(replay), Some(key)) = (&self.replay, &key) {
             if let Err(e) = replay.store(key, call, &rec) {
                 tracing::warn!(error = %e, "cannot record a tool result");
             }
         }
-        exchange(call, readable, rec, micros(elapsed), false)
+        exchange(call, readable, rec, elapsed, false)
     }
 }
 
@@ -151,6 +157,7 @@ fn failure(kind: &str, message: String) -> RecordedTool {
     RecordedTool {
         result: format!("error: {message}"),
         error: Some(kind.to_string()),
+        elapsed_us: 0,
     }
 }
 
@@ -195,6 +202,10 @@ impl ChatModel for ToolLoop {
 
     fn simulated(&self) -> bool {
         self.inner.simulated()
+    }
+
+    fn offers_tools(&self) -> bool {
+        !self.tools.is_empty()
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {

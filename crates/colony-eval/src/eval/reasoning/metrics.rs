@@ -88,6 +88,9 @@ mod tests {
             trace,
             transcript: None,
             unsandboxed: false,
+            tool_calls: 0,
+            tool_errors: 0,
+            tool_ms: 0.0,
         }
     }
 

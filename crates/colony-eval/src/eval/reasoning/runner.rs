@@ -101,6 +101,9 @@ pub async fn solve_item(
             };
             ItemResult {
                 unsandboxed,
+                tool_calls: run.tool_calls,
+                tool_errors: run.tool_errors,
+                tool_ms: (run.tool_time_us as f64 / 100.0).round() / 10.0,
                 id: item.id.clone(),
                 policy: policy.name().to_string(),
                 dataset: dataset.name.clone(),
@@ -151,6 +154,9 @@ pub async fn solve_item(
             trace: serde_json::Value::Null,
             transcript: None,
             unsandboxed: false,
+            tool_calls: 0,
+            tool_errors: 0,
+            tool_ms: 0.0,
         },
     }
 }

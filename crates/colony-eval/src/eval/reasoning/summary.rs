@@ -64,6 +64,16 @@ pub struct PolicySummary {
     /// of the JSON when there are none.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, MetricMean>,
+    /// Tool calls of the items (`--tools`; omitted when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_calls: u64,
+    /// Of those, the failed ones (counted, never scored as answers).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_errors: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A policy against the `--baseline` policy on the items both answered.
@@ -209,6 +219,8 @@ impl PolicySummary {
                 cost_usd: r.cost_usd,
                 call_latency_ms: None,
                 metrics: item_metrics(&r.trace),
+                tool_calls: r.tool_calls,
+                tool_errors: r.tool_errors,
             });
         }
         s.call_latency_ms = super::latency::latency_percentiles(results);
@@ -234,6 +246,8 @@ impl PolicySummary {
         // ([`super::latency::latency_percentiles`], in `rebuild_summary_with`).
         self.call_latency_ms = None;
         merge(&mut self.metrics, &other.metrics);
+        self.tool_calls = self.tool_calls.saturating_add(other.tool_calls);
+        self.tool_errors = self.tool_errors.saturating_add(other.tool_errors);
         let answered = self.answered();
         self.accuracy = (answered > 0).then(|| self.correct as f64 / answered as f64);
         self.accuracy_ci95 = crate::eval::stats::wilson95(self.correct, answered);

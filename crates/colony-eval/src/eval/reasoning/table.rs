@@ -514,6 +514,9 @@ mod tests {
             trace: serde_json::Value::Null,
             transcript: None,
             unsandboxed: false,
+            tool_calls: 0,
+            tool_errors: 0,
+            tool_ms: 0.0,
         };
         let s = PolicySummary::of(&[
             item(Some("A"), true, None),
