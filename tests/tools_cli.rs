@@ -241,3 +241,57 @@ fn bad_tool_flags_are_one_line_errors() {
         assert_eq!(err.trim().lines().count(), 1, "{flags:?}: {err}");
     }
 }
+
+#[test]
+fn a_suites_tools_reach_every_unit_and_bad_ones_name_the_key() {
+    let root = tempfile::tempdir().unwrap();
+    let data = gsm8k_sample();
+    let suite = root.path().join("tools.toml");
+    std::fs::write(
+        &suite,
+        format!(
+            "policies = [\"single\"]\ntools = [\"calculator\"]\n\n[[datasets]]\nname = \"gsm8k\"\n\
+             data = {data:?}\nlimit = 3\n\n[[environments]]\nid = \"cube\"\nseeds = [0]\n\
+             max_steps = 10\npolicies = [\"embodied\"]\n"
+        ),
+    )
+    .unwrap();
+    let out = root.path().join("o");
+    let run = colony_cmd(["run"])
+        .arg(&suite)
+        .args(["--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_ok(&run);
+    let rows = results_by_id(&out.join("sim/reasoning"), "single");
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| r["tool_calls"] == 1), "{rows:?}");
+    let episodes = jsonl(&out.join("sim/cube/episodes.jsonl"));
+    assert!(
+        episodes[0]["tool_calls"].as_u64().unwrap() > 0,
+        "{episodes:?}"
+    );
+
+    for (tools, says) in [
+        ("[\"frobnicate\"]", "unknown tool \"frobnicate\""),
+        ("[\"mcp:git\"]", "no [mcp.git] table in this suite"),
+    ] {
+        std::fs::write(
+            &suite,
+            format!("policies = [\"single\"]\ntools = {tools}\n[[datasets]]\nname = \"gsm8k\"\ndata = {data:?}\n"),
+        )
+        .unwrap();
+        let out = colony_cmd(["run"])
+            .arg(&suite)
+            .arg("--dry-run")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(
+            err.contains("tools.toml:2: tools: ") && err.contains(says),
+            "{err}"
+        );
+    }
+}

@@ -30,6 +30,14 @@ pub struct CompareArgs {
     /// An environment parameter, `key=value` (repeatable; see `colony env list`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened type's own docs (clap help)
+    pub tools: super::tool_args::ToolArgs,
+    /// Where the `python` tool runs model-written code: `bubblewrap` (isolated; the default)
+    /// or `none` (this machine, unisolated).
+    #[arg(long, default_value = "bubblewrap", value_name = "NAME")]
+    pub sandbox: String,
     /// Compare every other policy with this one over the seeds both scored: mean paired
     /// difference, paired bootstrap 95% interval and sign-flip p-value (`vs_baseline` in
     /// `summary.json`, a column in the table).
@@ -218,6 +226,23 @@ pub async fn run(
             )?
         }
     };
+    let mut side = side;
+    let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
+    if let Some(tools) =
+        crate::eval::tools::RunTools::build(registry, &a.tools.spec(config, &a.sandbox)?, calls)
+            .await?
+    {
+        anyhow::ensure!(
+            side.caller.script.is_none(),
+            "--tools needs a model: a reply script (--model script:FILE) calls no tools"
+        );
+        side.caller.models = side
+            .caller
+            .models
+            .into_iter()
+            .map(|m| tools.wrap(m))
+            .collect();
+    }
     let run_config = CompareConfig {
         env,
         set: a.set.clone(),

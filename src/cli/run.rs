@@ -192,6 +192,7 @@ pub async fn run(a: RunArgs, config: Option<&Path>, registry: &Registry) -> anyh
         }
     };
     let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
+    let tools = suite_tools(registry, &suite, &a.code.sandbox, calls).await?;
     let result = run_suite(
         &suite,
         SuiteRunOptions {
@@ -205,6 +206,7 @@ pub async fn run(a: RunArgs, config: Option<&Path>, registry: &Registry) -> anyh
             api_key: a.model.api_key()?,
             budget,
             code_judge: code_judge(&a, &suite)?,
+            tools,
         },
         SuiteHooks {
             unit_started: &unit_started,
@@ -274,4 +276,25 @@ fn code_judge(
         return Ok(None);
     }
     Ok(Some(std::sync::Arc::new(a.code.judge()?)))
+}
+
+/// The suite's tools (`tools`, `[mcp.NAME]`), built once for every unit; python runs in
+/// `--sandbox`.
+async fn suite_tools(
+    registry: &crate::registry::Registry,
+    suite: &crate::suite::Suite,
+    sandbox: &str,
+    calls: CallRouting<'_>,
+) -> anyhow::Result<Option<crate::eval::tools::RunTools>> {
+    if suite.tools.is_empty() {
+        return Ok(None);
+    }
+    let mcp = crate::tools::McpServerConfig::from_tables(suite.mcp.clone(), "suite")?;
+    let spec = crate::eval::tools::ToolsSpec::new(
+        suite.tools.clone(),
+        mcp,
+        sandbox,
+        crate::runtime::ToolLimits::default(),
+    );
+    Ok(crate::eval::tools::RunTools::build(registry, &spec, calls).await?)
 }

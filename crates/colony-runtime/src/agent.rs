@@ -244,7 +244,7 @@ impl Agent {
                     finish_reason: response.finish_reason.clone(),
                     usage: response.usage,
                     latency: response.latency,
-                    tools: response.tool_trace,
+                    tools: response.tool_trace.clone(),
                 }));
                 let _ = reply.send(Ok(Reply {
                     agent: self.id.clone(),
@@ -255,6 +255,7 @@ impl Agent {
                     latency: response.latency,
                     model: response.model,
                     retries: response.retries,
+                    tools: response.tool_trace,
                 }));
                 Flow::Continue
             }

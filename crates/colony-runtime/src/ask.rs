@@ -100,4 +100,7 @@ pub struct Reply {
     /// Failed attempts that the client retried before this reply (transport metadata).
     #[serde(default)]
     pub retries: u32,
+    /// The tool calls made while answering, with their results (empty without tools).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<colony_llm::ToolExchange>,
 }

@@ -479,6 +479,7 @@ mod tests {
             retries: 0,
             truncated: None,
             decides: false,
+            tools: Vec::new(),
         }
     }
 

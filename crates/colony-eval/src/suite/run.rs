@@ -55,6 +55,9 @@ pub struct SuiteRunOptions<'a> {
     /// The judge of code items (`colony run --sandbox`, docs/design/sandbox.md §3); `None`: a
     /// code item's answer is an error of that item ("no sandbox was configured"), never wrong.
     pub code_judge: Option<Arc<colony_policy::registry::CodeJudge>>,
+    /// The tools every agent of every unit is offered (the suite's `tools`, built by the
+    /// door with [`crate::eval::tools::RunTools::build`]); `None`: no tools.
+    pub tools: Option<crate::eval::tools::RunTools>,
 }
 
 /// Live progress of a suite run.
@@ -269,11 +272,19 @@ pub async fn run_suite(
             UnitWork::Env { unit: e, .. } => {
                 let config =
                     compare_config(opts.registry, suite, e, &spec, &out, opts.calls, true)?;
-                let config = CompareConfig {
+                let mut config = CompareConfig {
                     only: opts.shard.map(|s| unit.owned_episodes(s)),
                     budget: opts.budget.clone(),
                     ..config
                 };
+                if let Some(tools) = &opts.tools {
+                    config.caller.models = config
+                        .caller
+                        .models
+                        .into_iter()
+                        .map(|m| tools.wrap(m))
+                        .collect();
+                }
                 let outcome = run_compare(config, hooks.episodes.clone()).await;
                 let outcome = match outcome {
                     Err(CompareError::Stopped(why)) => {
@@ -328,6 +339,10 @@ async fn run_dataset_entry(
         items,
         opts.calls,
     )?;
+    let roster = match &opts.tools {
+        Some(tools) => tools.roster(roster),
+        None => roster,
+    };
     let ctx = ReasoningContext::new(embedder.clone());
     let policies = LabelledPolicy::build_all(&d.policies, |p| opts.registry.reasoning(p, &ctx))?;
     let dataset = opts

@@ -114,6 +114,9 @@ struct SuiteFile {
     log_calls: Option<LogCalls>,
     max_tokens_total: Option<Spanned<u64>>,
     max_cost: Option<Spanned<f64>>,
+    tools: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    mcp: BTreeMap<String, colony_llm::McpServerTable>,
     #[serde(default)]
     datasets: Vec<Spanned<DatasetTable>>,
     #[serde(default)]
@@ -247,6 +250,13 @@ pub struct Suite {
     /// resumes.
     #[serde(skip)]
     pub max_cost: Option<f64>,
+    /// `tools`: what every agent of every unit is offered (as `--tools`); part of the
+    /// manifest (tools change results), omitted when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    /// `[mcp.NAME]` tables: the MCP servers `mcp:NAME` tools come from (as `--mcp`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mcp: BTreeMap<String, colony_llm::McpServerTable>,
     /// Reasoning datasets.
     pub datasets: Vec<DatasetUnit>,
     /// Environments.
@@ -604,6 +614,38 @@ impl Suite {
                 return Err(invalid(0, key, format!("{v} is outside 1..={max}")));
             }
         }
+        let tools = match &file.tools {
+            Some(t) => {
+                let names = colony_tools::parse_tool_list(t.get_ref());
+                let known: Vec<&str> = registry.tools().iter().map(|e| e.name.as_str()).collect();
+                for name in &names {
+                    let server = name
+                        .strip_prefix("mcp:")
+                        .map(|r| r.split('/').next().unwrap_or(r));
+                    let ok = match server {
+                        Some(s) => file.mcp.contains_key(s),
+                        None => known.contains(&name.as_str()),
+                    };
+                    if !ok {
+                        let why = match server {
+                            Some(s) => format!("{name:?}: no [mcp.{s}] table in this suite"),
+                            None => format!("unknown tool {name:?} (known: {})", known.join(", ")),
+                        };
+                        return Err(invalid(t.span().start, "tools", why));
+                    }
+                }
+                names
+            }
+            None => Vec::new(),
+        };
+        for (name, table) in &file.mcp {
+            colony_tools::McpServerConfig::from_table(
+                name,
+                table.clone(),
+                &path.display().to_string(),
+            )
+            .map_err(|e| invalid(0, &format!("mcp.{name}"), e.to_string()))?;
+        }
         let roles = file.roles.as_deref().map(resolve);
         if let Some(roles) = roles
             .as_ref()
@@ -637,6 +679,8 @@ impl Suite {
             log_calls: file.log_calls.unwrap_or_default(),
             max_tokens_total: file.max_tokens_total.map(Spanned::into_inner),
             max_cost: file.max_cost.map(Spanned::into_inner),
+            tools,
+            mcp: file.mcp,
             datasets,
             environments,
         })

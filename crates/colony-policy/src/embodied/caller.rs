@@ -63,6 +63,10 @@ pub struct CallLog {
     /// episode loop then fills `action` / `parse_error`).
     #[serde(skip)]
     pub decides: bool,
+    /// The tool calls made while answering, with their results (`--tools`; omitted when
+    /// none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<colony_llm::ToolExchange>,
 }
 
 /// The built-in sampling of the embodied policies: at most 1,024 completion tokens, the
@@ -257,6 +261,7 @@ impl Caller {
             retries: 0,
             truncated: None,
             decides: false,
+            tools: Vec::new(),
         };
         if let Some(script) = &self.script {
             let reply = script.reply(&view.id, step, purpose)?;
@@ -317,6 +322,7 @@ impl Caller {
                 log.usage = reply.usage;
                 log.latency_ms = reply.latency.as_secs_f64() * 1e3;
                 log.retries = reply.retries;
+                log.tools = reply.tools;
                 log.reply = Some(reply.text);
                 Ok(log)
             }

@@ -245,6 +245,8 @@ fn result_of(
         cost_usd: o.cost_nusd.map(colony_llm::usd),
         metrics,
         config: label.to_string(),
+        tool_calls: o.tool_calls,
+        tool_errors: o.tool_errors,
     }
 }
 

@@ -128,6 +128,12 @@ pub struct EpisodeResult {
     /// The grid configuration (`level=3`); absent without a grid.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub config: String,
+    /// Tool calls of the episode (`--tools`; absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_calls: u64,
+    /// Of those, the failed ones (counted, never an action).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_errors: u64,
 }
 
 /// Errors that stop a comparison (an episode's own failure is recorded, not raised).
@@ -229,4 +235,8 @@ pub fn check_episode_count(
         return Err(CompareError::TooManyEpisodes { count });
     }
     Ok(())
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -108,6 +108,12 @@ pub struct EpisodeOutcome {
     pub completion_tokens: u64,
     /// Replies the environment replaced by its fallback.
     pub fallbacks: u64,
+    /// Tool calls of the episode's model calls (`--tools`; omitted when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_calls: u64,
+    /// Of those, the ones that failed (counted, never an action).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_errors: u64,
     /// Why the episode stopped early, when it did.
     pub error: Option<String>,
     /// Wall time in seconds.
@@ -115,6 +121,10 @@ pub struct EpisodeOutcome {
     /// The error is one no retry can fix ([`colony_llm::stops_run`]); runs stop on it.
     #[serde(skip)]
     pub fatal: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Errors that stop the loop itself (results could not be written).
@@ -259,6 +269,8 @@ pub async fn run_episode(
             if let Some(c) = c.usage.cost_nusd {
                 out.cost_nusd = Some(out.cost_nusd.unwrap_or(0).saturating_add(c));
             }
+            out.tool_calls += c.tools.len() as u64;
+            out.tool_errors += c.tools.iter().filter(|t| t.error.is_some()).count() as u64;
         }
         if !calls.is_empty() {
             sink.on_calls(&calls)?;
