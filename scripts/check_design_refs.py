@@ -33,14 +33,14 @@ DESIGN = ROOT / "docs" / "design"
 FAMILY = {"reasoning": "reasoning", "selforg": "reasoning", "swarmsys": "reasoning",
           "baselines": "reasoning", "grading": "reasoning", "wildfire": "wildfire",
           "frameworks": "wildfire", "cube": "cube", "swarmbench": "swarmbench",
-          "architecture": "architecture", "sandbox": "sandbox"}
+          "architecture": "architecture", "sandbox": "sandbox", "tools": "tools"}
 REASONING = {"0": "reasoning", "6": "reasoning", "1": "selforg", "2": "swarmsys",
              "3": "baselines", "4": "grading", "5": "grading"}
 
 NUM = r"\d+(?:\.\d+)*"
 ONE = rf"§({NUM})(?:\s*[–/-]\s*§?({NUM}))?"
 NOTE = (r"(?:docs/design/|\b)"
-        r"(reasoning|selforg|swarmsys|baselines|grading|wildfire|frameworks|cube|swarmbench|architecture|sandbox)\.md")
+        r"(reasoning|selforg|swarmsys|baselines|grading|wildfire|frameworks|cube|swarmbench|architecture|sandbox|tools)\.md")
 EXPLICIT = re.compile(rf"{NOTE}((?:,?\s*§{NUM}(?:\s*[–/-]\s*§?{NUM})?)+)")
 BARE = re.compile(ONE)
 PAPER_BEFORE = re.compile(

@@ -19,7 +19,12 @@ rules = {
     # it must not name a concrete environment crate either.
     "crates/colony-llm/src": re.compile(r"\bcolony::|" + concrete),
 }
-for folder in ["crates/colony-policy/src", "crates/colony-eval/src", "crates/colony-runtime/src"]:
+for folder in [
+    "crates/colony-policy/src",
+    "crates/colony-eval/src",
+    "crates/colony-runtime/src",
+    "crates/colony-tools/src",
+]:
     rules[folder] = re.compile(concrete)
 # The built-in registration is the one place the concrete crates are named.
 allowed = {"crates/colony-policy/src/registry/builtin.rs"}
