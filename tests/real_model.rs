@@ -277,4 +277,72 @@ fn a_real_model_through_models_chat_eval_and_compare() {
         .sum();
     assert_eq!((after.0 - before.0) + (after.1 - before.1), prompt);
     assert_eq!(after.2 - before.2, completion);
+
+    // Agents with tools on the real server: react and SelfOrg offered a sandboxed Python and
+    // the calculator (llama-server reads the OpenAI `tools`; SmolLM2 may answer without
+    // calling one), recorded, then replayed with the server out of the loop: the call logs
+    // and results are the recorded run's.
+    let rec = dir.path().join("rec");
+    let tool_run = |out: &Path, routing: &str| {
+        let out_s = out.to_str().unwrap();
+        let rec_s = rec.to_str().unwrap();
+        run(
+            &config,
+            &[
+                "eval",
+                "--dataset",
+                "mmlu",
+                "--data",
+                mmlu.to_str().unwrap(),
+                "--field",
+                "question=question",
+                "--field",
+                "choices=answer_a,answer_b,answer_c,answer_d",
+                "--field",
+                "answer=correct_answer",
+                "--limit",
+                "3",
+                "--policy",
+                "react;selforg:agents=2,rounds=1",
+                "--tools",
+                "python,calculator",
+                "--max-tokens",
+                "48",
+                "--concurrency",
+                "2",
+                "--quiet",
+                routing,
+                rec_s,
+                "--out",
+                out_s,
+            ],
+        )
+    };
+    let (a, b) = (dir.path().join("tools-a"), dir.path().join("tools-b"));
+    ok(
+        &tool_run(&a, "--record"),
+        "eval --tools against the real server",
+    );
+    let served = metrics(&url);
+    ok(&tool_run(&b, "--replay"), "eval --tools replayed");
+    assert_eq!(metrics(&url), served, "the replay reached the server");
+    for p in ["react", "selforg:agents=2,rounds=1"] {
+        let (x, y) = (common::results_by_id(&a, p), common::results_by_id(&b, p));
+        assert_eq!(x.len(), 3, "{p}");
+        assert!(x.iter().all(|r| r["error"].is_null()), "{p}: {x:?}");
+        let strip = |v: &[Value]| v.iter().map(common::timeless).collect::<Vec<_>>();
+        assert_eq!(strip(&x), strip(&y), "{p}");
+    }
+    for row in common::results_by_id(&a, "react") {
+        let id = row["id"].as_str().unwrap();
+        let cat = |d: &Path| {
+            let out = Command::new(BIN)
+                .args(["logs", "cat", "--item", id])
+                .arg(d)
+                .output()
+                .unwrap();
+            String::from_utf8(out.stdout).unwrap()
+        };
+        assert_eq!(cat(&a), cat(&b), "item {id}");
+    }
 }
