@@ -3,6 +3,8 @@
 //! them), offline on the simulated model, recorded and replayed byte-identically, an MCP
 //! server's tool through `--mcp`, and bad flags as one-line errors.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use std::path::Path;

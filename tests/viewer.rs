@@ -99,7 +99,14 @@ fn calls_fixture(run: &Path) {
              "request": {"messages": [{"role": "system", "content": "You are a helpful assistant."},
                                       {"role": "user", "content": "What is 8 + 9?"}]},
              "text": MARKER, "finish_reason": "stop",
-             "usage": {"prompt_tokens": 21, "completion_tokens": 5}, "latency": 1500}},
+             "usage": {"prompt_tokens": 21, "completion_tokens": 5}, "latency": 1500,
+             "tools": [
+                {"call": {"id": "c1", "type": "function",
+                          "function": {"name": "calculator", "arguments": "{\"expression\": \"8+9\"}"}},
+                 "tool": "calculator", "result": "17", "elapsed_us": 2500},
+                {"call": {"id": "c2", "type": "function", "function": {"name": "calculator", "arguments": "{oops"}},
+                 "tool": "calculator", "result": "error: arguments are not valid JSON", "error": "invalid_json",
+                 "elapsed_us": 0}]}},
             {"agent": "agent_0", "seq": 1, "event": {"kind": "failure", "model": "sim",
              "request": {"messages": [{"role": "user", "content": "again"}]},
              "error": "simulated timeout"}}
@@ -177,6 +184,11 @@ fn reasoning_run_table_selforg_graph_calls_side_by_side_and_search() {
     assert!(
         open.contains("What is 8 + 9?") && open.contains("21+5 tok") && open.contains("1.5 ms")
     );
+    // The call's tool calls are its children: each with its arguments and result, a failed
+    // one marked with its kind.
+    assert_eq!(count(&open, "class=\"entry tool\""), 2, "{open}");
+    assert!(open.contains("calculator · 2.5 ms") && open.contains("{\"expression\": \"8+9\"}"));
+    assert!(open.contains(">tool invalid_json<") && open.contains("error: arguments are not valid JSON"));
 
     // Side by side: the same item under both policies.
     let side = dom(&browser, t, &page, "#unit=.&compare=single,selforg&item=1");

@@ -123,7 +123,20 @@ function usageText(u) {
   return u ? (u.prompt_tokens || 0) + "+" + (u.completion_tokens || 0) + " tok" : "";
 }
 
-// One transcript entry (TranscriptEntry of src/runtime/transcript.rs).
+// The tool calls a model call made (ToolExchange of crates/colony-llm/src/tools.rs): its
+// children, in order, each with its arguments and what the model was told.
+function toolsView(tools) {
+  return (tools || []).map(function (t) {
+    var call = t.call || {};
+    var fn = call.function || {};
+    var badge = t.error ? h("span", { class: "badge err", text: "tool " + t.error }) : h("span", { class: "badge tool", text: "tool" });
+    var ms = t.elapsed_us !== undefined ? (t.elapsed_us / 1000).toFixed(1) + " ms" : "";
+    return h("div", { class: "entry tool" }, [badge, " " + (t.tool || fn.name || "?") + " · " + ms,
+      pre(fn.arguments || "", "inline"), h("div", { class: "reply" }, [h("span", { class: "role", text: "result" }), pre(t.result)])]);
+  });
+}
+
+// One transcript entry (TranscriptEntry of crates/colony-runtime/src/transcript.rs).
 function entryView(e) {
   var ev = e.event || {};
   var who = e.agent + " #" + e.seq;
@@ -131,7 +144,7 @@ function entryView(e) {
     var ms = ev.latency !== undefined ? (ev.latency / 1000).toFixed(1) + " ms" : "";
     return lazyDetails([h("span", { class: "badge call", text: "call" }), " " + who + (ev.tag ? " · " + ev.tag : "") +
       " · " + ev.model + " · " + usageText(ev.usage) + " · " + ms + " · " + fmt(ev.finish_reason)],
-      function () { return [messagesView(ev.request && ev.request.messages), h("div", { class: "reply" }, [h("span", { class: "role", text: "reply" }), pre(ev.text)])]; },
+      function () { return [messagesView(ev.request && ev.request.messages)].concat(toolsView(ev.tools), [h("div", { class: "reply" }, [h("span", { class: "role", text: "reply" }), pre(ev.text)])]); },
       CV.openAll, "entry call");
   }
   if (ev.kind === "failure") {
