@@ -297,3 +297,45 @@ fn a_suites_tools_reach_every_unit_and_bad_ones_name_the_key() {
         );
     }
 }
+
+#[test]
+fn a_scripted_serve_mock_sends_malformed_tool_calls_that_are_counted_not_fatal() {
+    let root = tempfile::tempdir().unwrap();
+    let script = root.path().join("script.jsonl");
+    std::fs::write(
+        &script,
+        "{\"tool_calls\": [{\"name\": \"calculator\", \"arguments\": \"{oops\"}, \
+         {\"name\": \"calculator\", \"arguments\": {\"expression\": \"3 + 4\"}}]}\n\
+         {\"content\": \"The answer is \\\\boxed{7}.\"}\n",
+    )
+    .unwrap();
+    let m = common::Mock::start(&["--script", script.to_str().unwrap()], &[]);
+    let out = root.path().join("o");
+    let run = common::eval_run::eval_command("single", &m.url, &out, &["--tools", "calculator"])
+        .args(["--limit", "1"])
+        .output()
+        .unwrap();
+    assert_ok(&run);
+    let row = &results_by_id(&out, "single")[0];
+    assert_eq!(
+        (row["tool_calls"].as_u64(), row["tool_errors"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(row["answer"], "7");
+    let log = logs(&out, "0");
+    assert!(
+        log.contains(r#""error":"invalid_json""#) && log.contains(r#""result":"7""#),
+        "{log}"
+    );
+    // A bad script is a one-line error naming the file and line.
+    std::fs::write(&script, "{\"content\": \"x\"}\nnot json\n").unwrap();
+    let bad = colony_cmd(["serve-mock", "--script"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        !bad.status.success() && err.contains("script.jsonl:2:"),
+        "{err}"
+    );
+}

@@ -188,7 +188,10 @@ fn reasoning_run_table_selforg_graph_calls_side_by_side_and_search() {
     // one marked with its kind.
     assert_eq!(count(&open, "class=\"entry tool\""), 2, "{open}");
     assert!(open.contains("calculator · 2.5 ms") && open.contains("{\"expression\": \"8+9\"}"));
-    assert!(open.contains(">tool invalid_json<") && open.contains("error: arguments are not valid JSON"));
+    assert!(
+        open.contains(">tool invalid_json<")
+            && open.contains("error: arguments are not valid JSON")
+    );
 
     // Side by side: the same item under both policies.
     let side = dom(&browser, t, &page, "#unit=.&compare=single,selforg&item=1");

@@ -86,6 +86,11 @@ pub struct ServeMockArgs {
     /// each: what clients actually sent, for tests.
     #[arg(long, value_name = "FILE")]
     pub log_requests: Option<PathBuf>,
+    /// Answer from a reply script instead of the simulated model: JSONL, one reply per line,
+    /// `{"content": "…"}` or `{"tool_calls": [{"name", "arguments"}]}`, taken in request order
+    /// (cycling). For tests of tool-calling clients: one conversation at a time.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["answer_key", "accuracy"])]
+    pub script: Option<PathBuf>,
     /// Play a llama-server slot of N tokens: answer `GET /props` with it and refuse (400) a
     /// prompt estimated larger, as llama-server does.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::llm::MAX_CONTEXT_TOKENS))]
@@ -169,7 +174,11 @@ impl ServeMockArgs {
                 Some(key.trim().to_string())
             }
         };
-        let mut config = MockServerConfig::new(Arc::new(SimulatedModel::new(sim)));
+        let model: crate::llm::SharedModel = match &self.script {
+            Some(path) => Arc::new(crate::llm::ScriptedModel::load("script", path)?),
+            None => Arc::new(SimulatedModel::new(sim)),
+        };
+        let mut config = MockServerConfig::new(model);
         config.host = self.host;
         config.port = self.port;
         config.served_models = self.served_model.clone();

@@ -33,6 +33,7 @@ mod replay_tools;
 pub mod responder;
 mod retry;
 mod sampling;
+mod scripted;
 mod secret;
 mod simulated;
 mod simulated_tools;
@@ -60,6 +61,7 @@ pub use replay_tools::{RecordedTool, ToolReplay, MAX_TOOL_CACHE_BYTES, TOOL_CALL
 pub use responder::Responders;
 pub use retry::RetryPolicy;
 pub use sampling::{Sampling, SamplingError, SamplingKeys, MAX_TOKENS_LIMIT};
+pub use scripted::{ScriptedModel, ScriptedReply, MAX_SCRIPT_BYTES};
 pub use secret::ApiKey;
 pub use simulated::{SimulatedConfig, SimulatedModel};
 pub use tools::{

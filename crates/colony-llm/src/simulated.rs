@@ -24,9 +24,8 @@
 //! (`colony::registry::Registry::responders`); a program that builds a `SimulatedModel` by
 //! hand passes the chain of the registry it runs with.
 //!
-//! Scripted mode returns canned replies in order (cycling), for tests.
+//! Scripted mode returns canned replies in order (cycling), for tests ([`super::ScriptedModel`]).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -35,6 +34,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::answer_key::normalize;
 use super::responder::Responders;
+use super::scripted::{ScriptedModel, ScriptedReply};
 use super::simulated_tools::tool_call;
 use super::{
     approx_prompt_tokens, approx_tokens, AnswerKey, ChatModel, ChatRequest, ChatResponse,
@@ -80,11 +80,7 @@ impl Default for SimulatedConfig {
 
 enum Mode {
     Simulated(SimulatedConfig),
-    Scripted {
-        name: String,
-        replies: Vec<String>,
-        next: AtomicUsize,
-    },
+    Scripted(ScriptedModel),
 }
 
 /// The offline, seeded model (see the module docs).
@@ -109,13 +105,13 @@ impl SimulatedModel {
     }
 
     /// A model that returns `replies` in call order, cycling; an empty list is an error on call.
+    /// (The scripted mode is a [`ScriptedModel`] of text replies.)
     pub fn scripted(name: &str, replies: Vec<String>) -> Self {
         Self {
-            mode: Mode::Scripted {
-                name: name.to_string(),
-                replies,
-                next: AtomicUsize::new(0),
-            },
+            mode: Mode::Scripted(ScriptedModel::new(
+                name,
+                replies.into_iter().map(ScriptedReply::text).collect(),
+            )),
         }
     }
 
@@ -188,7 +184,7 @@ impl ChatModel for SimulatedModel {
     fn id(&self) -> &str {
         match &self.mode {
             Mode::Simulated(c) => &c.name,
-            Mode::Scripted { name, .. } => name,
+            Mode::Scripted(m) => m.id(),
         }
     }
 
@@ -204,20 +200,7 @@ impl ChatModel for SimulatedModel {
                 }
                 self.reply_text(cfg, request)
             }
-            Mode::Scripted {
-                name,
-                replies,
-                next,
-            } => {
-                if replies.is_empty() {
-                    return Err(ModelError::Simulated {
-                        model: name.clone(),
-                        message: "scripted model has no replies".into(),
-                    });
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed) % replies.len();
-                replies[i].clone()
-            }
+            Mode::Scripted(m) => return m.chat(request).await,
         };
         let (text, finish_reason) = apply_limits(text, request);
         Ok(ChatResponse {
@@ -290,7 +273,7 @@ fn request_seed(cfg: &SimulatedConfig, r: &ChatRequest) -> u64 {
 }
 
 /// Applies stop sequences and `max_tokens` (about four characters per token).
-fn apply_limits(mut text: String, r: &ChatRequest) -> (String, FinishReason) {
+pub(crate) fn apply_limits(mut text: String, r: &ChatRequest) -> (String, FinishReason) {
     if let Some(cut) = r
         .sampling
         .stop
