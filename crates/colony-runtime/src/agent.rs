@@ -325,6 +325,7 @@ impl Agent {
             sampling: options.sampling.or(&self.sampling),
             sample_index: options.sample_index,
             purpose: options.purpose.clone(),
+            response_format: options.response_format.clone(),
             ..ChatRequest::default()
         }
     }

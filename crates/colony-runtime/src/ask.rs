@@ -32,6 +32,8 @@ pub struct AskOptions {
     /// A system prompt for this call in place of the role card's (the CREW-Wildfire
     /// frameworks give each kind of call its own short role, as the official code does).
     pub system: Option<String>,
+    /// The shape this call's reply must take (`response_format`: structured output).
+    pub response_format: Option<colony_llm::ResponseFormat>,
 }
 
 impl AskOptions {
@@ -75,6 +77,12 @@ impl AskOptions {
     /// Sets this call's system prompt (the field of the same name).
     pub fn system(mut self, system: impl Into<String>) -> Self {
         self.system = Some(system.into());
+        self
+    }
+
+    /// Asks for a reply of this shape (the field of the same name).
+    pub fn response_format(mut self, format: colony_llm::ResponseFormat) -> Self {
+        self.response_format = Some(format);
         self
     }
 }

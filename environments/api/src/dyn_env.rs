@@ -79,6 +79,11 @@ pub trait DynEnvironment: Send {
     fn numeric(&self) -> Option<&dyn DynNumeric>;
     /// The numeric spaces ([`Environment::numeric`]), to step from codes.
     fn numeric_mut(&mut self) -> Option<&mut dyn DynNumeric>;
+    /// [`Environment::reply_schema`].
+    fn reply_schema(&self, agent: &str) -> serde_json::Value;
+    /// [`Environment::structured_reply_text`] of a reply's text: the JSON it holds decoded, or
+    /// `None` when it is not JSON that fits.
+    fn structured_reply_text(&self, agent: &str, reply: &str) -> Option<String>;
     /// [`Environment::parse_reply`], reported as text; an unknown agent is an error.
     fn parse_reply_text(&self, agent: &str, text: &str) -> Result<ReplyOutcome, EnvError>;
     /// Parses each reply leniently ([`Environment::parse_reply`]) and steps once; agents not
@@ -202,6 +207,13 @@ impl<E: Environment + Clone + Send + Sync + 'static> DynEnvironment for TextEnv<
             Some(_) => Some(self),
             None => None,
         }
+    }
+    fn reply_schema(&self, agent: &str) -> serde_json::Value {
+        self.0.reply_schema(agent)
+    }
+    fn structured_reply_text(&self, agent: &str, reply: &str) -> Option<String> {
+        let value: serde_json::Value = serde_json::from_str(reply.trim()).ok()?;
+        self.0.structured_reply_text(agent, &value)
     }
     fn parse_reply_text(&self, agent: &str, text: &str) -> Result<ReplyOutcome, EnvError> {
         if !self.0.agents().iter().any(|a| a == agent) {

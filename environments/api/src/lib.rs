@@ -249,6 +249,31 @@ pub trait Environment {
         }
     }
 
+    /// The JSON Schema of `agent`'s action reply under structured output (`response_format`,
+    /// docs/design/tools.md §8): a policy run with `structured=true` asks the model for a
+    /// reply that fits it, and [`Environment::structured_reply_text`] turns that reply into
+    /// the text [`Environment::parse_reply`] reads. Default: `{"action": "<one action in the
+    /// environment's syntax>"}`.
+    fn reply_schema(&self, agent: &str) -> serde_json::Value {
+        let _ = agent;
+        serde_json::json!({
+            "type": "object",
+            "properties": {"action": {
+                "type": "string",
+                "description": "one action in the environment's action syntax",
+            }},
+            "required": ["action"],
+        })
+    }
+
+    /// The reply text of a structured reply (JSON that fits [`Environment::reply_schema`]), or
+    /// `None` when it does not fit (the reply then goes to [`Environment::parse_reply`] as it
+    /// is, and its fallback is counted as for any reply). Default: the `action` string.
+    fn structured_reply_text(&self, agent: &str, reply: &serde_json::Value) -> Option<String> {
+        let _ = agent;
+        reply.get("action")?.as_str().map(str::to_string)
+    }
+
     // --- Capabilities (opt-in; see [`capability`]): an environment that has one returns
     // `Some(self)`. ---
 

@@ -603,6 +603,12 @@ impl Environment for CubeEnv {
     fn parse_reply(&self, _agent: &str, text: &str) -> ParsedReply<CubeAction> {
         crate::llm_play::parse_plan_reply(text, self.world.k as u32)
     }
+    fn reply_schema(&self, _agent: &str) -> serde_json::Value {
+        crate::structured::reply_schema()
+    }
+    fn structured_reply_text(&self, _agent: &str, reply: &serde_json::Value) -> Option<String> {
+        crate::structured::reply_text(reply)
+    }
     fn goals(&self) -> Option<&dyn colony_env_api::SubGoals> {
         Some(self)
     }

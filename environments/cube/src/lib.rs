@@ -28,6 +28,7 @@ pub mod observation;
 pub mod overhead;
 pub mod plan_parser;
 pub mod sim_agent;
+pub mod structured;
 pub mod symbolic;
 pub mod world;
 

@@ -26,6 +26,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sim_agent;
 pub mod state;
+pub mod structured;
 pub mod view;
 pub mod world;
 

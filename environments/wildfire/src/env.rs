@@ -348,6 +348,17 @@ impl Environment for WildfireEnv {
             },
         }
     }
+    fn reply_schema(&self, agent: &str) -> serde_json::Value {
+        let kind = self
+            .index(agent)
+            .map_or(crate::config::AgentKind::Firefighter, |i| {
+                self.state.agents[i].kind
+            });
+        crate::structured::reply_schema(kind)
+    }
+    fn structured_reply_text(&self, _agent: &str, reply: &serde_json::Value) -> Option<String> {
+        crate::structured::reply_text(reply)
+    }
     fn calls(&self) -> Option<&dyn colony_env_api::CallProtocol> {
         Some(self)
     }

@@ -41,6 +41,7 @@ pub mod setup;
 pub mod sim;
 pub mod sim_agent;
 pub mod state;
+pub mod structured;
 mod validate;
 
 pub use entry::entry;

@@ -241,6 +241,40 @@ impl Caller {
         system: Option<&str>,
         prompt: String,
     ) -> Result<CallLog, EmbodiedError> {
+        self.ask_shaped(step, view, purpose, system, prompt, None)
+            .await
+    }
+
+    /// The call whose reply is the agent's action: [`Caller::ask`], asking for a reply that
+    /// fits [`AgentView::reply_schema`] when the policy runs structured (`response_format`
+    /// `json_schema`; the episode loop reads the JSON back as the action text).
+    pub async fn ask_action(
+        &self,
+        step: u64,
+        view: &AgentView,
+        purpose: &str,
+        prompt: String,
+    ) -> Result<CallLog, EmbodiedError> {
+        let format =
+            view.reply_schema
+                .as_ref()
+                .map(|schema| colony_llm::ResponseFormat::JsonSchema {
+                    name: "action".into(),
+                    schema: schema.clone(),
+                });
+        self.ask_shaped(step, view, purpose, None, prompt, format)
+            .await
+    }
+
+    async fn ask_shaped(
+        &self,
+        step: u64,
+        view: &AgentView,
+        purpose: &str,
+        system: Option<&str>,
+        prompt: String,
+        format: Option<colony_llm::ResponseFormat>,
+    ) -> Result<CallLog, EmbodiedError> {
         let system = system.unwrap_or(view.instructions.as_str());
         let mut messages = Vec::with_capacity(2);
         if !system.is_empty() {
@@ -283,6 +317,10 @@ impl Caller {
                 .tag(format!("step {step} {purpose}"))
                 .purpose(purpose)
                 .system(system);
+            let options = match &format {
+                Some(f) => options.response_format(f.clone()),
+                None => options,
+            };
             match self.timeout {
                 Some(d) => options.timeout(d),
                 None => options,

@@ -24,7 +24,8 @@ pub type BuildEmbodied =
 pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
     (
         "independent",
-        "each agent answers its own prompt (the benchmark's own protocol), no options",
+        "each agent answers its own prompt (the benchmark's own protocol); structured=true asks for \
+         schema-constrained action replies (response_format)",
         independent,
     ),
     (
@@ -91,10 +92,13 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
 /// `independent` reads no option: the registry refuses any given ("independent takes no
 /// options").
 fn independent(
-    _: &mut PolicyOptions,
+    o: &mut PolicyOptions,
     ctx: &PolicyContext,
 ) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
-    Ok(Box::new(Independent::new(ctx.caller.clone())))
+    let structured = crate::choice(o, "structured", "true|false")?.is_some_and(|v| v == "true");
+    Ok(Box::new(
+        Independent::new(ctx.caller.clone()).structured(structured),
+    ))
 }
 
 /// What building a policy for one episode needs.

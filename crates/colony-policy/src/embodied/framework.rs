@@ -173,6 +173,7 @@ pub fn agent_view(env: &dyn DynEnvironment, id: &str) -> Result<AgentView, Embod
         execution: env.calls().and_then(|c| c.execution_prompter(id)),
         neighbours: Vec::new(),
         feedback: None,
+        reply_schema: None,
     })
 }
 

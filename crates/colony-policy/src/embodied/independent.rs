@@ -34,6 +34,7 @@ use super::{
 #[derive(Debug)]
 pub struct Independent {
     slot: CallerSlot,
+    structured: bool,
 }
 
 impl Independent {
@@ -41,7 +42,14 @@ impl Independent {
     pub fn new(config: CallerConfig) -> Self {
         Self {
             slot: CallerSlot::new(config),
+            structured: false,
         }
+    }
+
+    /// This policy asking for schema-constrained action replies (`structured=true`).
+    pub fn structured(mut self, on: bool) -> Self {
+        self.structured = on;
+        self
     }
 }
 
@@ -108,17 +116,20 @@ pub(crate) async fn decide_agent_with(
         None => observation,
     };
     let prompt = with_feedback(observation, agent.feedback.as_deref());
-    let mut act = caller
-        .ask(step, agent, purpose, prompt)
-        .await
-        .map_err(|e| keep(&mut logs, e))?;
+    // The act call is the action itself unless an EXECUTION call turns it into one; the
+    // call whose reply is the action asks for the structured shape when the policy does.
+    let act = match &agent.execution {
+        Some(_) => caller.ask(step, agent, purpose, prompt).await,
+        None => caller.ask_action(step, agent, purpose, prompt).await,
+    };
+    let mut act = act.map_err(|e| keep(&mut logs, e))?;
     match &agent.execution {
         Some(execution) => {
             let reply = act.reply.clone().unwrap_or_default();
             let action = tag_content(&reply, "action").unwrap_or(reply);
             logs.push(act);
             let mut exec = caller
-                .ask(step, agent, "execution", execution(&action))
+                .ask_action(step, agent, "execution", execution(&action))
                 .await
                 .map_err(|e| keep(&mut logs, e))?;
             exec.decides = true;
@@ -140,6 +151,10 @@ impl EmbodiedPolicy for Independent {
 
     fn wants_snapshot(&self) -> bool {
         true
+    }
+
+    fn structured(&self) -> bool {
+        self.structured
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {

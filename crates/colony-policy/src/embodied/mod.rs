@@ -84,6 +84,9 @@ pub struct AgentView {
     pub neighbours: Vec<AgentId>,
     /// Feedback on this agent's previous reply (e.g. rejected plan actions).
     pub feedback: Option<String>,
+    /// The JSON Schema the agent's action reply must fit, when the policy runs with
+    /// `structured=true` ([`colony_env_api::Environment::reply_schema`]); `None` otherwise.
+    pub reply_schema: Option<serde_json::Value>,
 }
 
 impl std::fmt::Debug for AgentView {
@@ -255,6 +258,14 @@ pub trait EmbodiedPolicy: Send {
     /// Whether [`StepView::env`] should hold a read-only copy of the environment (one clone
     /// per step, so it is opt-in).
     fn wants_snapshot(&self) -> bool {
+        false
+    }
+
+    /// Whether the policy asks for schema-constrained action replies (`structured=true`,
+    /// docs/design/tools.md §8): the episode loop then fills [`AgentView::reply_schema`] and
+    /// reads each reply that is JSON fitting it as the action text
+    /// ([`colony_env_api::Environment::structured_reply_text`]).
+    fn structured(&self) -> bool {
         false
     }
 

@@ -516,6 +516,14 @@ impl Environment for SwarmEnv {
         crate::llm_play::lenient_reply(text, self.cfg.task, self.cfg.msg_cap)
     }
 
+    fn reply_schema(&self, _agent: &str) -> serde_json::Value {
+        crate::structured::reply_schema(self.cfg.task, self.cfg.msg_cap)
+    }
+
+    fn structured_reply_text(&self, _agent: &str, reply: &serde_json::Value) -> Option<String> {
+        crate::structured::reply_text(reply)
+    }
+
     fn render(&self) -> String {
         let mut s = self.world.grid_rows().join("\n");
         s.push_str(&format!(

@@ -160,6 +160,7 @@ fn views(
                 execution: env.calls().and_then(|c| c.execution_prompter(&id)),
                 neighbours,
                 feedback: feedback.remove(&id),
+                reply_schema: policy.structured().then(|| env.reply_schema(&id)),
                 id,
             })
         })
@@ -216,7 +217,20 @@ pub async fn run_episode(
                         // environment could not read: counted, never silent.
                         out.fallbacks +=
                             calls.iter().filter(|c| c.truncated.is_some()).count() as u64;
-                        env.step_replies(&d.replies)
+                        // Structured replies are JSON: read back as the environment's action
+                        // text; one that does not fit goes as it is (its fallback counted).
+                        let replies = if policy.structured() {
+                            d.replies
+                                .into_iter()
+                                .map(|(agent, text)| {
+                                    let read = env.structured_reply_text(&agent, &text);
+                                    (agent, read.unwrap_or(text))
+                                })
+                                .collect()
+                        } else {
+                            d.replies
+                        };
+                        env.step_replies(&replies)
                             .map_err(EmbodiedError::from)
                             .map(|(r, taken)| {
                                 for c in calls.iter_mut().filter(|c| c.decides) {

@@ -1,0 +1,157 @@
+//! Structured output on embodied tasks: `independent:structured=true` asks for the
+//! environment's action schema (`response_format` `json_schema`, in the OpenAI shape or
+//! llama-server's, per `structured_output` in models.toml) and reads the JSON reply back as the
+//! action; a reply that does not fit is the environment's fallback, counted.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::Path;
+
+use common::{assert_ok, colony_cmd, compare_args, jsonl, Mock};
+use serde_json::Value;
+
+/// `colony compare` on SwarmBench against `url` with `policy`, 1 seed, 3 steps.
+fn swarmbench(url: &str, policy: &str, out: &Path, config: Option<&Path>) {
+    let rest = [
+        "--seeds",
+        "0",
+        "--max-steps",
+        "3",
+        "--base-url",
+        url,
+        "--model",
+        "sim",
+    ];
+    let mut cmd = colony_cmd(std::iter::empty::<&str>());
+    if let Some(c) = config {
+        cmd.arg("--models-config").arg(c);
+    }
+    let run = cmd
+        .args(compare_args("swarmbench", &[], policy, &rest, out))
+        .output()
+        .unwrap();
+    assert_ok(&run);
+}
+
+fn script(dir: &Path, replies: &[&str]) -> std::path::PathBuf {
+    let path = dir.join("script.jsonl");
+    let lines: Vec<String> = replies
+        .iter()
+        .map(|r| serde_json::json!({ "content": r }).to_string())
+        .collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+#[test]
+fn structured_replies_are_asked_for_with_the_schema_and_read_back_as_actions() {
+    let root = tempfile::tempdir().unwrap();
+    let requests = root.path().join("requests.jsonl");
+    let s = script(root.path(), &[r#"{"action": "UP", "message": "north"}"#]);
+    let m = Mock::start(
+        &[
+            "--script",
+            s.to_str().unwrap(),
+            "--log-requests",
+            requests.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let out = root.path().join("on");
+    swarmbench(&m.url, "independent:structured=true", &out, None);
+    let sent = jsonl(&requests);
+    assert!(!sent.is_empty());
+    for r in &sent {
+        let f = &r["response_format"];
+        assert_eq!(f["type"], "json_schema", "{r}");
+        let moves = &f["json_schema"]["schema"]["properties"]["action"]["enum"];
+        assert_eq!(
+            moves,
+            &serde_json::json!(["UP", "DOWN", "LEFT", "RIGHT", "STAY"])
+        );
+    }
+    let episodes = jsonl(&out.join("episodes.jsonl"));
+    assert_eq!(episodes[0]["fallbacks"], 0, "{:?}", episodes[0]);
+    let calls = jsonl(&out.join("episodes/independent:structured=true/0/calls.jsonl"));
+    assert!(
+        calls
+            .iter()
+            .all(|c| c["action"] == "ACTION: UP\nMSG: north"),
+        "{calls:?}"
+    );
+
+    // The same JSON without structured=true is not the benchmark's reply format: every
+    // reply is a counted fallback, and no request asked for a shape.
+    // Truncated, not removed: the server keeps appending to the file it opened.
+    std::fs::write(&requests, "").unwrap();
+    let off = root.path().join("off");
+    swarmbench(&m.url, "independent", &off, None);
+    assert!(jsonl(&requests)
+        .iter()
+        .all(|r| r.get("response_format").is_none()));
+    let episodes = jsonl(&off.join("episodes.jsonl"));
+    assert!(
+        episodes[0]["fallbacks"].as_u64().unwrap() > 0,
+        "{:?}",
+        episodes[0]
+    );
+}
+
+#[test]
+fn llama_spelling_and_unfitting_replies() {
+    let root = tempfile::tempdir().unwrap();
+    let requests = root.path().join("requests.jsonl");
+    let s = script(root.path(), &["not json at all"]);
+    let m = Mock::start(
+        &[
+            "--script",
+            s.to_str().unwrap(),
+            "--log-requests",
+            requests.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let config = root.path().join("models.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[models.sim]\nbase_url = \"{}\"\nstructured_output = \"llama\"\n",
+            m.url
+        ),
+    )
+    .unwrap();
+    let out = root.path().join("o");
+    swarmbench(&m.url, "independent:structured=true", &out, Some(&config));
+    let sent: Vec<Value> = jsonl(&requests);
+    assert!(!sent.is_empty());
+    assert!(sent
+        .iter()
+        .all(|r| r["response_format"]["type"] == "json_object"
+            && r["response_format"]["schema"]["required"] == serde_json::json!(["action"])));
+    let episodes = jsonl(&out.join("episodes.jsonl"));
+    assert!(
+        episodes[0]["fallbacks"].as_u64().unwrap() > 0,
+        "a reply that does not fit is a fallback"
+    );
+    let bad = colony_cmd([
+        "compare",
+        "--env",
+        "cube",
+        "--policies",
+        "independent:structured=maybe",
+        "--seeds",
+        "0",
+        "--quiet",
+        "--out",
+    ])
+    .arg(root.path().join("bad"))
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        !bad.status.success() && err.contains("structured") && err.contains("true|false"),
+        "{err}"
+    );
+}
