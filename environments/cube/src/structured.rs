@@ -1,6 +1,6 @@
 //! CUBE's plan reply under structured output (docs/design/tools.md §8): a plan of at most
-//! [`MAX_LLM_PLAN`] symbolic actions, each with exactly its arguments (design §9.2), read back
-//! as the JSON-array plan the naive agent's parser takes (design §12.2).
+//! [`MAX_LLM_PLAN`] symbolic actions, each with exactly its arguments (cube.md §9.2), read back
+//! as the JSON-array plan the naive agent's parser takes (cube.md §12.2).
 
 use serde_json::{json, Value};
 
@@ -42,7 +42,7 @@ fn arguments(action: &str) -> Vec<(&'static str, Value, bool)> {
     }
 }
 
-/// The seven symbolic actions (design §9.2).
+/// The seven symbolic actions (cube.md §9.2).
 pub const ACTIONS: [&str; 7] = [
     "move",
     "move_to_block",

@@ -1,6 +1,6 @@
 //! SwarmBench's action reply under structured output (docs/design/tools.md §8): the action
 //! as one of the task's valid moves and an optional message, read back as the `ACTION:` /
-//! `MSG:` reply of design §12.1.
+//! `MSG:` reply of swarmbench.md §12.1.
 
 use serde_json::{json, Value};
 

@@ -1,6 +1,6 @@
 //! Wildfire's action code under structured output (docs/design/tools.md §8): the primitive's
 //! type (the agent kind's range), its two parameters and a description, read back as the
-//! `[type, param_1, param_2, "description"]` code of design §11.2.
+//! `[type, param_1, param_2, "description"]` code of wildfire.md §11.2.
 
 use serde_json::{json, Value};
 
