@@ -336,3 +336,69 @@ fn a_suite_with_a_code_dataset_grades_it_in_the_sandbox() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("apt-get install bubblewrap"));
 }
+
+/// `--samples n`: n completions per item with their own seeds, pass@k from the HumanEval
+/// paper's estimator per dataset, every sample's calls in the log, and a resumed run with
+/// another n refused.
+#[test]
+fn samples_give_pass_at_k_and_cannot_be_mixed_on_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |samples: &str| {
+        colony_cmd(["eval", "--dataset", "humaneval", "--data"])
+            .arg(sample())
+            .args([
+                "--policy",
+                "single",
+                "--sim-accuracy",
+                "0.5",
+                "--quiet",
+                "--samples",
+                samples,
+            ])
+            .arg("--out")
+            .arg(dir.path().join("o"))
+            .output()
+            .unwrap()
+    };
+    let first = run("4");
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let rows = common::results_by_id(&dir.path().join("o"), "single");
+    assert_eq!(rows.len(), 3);
+    let mut expected = 0.0;
+    for r in &rows {
+        assert_eq!(r["samples"], 4, "{r}");
+        assert_eq!(r["calls"], 4, "one call per sample: {r}");
+        let c = r["samples_correct"].as_u64().unwrap_or(0);
+        assert!(c <= 4);
+        expected += c as f64 / 4.0;
+    }
+    let s = summary(&dir.path().join("o"));
+    let pass = &s["datasets"]["humaneval"]["single"]["pass_at_k"];
+    assert!(
+        (pass["1"].as_f64().unwrap() - expected / 3.0).abs() < 1e-12,
+        "{pass}"
+    );
+    assert!(pass.get("5").is_none(), "k > n is not estimated: {pass}");
+    let md = std::fs::read_to_string(dir.path().join("o/results.md")).unwrap();
+    assert!(md.contains("single on humaneval: pass@1 "), "{md}");
+    let log = colony_cmd(["logs", "cat", "--item"])
+        .arg(rows[0]["id"].as_str().unwrap())
+        .arg(dir.path().join("o"))
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&log.stdout);
+    assert!(log.contains(r#""agent":"s3/agent_0""#), "{log}");
+
+    let again = run("2");
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        !again.status.success() && err.contains("--samples 4"),
+        "{err}"
+    );
+    let zero = run("0");
+    assert!(!zero.status.success());
+}

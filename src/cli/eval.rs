@@ -70,6 +70,12 @@ pub struct EvalArgs {
     /// Output directory: `<policy>.jsonl` per policy, `summary.json`, `results.md`, `results.csv`.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Completions drawn per item, each with its own seed, for pass@k (the HumanEval paper's
+    /// unbiased estimator, in `summary.json` and `results.md`); answers and accuracy are the
+    /// first sample's.
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::eval::reasoning::samples::MAX_SAMPLES)))]
+    pub samples: u32,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -243,6 +249,7 @@ pub async fn run(
             }),
             budget,
             log_calls: a.log_calls,
+            samples: a.samples,
         },
         &progress,
     )

@@ -79,6 +79,17 @@ pub struct ItemResult {
     /// Time spent in tools, milliseconds rounded to 0.1.
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub tool_ms: f64,
+    /// Completions drawn for the item (`--samples n`; omitted for one): `answer` and
+    /// `correct` are the first sample's, usage is the sum over all.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub samples: u32,
+    /// Of those, the correct ones (what pass@k is estimated from).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub samples_correct: u32,
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
 }
 
 fn is_zero(n: &u64) -> bool {

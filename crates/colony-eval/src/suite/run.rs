@@ -377,6 +377,7 @@ async fn run_dataset_entry(
             baseline: dataset_baseline(suite, d),
             budget: opts.budget.clone(),
             log_calls: suite.log_calls,
+            samples: 1,
         },
         progress,
     )

@@ -56,6 +56,8 @@ pub struct DatasetRun {
     pub log_calls: crate::eval::call_log::LogCalls,
     /// The run's token cap (`--max-tokens-total`; a suite's is shared by its units).
     pub budget: std::sync::Arc<crate::eval::budget::RunBudget>,
+    /// Completions per item (`--samples`; 1: one).
+    pub samples: u32,
 }
 
 /// Progress callbacks of [`run_dataset`] (a progress bar, or nothing).
@@ -194,15 +196,17 @@ pub async fn run_dataset(
         run_seed: run.run_seed,
         dataset: run.dataset.clone(),
         budget: run.budget.clone(),
+        samples: run.samples.max(1),
     };
     for policy in &run.policies {
         let name = policy.spec.label.clone();
         if !run.force {
-            check_spec(&run.out, &summary, &policy.spec)?;
+            check_spec(&run.out, &summary, &policy.spec, run.samples.max(1))?;
         }
         let only = run.only.as_ref().and_then(|m| m.get(&name));
         let settings = RunSettings {
             spec: Some(policy.spec.spec.clone()),
+            samples: run.samples.max(1),
             ..RunSettings::of(&run.roster, run.run_seed)
         };
         let earlier = record_settings(&run.out, &mut summary, &run.dataset.name, &name, settings)?;
@@ -285,9 +289,26 @@ pub async fn run_dataset(
 
 /// Refuses to resume `spec`'s label when `settings.json` recorded it, for any dataset, with
 /// other options (order and spacing aside); labels recorded before specs were kept pass.
-fn check_spec(out: &Path, summary: &Summary, spec: &PolicySpec) -> Result<(), DatasetRunError> {
+fn check_spec(
+    out: &Path,
+    summary: &Summary,
+    spec: &PolicySpec,
+    samples: u32,
+) -> Result<(), DatasetRunError> {
     let want = spec.options();
     for (dataset, per) in &summary.settings {
+        // A label resumed with another `--samples` would mix items of both.
+        if let Some(recorded) = per.get(&spec.label).map(|s| s.samples.max(1)) {
+            if recorded != samples {
+                return Err(DatasetRunError::SpecChanged(Box::new(SpecChange {
+                    dir: out.to_path_buf(),
+                    label: spec.label.clone(),
+                    dataset: dataset.clone(),
+                    recorded: format!("{} with --samples {recorded}", spec.spec),
+                    now: format!("{} with --samples {samples}", spec.spec),
+                })));
+            }
+        }
         let Some(recorded) = per.get(&spec.label).and_then(|s| s.spec.as_deref()) else {
             continue;
         };

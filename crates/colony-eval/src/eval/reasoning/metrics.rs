@@ -91,6 +91,8 @@ mod tests {
             tool_calls: 0,
             tool_errors: 0,
             tool_ms: 0.0,
+            samples: 0,
+            samples_correct: 0,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod latency;
 pub mod metrics;
 pub mod report;
 pub mod runner;
+pub mod samples;
 pub mod summary;
 pub mod sweep;
 pub mod table;

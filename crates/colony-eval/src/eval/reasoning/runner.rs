@@ -35,6 +35,8 @@ pub struct EvalConfig {
     pub dataset: DatasetEntry,
     /// The run's token cap (`--max-tokens-total`): no item starts once it is spent.
     pub budget: std::sync::Arc<crate::eval::budget::RunBudget>,
+    /// Completions per item (`--samples`, [`super::samples`]).
+    pub samples: u32,
 }
 
 /// Runs a code item's tests on `answer` with the dataset's judge, on a blocking thread:
@@ -104,6 +106,8 @@ pub async fn solve_item(
                 tool_calls: run.tool_calls,
                 tool_errors: run.tool_errors,
                 tool_ms: (run.tool_time_us as f64 / 100.0).round() / 10.0,
+                samples: 0,
+                samples_correct: 0,
                 id: item.id.clone(),
                 policy: policy.name().to_string(),
                 dataset: dataset.name.clone(),
@@ -157,6 +161,8 @@ pub async fn solve_item(
             tool_calls: 0,
             tool_errors: 0,
             tool_ms: 0.0,
+            samples: 0,
+            samples_correct: 0,
         },
     }
 }
@@ -239,12 +245,13 @@ pub async fn run_policy(
                 if !config.budget.may_start() {
                     return None;
                 }
-                let r = solve_item(
+                let r = super::samples::solve_samples(
                     policy.as_ref(),
                     item,
                     roster,
                     config.run_seed,
                     &config.dataset,
+                    config.samples,
                 )
                 .await;
                 config

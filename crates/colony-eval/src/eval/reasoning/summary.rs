@@ -70,6 +70,10 @@ pub struct PolicySummary {
     /// Of those, the failed ones (counted, never scored as answers).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tool_errors: u64,
+    /// pass@k (`--samples n`): the mean over the answered items of the HumanEval paper's
+    /// unbiased estimate, for k = 1, 5, 10, 100 up to n; absent without samples.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pass_at_k: BTreeMap<String, f64>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -156,6 +160,17 @@ pub struct RunSettings {
     /// directories written before labels. A rerun of the label with other options is refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<String>,
+    /// Completions per item (`--samples`; absent for one).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub samples: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n <= 1
 }
 
 /// One agent of [`RunSettings`].
@@ -194,6 +209,7 @@ impl RunSettings {
             run_seed,
             agents,
             spec: None,
+            samples: 1,
         }
     }
 }
@@ -221,9 +237,14 @@ impl PolicySummary {
                 metrics: item_metrics(&r.trace),
                 tool_calls: r.tool_calls,
                 tool_errors: r.tool_errors,
+                pass_at_k: BTreeMap::new(),
             });
         }
         s.call_latency_ms = super::latency::latency_percentiles(results);
+        s.pass_at_k = super::samples::pass_at_k_means(results)
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
         s
     }
 
@@ -248,6 +269,8 @@ impl PolicySummary {
         merge(&mut self.metrics, &other.metrics);
         self.tool_calls = self.tool_calls.saturating_add(other.tool_calls);
         self.tool_errors = self.tool_errors.saturating_add(other.tool_errors);
+        // Means do not add up: totals get theirs from the items (as the percentiles above).
+        self.pass_at_k.clear();
         let answered = self.answered();
         self.accuracy = (answered > 0).then(|| self.correct as f64 / answered as f64);
         self.accuracy_ci95 = crate::eval::stats::wilson95(self.correct, answered);

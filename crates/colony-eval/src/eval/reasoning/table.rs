@@ -179,6 +179,23 @@ impl Summary {
              {}.\n",
             items.join(", ")
         ));
+        // pass@k of the runs that drew several completions per item (`--samples`), per
+        // dataset and policy.
+        for (d, per) in &self.datasets {
+            for (policy, s) in per.iter().filter(|(_, s)| !s.pass_at_k.is_empty()) {
+                let mut ks: Vec<(usize, f64)> = s
+                    .pass_at_k
+                    .iter()
+                    .filter_map(|(k, v)| k.parse().ok().map(|k| (k, *v)))
+                    .collect();
+                ks.sort_by_key(|(k, _)| *k);
+                let shown: Vec<String> = ks
+                    .iter()
+                    .map(|(k, v)| format!("pass@{k} {:.2}%", 100.0 * v))
+                    .collect();
+                out.push_str(&format!("\n{policy} on {d}: {}.\n", shown.join(", ")));
+            }
+        }
         if let Some(table) = self.baseline_markdown() {
             out.push('\n');
             out.push_str(&table);
@@ -517,6 +534,8 @@ mod tests {
             tool_calls: 0,
             tool_errors: 0,
             tool_ms: 0.0,
+            samples: 0,
+            samples_correct: 0,
         };
         let s = PolicySummary::of(&[
             item(Some("A"), true, None),
