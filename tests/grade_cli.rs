@@ -137,7 +137,7 @@ fn grade_reports_bad_input_clearly() {
 }
 
 #[test]
-fn datasets_lists_all_nine() {
+fn datasets_lists_all_ten() {
     let out = colony(&["datasets", "--json"]);
     assert!(out.status.success());
     let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
@@ -160,7 +160,8 @@ fn datasets_lists_all_nine() {
             "mmlu-pro",
             "gpqa",
             "aime-2024",
-            "humaneval"
+            "humaneval",
+            "code"
         ]
     );
 }

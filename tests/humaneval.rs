@@ -402,3 +402,107 @@ fn samples_give_pass_at_k_and_cannot_be_mixed_on_resume() {
     let zero = run("0");
     assert!(!zero.status.success());
 }
+
+/// The `code` dataset by field mapping: an MBPP-style file (task text, reference code, a list
+/// of assertion tests) graded by running the assertions in the sandbox, through `eval` (every
+/// reasoning policy sees the tests in every round) and `grade`, with bad mappings refused.
+#[test]
+fn an_mbpp_style_code_dataset_by_field_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("mbpp.jsonl");
+    let rows = [
+        json!({"task_id": 11, "text": "Write a function that doubles a number.",
+               "code": "def double(x):\n    return 2 * x",
+               "test_list": ["assert double(2) == 4", "assert double(-3) == -6"]}),
+        json!({"task_id": 12, "text": "Write a function to add two numbers.",
+               "code": "def add(a, b):\n    return a + b",
+               "test_list": ["assert add(1, 2) == 3", "assert add(-1, 1) == 0"]}),
+    ];
+    let text: Vec<String> = rows.iter().map(Value::to_string).collect();
+    std::fs::write(&data, text.join("\n") + "\n").unwrap();
+    let fields = [
+        "--field",
+        "question=text",
+        "--field",
+        "answer=code",
+        "--field",
+        "tests=test_list",
+        "--field",
+        "id=task_id",
+    ];
+    for (accuracy, want) in [("1.0", true), ("0.0", false)] {
+        let out = dir.path().join(format!("eval-{accuracy}"));
+        run_ok(
+            colony_cmd(["eval", "--dataset", "code", "--data"])
+                .arg(&data)
+                .args(fields)
+                .args([
+                    "--policy",
+                    "single,debate:agents=2,rounds=1",
+                    "--sim-accuracy",
+                    accuracy,
+                ])
+                .args(["--quiet", "--out"])
+                .arg(&out),
+        );
+        for p in ["single", "debate:agents=2,rounds=1"] {
+            let rows = common::results_by_id(&out, p);
+            assert_eq!(rows.len(), 2, "{p}");
+            for r in &rows {
+                assert!(r["error"].is_null(), "{p}: graded, not an error: {r}");
+                assert_eq!(r["correct"], want, "{p} at accuracy {accuracy}: {r}");
+            }
+        }
+    }
+    let preds = dir.path().join("preds.jsonl");
+    std::fs::write(
+        &preds,
+        "{\"id\": \"11\", \"output\": \"```python\\ndef double(x):\\n    return x + x\\n```\"}\n\
+         {\"id\": \"12\", \"output\": \"def add(a, b):\\n    return a - b\"}\n",
+    )
+    .unwrap();
+    let out = run_ok(
+        colony_cmd(["grade", "--dataset", "code", "--data"])
+            .arg(&data)
+            .args(fields)
+            .arg("--predictions")
+            .arg(&preds)
+            .arg("--json"),
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (report["n"].as_u64(), report["correct"].as_u64()),
+        (Some(2), Some(1)),
+        "{report}"
+    );
+    // Code fields outside the code dataset, and a missing tests column, are one-line errors.
+    let bad = colony_cmd(["eval", "--dataset", "gsm8k", "--data"])
+        .arg(sample())
+        .args([
+            "--field", "tests=x", "--policy", "single", "--quiet", "--out",
+        ])
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr)
+        .contains("tests and entry_point map only the code dataset"));
+    let bad = colony_cmd(["eval", "--dataset", "code", "--data"])
+        .arg(&data)
+        .args([
+            "--field",
+            "question=text",
+            "--field",
+            "answer=code",
+            "--policy",
+            "single",
+        ])
+        .args(["--quiet", "--out"])
+        .arg(dir.path().join("bad2"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("field \"tests\": missing column (mapped to tests)"),
+        "{err}"
+    );
+}

@@ -27,7 +27,13 @@ use crate::{run_all, Limits, Program, RunOutcome, Sandbox, SandboxError};
 
 /// `prompt + completion + "\n" + test + "\n" + "check(<entry_point>)"`, the program the official
 /// harness executes.
+///
+/// Without an entry point (an MBPP-style task, whose prompt is prose and whose tests are
+/// assertions) the program is `completion + "\n" + test + "\n"`.
 pub fn check_program(prompt: &str, completion: &str, test: &str, entry_point: &str) -> String {
+    if entry_point.is_empty() {
+        return format!("{completion}\n{test}\n");
+    }
     format!("{prompt}{completion}\n{test}\ncheck({entry_point})")
 }
 

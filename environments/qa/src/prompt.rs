@@ -19,10 +19,17 @@ pub const CHOICE_TEMPLATE: &str = include_str!("../prompts/choice.jinja");
 /// fenced block (what [`crate::grade::extract_completion`] reads).
 pub const CODE_TEMPLATE: &str = include_str!("../prompts/code.jinja");
 
-/// The template an answer type is asked with.
+/// `prompts/code_task.jinja` (in this crate): an MBPP-style task (a description and the
+/// tests the program must pass, as the MBPP paper prompts it: the item's question holds
+/// both), asking for the whole program in one fenced block.
+pub const CODE_TASK_TEMPLATE: &str = include_str!("../prompts/code_task.jinja");
+
+/// The template an answer type is asked with: a code item with an entry point completes a
+/// function (HumanEval), one without is a task its tests check (MBPP).
 pub fn template_for(answer_type: &AnswerType) -> &'static str {
     match answer_type {
         AnswerType::Choice { .. } => CHOICE_TEMPLATE,
+        AnswerType::Code { entry_point, .. } if entry_point.is_empty() => CODE_TASK_TEMPLATE,
         AnswerType::Code { .. } => CODE_TEMPLATE,
         _ => MATH_TEMPLATE,
     }

@@ -12,6 +12,9 @@ use colony_llm::responder::{KeyedTurn, Responder};
 /// The sentence the code prompt opens with (`colony_qa::CODE_TEMPLATE`).
 pub const CODE_MARKER: &str = "Complete the following Python function.";
 
+/// The sentence an MBPP-style task's prompt opens with (`colony_qa::CODE_TASK_TEMPLATE`).
+pub const CODE_TASK_MARKER: &str = "Write a Python program for the following task.";
+
 /// The responder of code prompts.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CodeResponder;
@@ -44,6 +47,8 @@ impl Responder for CodeResponder {
 /// code too, which no built-in dataset has.
 fn is_code_turn(user: &str) -> bool {
     user.contains(CODE_MARKER)
+        || user.contains(CODE_TASK_MARKER)
+        || user.contains(colony_qa::CODE_TESTS_HEADER)
         || (user.lines().any(|l| l.trim_start().starts_with("def ")) && user.contains("\"\"\""))
 }
 
@@ -54,6 +59,7 @@ mod tests {
     #[test]
     fn the_code_prompt_opens_with_the_marker() {
         assert!(colony_qa::CODE_TEMPLATE.starts_with(CODE_MARKER));
+        assert!(colony_qa::CODE_TASK_TEMPLATE.starts_with(CODE_TASK_MARKER));
         assert!(is_code_turn(
             "Question:\ndef f(x):\n    \"\"\"Doc.\"\"\"\nPeers said …"
         ));

@@ -77,13 +77,14 @@ pub(crate) fn build(dataset: Dataset, row: &RawRow, map: &FieldMap) -> Result<It
             }
             free_item(id, &question, gold, AnswerType::MathExpr)
         }
-        AnswerFamily::Code => {
+        AnswerFamily::Code if dataset == Dataset::HumanEval => {
             return Err(row.error(
                 None,
-                "a code dataset reads its published fields (task_id, prompt, \
-                 canonical_solution, test, entry_point); --field does not map them",
+                "humaneval reads its published fields (task_id, prompt, canonical_solution, \
+                 test, entry_point); map other files with --dataset code",
             ))
         }
+        AnswerFamily::Code => super::code::mapped(row, map, id, question)?,
     };
     if let Some(col) = map.subject() {
         if let Some(s) = row.opt_text(col) {

@@ -20,6 +20,7 @@ mod parquet_file;
 
 pub use api::{load, Format, LoadError, LoadOptions, Loaded, Location, RowError};
 pub use choice::gpqa_order;
+pub use code::TESTS_HEADER as CODE_TESTS_HEADER;
 pub(crate) use mapped::is_header_row;
 
 use std::path::{Path, PathBuf};
@@ -341,6 +342,8 @@ pub(crate) fn build_item(
         Dataset::MmluPro => choice::mmlu_pro(row),
         Dataset::Gpqa => choice::gpqa(row, opts.gpqa_correct_first),
         Dataset::HumanEval => code::humaneval(row),
+        // Without `--field`, the code dataset reads its fields under their own names.
+        Dataset::Code => mapped::build(dataset, row, &crate::FieldMap::default()),
     }
 }
 
