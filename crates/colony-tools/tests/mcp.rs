@@ -136,3 +136,44 @@ async fn unconfigured_and_broken_servers_are_clear_errors() {
         "{err}"
     );
 }
+
+/// A server over streamable HTTP (`--mcp NAME=http://…`): the official Python SDK's server
+/// with one tool, started on a free loopback port.
+#[tokio::test]
+async fn a_streamable_http_server_is_reached_by_url() {
+    let Some(python) = python_with_server() else {
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_http_server.py");
+    let mut server = std::process::Command::new(&python)
+        .args([script, &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The server is up once its port accepts connections (at most 30 s).
+    let up = (0..300).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let result = async {
+        assert!(up, "the HTTP MCP server did not start on port {port}");
+        let config =
+            McpServerConfig::parse_flag(&format!("calc=http://127.0.0.1:{port}/mcp")).unwrap();
+        let session = McpSession::connect(&config).await.unwrap();
+        assert_eq!(session.tool_specs()[0].name, "add");
+        let tool = session.tool("add").unwrap();
+        assert_eq!(tool.spec().name, "mcp:calc/add");
+        let sum = tool.call(json!({"a": 2, "b": 40})).await.unwrap();
+        assert!(sum.contains("42"), "{sum}");
+    }
+    .await;
+    let _ = server.kill();
+    let _ = server.wait();
+    result
+}
