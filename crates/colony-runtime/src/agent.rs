@@ -95,7 +95,8 @@ pub(crate) enum Command {
     /// Call the model and answer.
     Ask {
         prompt: String,
-        options: AskOptions,
+        // Boxed: the options are far larger than the other items.
+        options: Box<AskOptions>,
         reply: ReplyTx,
     },
     /// Append a tagged message to memory, then acknowledge.
@@ -181,7 +182,7 @@ impl Agent {
                 prompt,
                 options,
                 reply,
-            } => return self.ask(prompt, options, reply).await,
+            } => return self.ask(prompt, *options, reply).await,
             Command::Deliver { from, text, ack } => {
                 self.memory.push(tagged_message(&from, &text));
                 let to = self.id.clone();

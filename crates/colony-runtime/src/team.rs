@@ -238,7 +238,7 @@ impl Team {
         let (reply, answer) = oneshot::channel();
         let command = Box::new(Command::Ask {
             prompt: prompt.into(),
-            options,
+            options: Box::new(options),
             reply,
         });
         let exchange = async {

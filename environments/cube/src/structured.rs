@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::plan_parser::MAX_LLM_PLAN;
+use crate::symbolic::ACTION_NAMES;
 
 /// The schema of one action's arguments: `(name, JSON Schema, required)`.
 fn arguments(action: &str) -> Vec<(&'static str, Value, bool)> {
@@ -42,20 +43,9 @@ fn arguments(action: &str) -> Vec<(&'static str, Value, bool)> {
     }
 }
 
-/// The seven symbolic actions (cube.md §9.2).
-pub const ACTIONS: [&str; 7] = [
-    "move",
-    "move_to_block",
-    "rendezvous",
-    "push_block",
-    "yield_block",
-    "idle",
-    "wait_agents",
-];
-
 /// The schema: `{"plan": [ {"action": NAME, "args": {…}} ]}` with one alternative per action.
 pub fn reply_schema() -> Value {
-    let alternatives: Vec<Value> = ACTIONS
+    let alternatives: Vec<Value> = ACTION_NAMES
         .iter()
         .map(|&name| {
             let args = arguments(name);
@@ -103,7 +93,7 @@ mod tests {
 
     #[test]
     fn the_schema_names_every_action_with_its_arguments_and_plans_read_back() {
-        for a in ACTIONS {
+        for a in ACTION_NAMES {
             let names = param_names(a).unwrap();
             for (arg, _, _) in arguments(a) {
                 assert!(names.contains(&arg), "{a}.{arg}");

@@ -247,6 +247,7 @@ fn result_of(
         config: label.to_string(),
         tool_calls: o.tool_calls,
         tool_errors: o.tool_errors,
+        tool_ms: (o.tool_time_us as f64 / 100.0).round() / 10.0,
     }
 }
 

@@ -134,6 +134,9 @@ pub struct EpisodeResult {
     /// Of those, the failed ones (counted, never an action).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tool_errors: u64,
+    /// Time spent in tools, milliseconds rounded to 0.1 (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub tool_ms: f64,
 }
 
 /// Errors that stop a comparison (an episode's own failure is recorded, not raised).
@@ -239,4 +242,8 @@ pub fn check_episode_count(
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }

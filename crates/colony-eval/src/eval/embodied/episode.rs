@@ -114,6 +114,9 @@ pub struct EpisodeOutcome {
     /// Of those, the ones that failed (counted, never an action).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tool_errors: u64,
+    /// Time spent in tools, in microseconds.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_time_us: u64,
     /// Why the episode stopped early, when it did.
     pub error: Option<String>,
     /// Wall time in seconds.
@@ -285,6 +288,10 @@ pub async fn run_episode(
             }
             out.tool_calls += c.tools.len() as u64;
             out.tool_errors += c.tools.iter().filter(|t| t.error.is_some()).count() as u64;
+            out.tool_time_us = c
+                .tools
+                .iter()
+                .fold(out.tool_time_us, |t, x| t.saturating_add(x.elapsed_us));
         }
         if !calls.is_empty() {
             sink.on_calls(&calls)?;
