@@ -155,3 +155,52 @@ fn llama_spelling_and_unfitting_replies() {
         "{err}"
     );
 }
+
+#[test]
+fn swarmsys_asks_for_cubes_plan_schema_too() {
+    let root = tempfile::tempdir().unwrap();
+    let requests = root.path().join("requests.jsonl");
+    let s = script(
+        root.path(),
+        &[r#"{"plan": [{"action": "idle", "args": {"steps": 1}}]}"#],
+    );
+    let m = Mock::start(
+        &[
+            "--script",
+            s.to_str().unwrap(),
+            "--log-requests",
+            requests.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let out = root.path().join("o");
+    let rest = [
+        "--seeds",
+        "0",
+        "--max-steps",
+        "4",
+        "--base-url",
+        &m.url,
+        "--model",
+        "sim",
+    ];
+    let run = colony_cmd(compare_args(
+        "cube",
+        &["--set", "n=2"],
+        "swarmsys:structured=true",
+        &rest,
+        &out,
+    ))
+    .output()
+    .unwrap();
+    assert_ok(&run);
+    let sent = jsonl(&requests);
+    assert!(!sent.is_empty());
+    for r in &sent {
+        let schema = &r["response_format"]["json_schema"]["schema"];
+        assert_eq!(schema["properties"]["plan"]["maxItems"], 3, "{r}");
+    }
+    let episodes = jsonl(&out.join("episodes.jsonl"));
+    assert_eq!(episodes[0]["fallbacks"], 0, "{:?}", episodes[0]);
+    assert!(episodes[0]["calls"].as_u64().unwrap() > 0);
+}

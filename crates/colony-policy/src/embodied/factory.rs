@@ -76,15 +76,14 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
     ),
     (
         "swarmsys",
-        "SwarmSys: sub-goals as events, matched to agents",
+        "SwarmSys: sub-goals as events, matched to agents; structured=true as for independent",
         |o, c| {
-            // SwarmSys reads no option: the registry refuses any given.
-            let _ = o;
-            Ok(Box::new(super::swarmsys::EmbodiedSwarmSys::new(
-                c.caller.clone(),
-                "",
-                c.entry,
-            )?))
+            // SwarmSys reads one option, `structured`; the registry refuses any other.
+            let structured = crate::choice(o, "structured", "true|false")?.is_some_and(|v| v == "true");
+            Ok(Box::new(
+                super::swarmsys::EmbodiedSwarmSys::new(c.caller.clone(), "", c.entry)?
+                    .structured(structured),
+            ))
         },
     ),
 ];

@@ -92,6 +92,7 @@ pub struct EmbodiedSwarmSys {
     embedder: Arc<dyn Embedder>,
     memory: BTreeMap<AgentId, Memory>,
     pending: Vec<Pending>,
+    structured: bool,
 }
 
 impl std::fmt::Debug for EmbodiedSwarmSys {
@@ -124,7 +125,15 @@ impl EmbodiedSwarmSys {
             embedder: Arc::new(colony_llm::embed::default_embedder()),
             memory: BTreeMap::new(),
             pending: Vec::new(),
+            structured: false,
         })
+    }
+
+    /// This policy asking for schema-constrained action replies (`structured=true`, as
+    /// `independent`: the act or EXECUTION call whose reply is the action).
+    pub fn structured(mut self, on: bool) -> Self {
+        self.structured = on;
+        self
     }
 
     /// The same policy with another encoder (tests, or a configured embedder).
@@ -193,6 +202,10 @@ impl EmbodiedPolicy for EmbodiedSwarmSys {
 
     fn wants_snapshot(&self) -> bool {
         true
+    }
+
+    fn structured(&self) -> bool {
+        self.structured
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
