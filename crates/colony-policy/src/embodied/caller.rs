@@ -255,6 +255,19 @@ impl Caller {
         purpose: &str,
         prompt: String,
     ) -> Result<CallLog, EmbodiedError> {
+        self.ask_action_as(step, view, purpose, None, prompt).await
+    }
+
+    /// [`Caller::ask_action`] with `system` in place of the agent's instructions (as
+    /// [`Caller::ask_as`]).
+    pub async fn ask_action_as(
+        &self,
+        step: u64,
+        view: &AgentView,
+        purpose: &str,
+        system: Option<&str>,
+        prompt: String,
+    ) -> Result<CallLog, EmbodiedError> {
         let format =
             view.reply_schema
                 .as_ref()
@@ -262,7 +275,7 @@ impl Caller {
                     name: "action".into(),
                     schema: schema.clone(),
                 });
-        self.ask_shaped(step, view, purpose, None, prompt, format)
+        self.ask_shaped(step, view, purpose, system, prompt, format)
             .await
     }
 

@@ -30,39 +30,23 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
     ),
     (
         "camon",
-        "CAMON: a leader coordinates by dynamic broadcasts",
-        |o, c| {
-            Ok(Box::new(super::framework_step::Framework::<
-                super::camon::Camon,
-            >::with_options(c.caller.clone(), o)?))
-        },
+        "CAMON: a leader coordinates by dynamic broadcasts; structured=true constrains EXECUTION (wildfire)",
+        |o, c| framework::<super::camon::Camon>(o, c),
     ),
     (
         "coela",
         "COELA: modular agents that plan and talk",
-        |o, c| {
-            Ok(Box::new(super::framework_step::Framework::<
-                super::coela::Coela,
-            >::with_options(c.caller.clone(), o)?))
-        },
+        |o, c| framework::<super::coela::Coela>(o, c),
     ),
     (
         "embodied",
         "Embodied: agents negotiate before acting",
-        |o, c| {
-            Ok(Box::new(super::framework_step::Framework::<
-                super::embodied_fw::EmbodiedFramework,
-            >::with_options(c.caller.clone(), o)?))
-        },
+        |o, c| framework::<super::embodied_fw::EmbodiedFramework>(o, c),
     ),
     (
         "hmas2",
         "HMAS-2: a central planner with agent feedback",
-        |o, c| {
-            Ok(Box::new(super::framework_step::Framework::<
-                super::hmas2::Hmas2,
-            >::with_options(c.caller.clone(), o)?))
-        },
+        |o, c| framework::<super::hmas2::Hmas2>(o, c),
     ),
     (
         "selforg",
@@ -87,6 +71,32 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
         },
     ),
 ];
+
+/// A CREW-Wildfire framework with its options; `structured=true` is refused where the
+/// environment has no EXECUTION call, the one call of a framework whose reply is the action.
+fn framework<S: super::framework_step::FrameworkSteps + 'static>(
+    o: &mut PolicyOptions,
+    c: &PolicyContext,
+) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
+    let f = super::framework_step::Framework::<S>::with_options(c.caller.clone(), o)?;
+    if EmbodiedPolicy::structured(&f) {
+        let executes = c
+            .entry
+            .make(colony_env_api::EnvParams::default())
+            .is_ok_and(|env| env.calls().is_some());
+        if !executes {
+            return Err(EmbodiedError::config(
+                S::NAME,
+                format!(
+                    "structured=true constrains the EXECUTION call, which {} does not have \
+                     (use it on wildfire, or independent/swarmsys here)",
+                    c.entry.info().id
+                ),
+            ));
+        }
+    }
+    Ok(Box::new(f))
+}
 
 /// `independent` reads no option: the registry refuses any given ("independent takes no
 /// options").

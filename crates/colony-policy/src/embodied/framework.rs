@@ -385,8 +385,10 @@ pub async fn execute(
 ) -> Result<(String, Option<CallLog>), EmbodiedError> {
     match &agent.execution {
         Some(prompter) => {
+            // The EXECUTION reply is the action: constrained to the environment's schema when
+            // the policy runs structured.
             let mut log = caller
-                .ask_as(step, agent, "execution", system, prompter(action))
+                .ask_action_as(step, agent, "execution", system, prompter(action))
                 .await?;
             log.decides = true;
             Ok((log.reply.clone().unwrap_or_default(), Some(log)))

@@ -78,6 +78,7 @@ pub trait FrameworkSteps: Debug + Send + Sync + 'static {
 pub struct Framework<S> {
     slot: CallerSlot,
     steps: S,
+    structured: bool,
 }
 
 impl<S: FrameworkSteps> Framework<S> {
@@ -94,7 +95,12 @@ impl<S: FrameworkSteps> Framework<S> {
         config: CallerConfig,
         options: &mut PolicyOptions,
     ) -> Result<Self, EmbodiedError> {
-        Ok(Self::with_steps(config, S::fresh(options)?))
+        // `structured=true` constrains the EXECUTION call, where the environment has one.
+        let structured =
+            crate::choice(options, "structured", "true|false")?.is_some_and(|v| v == "true");
+        let mut f = Self::with_steps(config, S::fresh(options)?);
+        f.structured = structured;
+        Ok(f)
     }
 
     /// A policy running `steps` from their current state.
@@ -102,6 +108,7 @@ impl<S: FrameworkSteps> Framework<S> {
         Self {
             slot: CallerSlot::new(config),
             steps,
+            structured: false,
         }
     }
 }
@@ -126,6 +133,10 @@ impl<S: FrameworkSteps> EmbodiedPolicy for Framework<S> {
 
     fn decides_every_step(&self) -> bool {
         S::EVERY_STEP
+    }
+
+    fn structured(&self) -> bool {
+        self.structured
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
