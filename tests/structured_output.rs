@@ -209,59 +209,60 @@ fn swarmsys_asks_for_cubes_plan_schema_too() {
 /// action) and only that one; where an environment has none, the option is refused.
 #[test]
 fn frameworks_constrain_the_execution_call_and_refuse_without_one() {
-    let root = tempfile::tempdir().unwrap();
-    let requests = root.path().join("requests.jsonl");
-    let m = Mock::start(&["--log-requests", requests.to_str().unwrap()], &[]);
-    let out = root.path().join("o");
-    let rest = [
-        "--seeds",
-        "0",
-        "--max-steps",
-        "3",
-        "--base-url",
-        &m.url,
-        "--model",
-        "sim",
-    ];
-    let run = colony_cmd(compare_args(
-        "wildfire",
-        &[],
-        "camon:structured=true",
-        &rest,
-        &out,
-    ))
-    .output()
-    .unwrap();
-    assert_ok(&run);
-    let sent = jsonl(&requests);
-    let (mut executions, mut others) = (0, 0);
-    for r in &sent {
-        let system = r["messages"][0]["content"].as_str().unwrap_or("");
-        if system.starts_with("You are the action translator") {
-            executions += 1;
-            let schema = &r["response_format"]["json_schema"]["schema"];
-            assert!(schema["properties"]["param_1"].is_object(), "{r}");
-        } else {
-            others += 1;
-            assert!(
-                r.get("response_format").is_none(),
-                "only EXECUTION is constrained: {r}"
-            );
+    for policy in ["camon:structured=true", "selforg:structured=true"] {
+        let root = tempfile::tempdir().unwrap();
+        let requests = root.path().join("requests.jsonl");
+        let m = Mock::start(&["--log-requests", requests.to_str().unwrap()], &[]);
+        let out = root.path().join("o");
+        let rest = [
+            "--seeds",
+            "0",
+            "--max-steps",
+            "3",
+            "--base-url",
+            &m.url,
+            "--model",
+            "sim",
+        ];
+        let run = colony_cmd(compare_args("wildfire", &[], policy, &rest, &out))
+            .output()
+            .unwrap();
+        assert_ok(&run);
+        let sent = jsonl(&requests);
+        let (mut executions, mut others) = (0, 0);
+        for r in &sent {
+            // The EXECUTION prompt (wildfire.md §11.2) asks to convert a text action.
+            let msgs = r["messages"].as_array().unwrap();
+            let user = msgs[msgs.len() - 1]["content"].as_str().unwrap_or("");
+            if user.contains("into the executable format") {
+                executions += 1;
+                let schema = &r["response_format"]["json_schema"]["schema"];
+                assert!(schema["properties"]["param_1"].is_object(), "{policy}: {r}");
+            } else {
+                others += 1;
+                assert!(
+                    r.get("response_format").is_none(),
+                    "{policy}: only EXECUTION: {r}"
+                );
+            }
         }
+        assert!(
+            executions > 0 && others > 0,
+            "{policy}: {executions} {others}"
+        );
+        let bad = colony_cmd(compare_args(
+            "cube",
+            &[],
+            policy,
+            &["--seeds", "0"],
+            &root.path().join("bad"),
+        ))
+        .output()
+        .unwrap();
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert!(
+            !bad.status.success() && err.contains("which cube-v0 does not have"),
+            "{policy}: {err}"
+        );
     }
-    assert!(executions > 0 && others > 0, "{executions} {others}");
-    let bad = colony_cmd(compare_args(
-        "cube",
-        &[],
-        "camon:structured=true",
-        &["--seeds", "0"],
-        &root.path().join("bad"),
-    ))
-    .output()
-    .unwrap();
-    let err = String::from_utf8_lossy(&bad.stderr);
-    assert!(
-        !bad.status.success() && err.contains("which cube-v0 does not have"),
-        "{err}"
-    );
 }

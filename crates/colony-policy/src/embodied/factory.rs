@@ -50,12 +50,11 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
     ),
     (
         "selforg",
-        "SelfOrg's graph over the agents' proposals",
+        "SelfOrg's graph over the agents' proposals; structured=true constrains EXECUTION (wildfire)",
         |o, c| {
-            Ok(Box::new(super::selforg::EmbodiedSelfOrg::with_options(
-                c.caller.clone(),
-                o,
-            )?))
+            let p = super::selforg::EmbodiedSelfOrg::with_options(c.caller.clone(), o)?;
+            needs_execution("selforg", &p, c)?;
+            Ok(Box::new(p))
         },
     ),
     (
@@ -79,23 +78,35 @@ fn framework<S: super::framework_step::FrameworkSteps + 'static>(
     c: &PolicyContext,
 ) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
     let f = super::framework_step::Framework::<S>::with_options(c.caller.clone(), o)?;
-    if EmbodiedPolicy::structured(&f) {
-        let executes = c
-            .entry
-            .make(colony_env_api::EnvParams::default())
-            .is_ok_and(|env| env.calls().is_some());
-        if !executes {
-            return Err(EmbodiedError::config(
-                S::NAME,
-                format!(
-                    "structured=true constrains the EXECUTION call, which {} does not have \
-                     (use it on wildfire, or independent/swarmsys here)",
-                    c.entry.info().id
-                ),
-            ));
-        }
-    }
+    needs_execution(S::NAME, &f, c)?;
     Ok(Box::new(f))
+}
+
+/// Refuses `structured=true` for a policy whose only action-producing call is the EXECUTION
+/// call, on an environment that has none.
+fn needs_execution(
+    name: &str,
+    policy: &dyn EmbodiedPolicy,
+    c: &PolicyContext,
+) -> Result<(), EmbodiedError> {
+    if !policy.structured() {
+        return Ok(());
+    }
+    let executes = c
+        .entry
+        .make(colony_env_api::EnvParams::default())
+        .is_ok_and(|env| env.calls().is_some());
+    if executes {
+        return Ok(());
+    }
+    Err(EmbodiedError::config(
+        name,
+        format!(
+            "structured=true constrains the EXECUTION call, which {} does not have \
+             (use it on wildfire, or independent/swarmsys here)",
+            c.entry.info().id
+        ),
+    ))
 }
 
 /// `independent` reads no option: the registry refuses any given ("independent takes no

@@ -47,6 +47,7 @@ pub struct EmbodiedSelfOrg {
     graph: GraphOptions,
     rounds: usize,
     embedder: Arc<dyn Embedder>,
+    structured: bool,
 }
 
 impl std::fmt::Debug for EmbodiedSelfOrg {
@@ -87,11 +88,14 @@ impl EmbodiedSelfOrg {
             };
         }
         let rounds = o.whole("rounds", 1, 1..=MAX_ROUNDS as u64)? as usize;
+        // As the frameworks: `structured=true` constrains the EXECUTION call.
+        let structured = crate::choice(o, "structured", "true|false")?.is_some_and(|v| v == "true");
         Ok(Self {
             slot: CallerSlot::new(config),
             graph,
             rounds,
             embedder: Arc::new(HashingEmbedder::new(512)),
+            structured,
         })
     }
 }
@@ -127,6 +131,10 @@ impl EmbodiedPolicy for EmbodiedSelfOrg {
 
     fn wants_snapshot(&self) -> bool {
         true
+    }
+
+    fn structured(&self) -> bool {
+        self.structured
     }
 
     async fn decide(&mut self, view: StepView) -> Result<Decision, EmbodiedError> {
