@@ -30,6 +30,7 @@ mod model;
 mod price;
 mod replay;
 mod replay_tools;
+mod reply_limits;
 pub mod responder;
 mod retry;
 mod sampling;

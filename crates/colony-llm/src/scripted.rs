@@ -141,7 +141,7 @@ impl ChatModel for ScriptedModel {
         // Text replies honour stop sequences and `max_tokens`, as the simulated model's do.
         let mut finish = FinishReason::ToolCalls;
         if reply.tool_calls.is_empty() {
-            let (text, f) = super::simulated::apply_limits(reply.content, request);
+            let (text, f) = super::reply_limits::apply_limits(reply.content, request);
             reply.content = text;
             finish = f;
         }

@@ -33,6 +33,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::answer_key::normalize;
+use super::reply_limits::apply_limits;
 use super::responder::Responders;
 use super::scripted::{ScriptedModel, ScriptedReply};
 use super::simulated_tools::tool_call;
@@ -270,28 +271,6 @@ fn request_seed(cfg: &SimulatedConfig, r: &ChatRequest) -> u64 {
         u64::from(r.sample_index) + 1
     });
     h.finish()
-}
-
-/// Applies stop sequences and `max_tokens` (about four characters per token).
-pub(crate) fn apply_limits(mut text: String, r: &ChatRequest) -> (String, FinishReason) {
-    if let Some(cut) = r
-        .sampling
-        .stop
-        .iter()
-        .filter(|s| !s.is_empty())
-        .filter_map(|s| text.find(s))
-        .min()
-    {
-        text.truncate(cut);
-    }
-    if let Some(max) = r.sampling.max_tokens {
-        let max_chars = usize::try_from(u64::from(max) * 4).unwrap_or(usize::MAX);
-        if let Some((idx, _)) = text.char_indices().nth(max_chars) {
-            text.truncate(idx);
-            return (text, FinishReason::Length);
-        }
-    }
-    (text, FinishReason::Stop)
 }
 
 /// Answers stated in `text`: `The answer is X` (case-insensitive) and `\boxed{X}`.
