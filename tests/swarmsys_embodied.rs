@@ -92,7 +92,10 @@ fn options_are_refused_with_a_clear_error() {
         "{err}{}",
         std::fs::read_to_string(dir.path().join("episodes.jsonl")).unwrap_or_default()
     );
-    assert!(text.contains("takes no options"), "{text}");
+    assert!(
+        text.contains("unknown option `eta` (known: structured)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -109,8 +109,8 @@ fn needs_execution(
     ))
 }
 
-/// `independent` reads no option: the registry refuses any given ("independent takes no
-/// options").
+/// `independent` reads one option, `structured` (docs/design/tools.md §8); the registry
+/// refuses any other.
 fn independent(
     o: &mut PolicyOptions,
     ctx: &PolicyContext,

@@ -96,9 +96,10 @@ impl<S: FrameworkSteps> Framework<S> {
         options: &mut PolicyOptions,
     ) -> Result<Self, EmbodiedError> {
         // `structured=true` constrains the EXECUTION call, where the environment has one.
+        let steps = S::fresh(options)?;
         let structured =
             crate::choice(options, "structured", "true|false")?.is_some_and(|v| v == "true");
-        let mut f = Self::with_steps(config, S::fresh(options)?);
+        let mut f = Self::with_steps(config, steps);
         f.structured = structured;
         Ok(f)
     }

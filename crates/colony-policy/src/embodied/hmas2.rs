@@ -612,7 +612,7 @@ mod tests {
                 .to_string()
         };
         assert!(
-            e("x=1").contains("unknown option `x` (known: replans, reasks)"),
+            e("x=1").contains("unknown option `x` (known: replans, reasks, structured)"),
             "{}",
             e("x=1")
         );
