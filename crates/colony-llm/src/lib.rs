@@ -66,7 +66,8 @@ pub use scripted::{ScriptedModel, ScriptedReply, MAX_SCRIPT_BYTES};
 pub use secret::ApiKey;
 pub use simulated::{SimulatedConfig, SimulatedModel};
 pub use tools::{
-    wire_tool_name, ResponseFormat, ToolCall, ToolChoice, ToolExchange, ToolSpec, MAX_TOOL_NAME,
+    wire_tool_name, ResponseFormat, ToolCall, ToolChoice, ToolExchange, ToolSpec, ToolTally,
+    MAX_TOOL_NAME,
 };
 pub use types::{
     approx_prompt_tokens, approx_tokens, duration_micros, ChatRequest, ChatResponse, FinishReason,

@@ -196,7 +196,11 @@ impl ChatModel for SimulatedModel {
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
         let text = match &self.mode {
             Mode::Simulated(cfg) => {
-                if let Some(call) = tool_call(request_seed(cfg, request), request) {
+                // The draw is hashed only when tools are offered: plain calls pay nothing.
+                let call = (!request.tools.is_empty())
+                    .then(|| tool_call(request_seed(cfg, request), request))
+                    .flatten();
+                if let Some(call) = call {
                     return Ok(self.tool_call_response(request, call));
                 }
                 self.reply_text(cfg, request)

@@ -293,6 +293,29 @@ pub struct ToolExchange {
     pub cached: bool,
 }
 
+/// What a list of exchanges adds up to: calls, failed calls, microseconds in tools (the one
+/// tally of usage totals and of embodied episodes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ToolTally {
+    /// Tool calls.
+    pub calls: u64,
+    /// Of those, the failed ones.
+    pub errors: u64,
+    /// Time spent in tools, microseconds.
+    pub time_us: u64,
+}
+
+impl ToolTally {
+    /// The tally of `exchanges`.
+    pub fn of(exchanges: &[ToolExchange]) -> Self {
+        exchanges.iter().fold(Self::default(), |t, x| Self {
+            calls: t.calls + 1,
+            errors: t.errors + u64::from(x.error.is_some()),
+            time_us: t.time_us.saturating_add(x.elapsed_us),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -55,11 +55,10 @@ impl UsageTotals {
         }
         self.retries += u64::from(r.retries);
         self.wall_time_us += u64::try_from(r.latency.as_micros()).unwrap_or(u64::MAX);
-        for t in &r.tool_trace {
-            self.tool_calls += 1;
-            self.tool_errors += u64::from(t.error.is_some());
-            self.tool_time_us = self.tool_time_us.saturating_add(t.elapsed_us);
-        }
+        let tools = super::ToolTally::of(&r.tool_trace);
+        self.tool_calls += tools.calls;
+        self.tool_errors += tools.errors;
+        self.tool_time_us = self.tool_time_us.saturating_add(tools.time_us);
     }
 
     /// Sum of time spent in tools.

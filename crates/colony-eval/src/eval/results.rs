@@ -70,34 +70,28 @@ pub struct ItemResult {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unsandboxed: bool,
     /// Tool calls the item's agents made (`--tools`; omitted when none).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub tool_calls: u64,
     /// Of those, the ones that failed (bad arguments, unknown tool, error, timeout, replay
     /// miss): the model saw an error message; counted, never scored as an answer.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub tool_errors: u64,
     /// Time spent in tools, milliseconds rounded to 0.1.
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub tool_ms: f64,
     /// Completions drawn for the item (`--samples n`; omitted for one): `answer` and
     /// `correct` are the first sample's, usage is the sum over all.
-    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub samples: u32,
     /// Of those, the correct ones (what pass@k is estimated from).
-    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub samples_correct: u32,
 }
 
-fn is_zero_u32(n: &u32) -> bool {
-    *n == 0
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_f64(x: &f64) -> bool {
-    *x == 0.0
+/// Whether a field holds its default (zero, empty): the one `skip_serializing_if` of the
+/// optional counts results add, so files without them keep their old shape.
+pub fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 /// Errors of the results store.

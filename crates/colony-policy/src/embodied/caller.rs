@@ -245,22 +245,11 @@ impl Caller {
             .await
     }
 
-    /// The call whose reply is the agent's action: [`Caller::ask`], asking for a reply that
-    /// fits [`AgentView::reply_schema`] when the policy runs structured (`response_format`
-    /// `json_schema`; the episode loop reads the JSON back as the action text).
+    /// The call whose reply is the agent's action: [`Caller::ask_as`], asking for a reply
+    /// that fits [`AgentView::reply_schema`] when the policy runs structured
+    /// (`response_format` `json_schema`; the episode loop reads the JSON back as the action
+    /// text).
     pub async fn ask_action(
-        &self,
-        step: u64,
-        view: &AgentView,
-        purpose: &str,
-        prompt: String,
-    ) -> Result<CallLog, EmbodiedError> {
-        self.ask_action_as(step, view, purpose, None, prompt).await
-    }
-
-    /// [`Caller::ask_action`] with `system` in place of the agent's instructions (as
-    /// [`Caller::ask_as`]).
-    pub async fn ask_action_as(
         &self,
         step: u64,
         view: &AgentView,

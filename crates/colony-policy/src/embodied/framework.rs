@@ -388,7 +388,7 @@ pub async fn execute(
             // The EXECUTION reply is the action: constrained to the environment's schema when
             // the policy runs structured.
             let mut log = caller
-                .ask_action_as(step, agent, "execution", system, prompter(action))
+                .ask_action(step, agent, "execution", system, prompter(action))
                 .await?;
             log.decides = true;
             Ok((log.reply.clone().unwrap_or_default(), Some(log)))

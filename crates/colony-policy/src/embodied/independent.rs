@@ -120,7 +120,7 @@ pub(crate) async fn decide_agent_with(
     // call whose reply is the action asks for the structured shape when the policy does.
     let act = match &agent.execution {
         Some(_) => caller.ask(step, agent, purpose, prompt).await,
-        None => caller.ask_action(step, agent, purpose, prompt).await,
+        None => caller.ask_action(step, agent, purpose, None, prompt).await,
     };
     let mut act = act.map_err(|e| keep(&mut logs, e))?;
     match &agent.execution {
@@ -129,7 +129,7 @@ pub(crate) async fn decide_agent_with(
             let action = tag_content(&reply, "action").unwrap_or(reply);
             logs.push(act);
             let mut exec = caller
-                .ask_action(step, agent, "execution", execution(&action))
+                .ask_action(step, agent, "execution", None, execution(&action))
                 .await
                 .map_err(|e| keep(&mut logs, e))?;
             exec.decides = true;

@@ -106,6 +106,8 @@ pub const MAX_TOOL_ROUNDS: u32 = 64;
 #[derive(Debug, Clone, Default)]
 pub struct ToolSet {
     tools: Vec<SharedTool>,
+    /// The specs sent to the model, made once: every request of a tool-using run carries them.
+    wire: Vec<ToolSpec>,
     by_wire: HashMap<String, usize>,
 }
 
@@ -129,19 +131,30 @@ impl ToolSet {
     /// The set of `tools`, in order; two with the same wire name are an error.
     pub fn new(tools: Vec<SharedTool>) -> Result<Self, ToolSetError> {
         let mut by_wire = HashMap::new();
+        let mut wire = Vec::with_capacity(tools.len());
         for (i, t) in tools.iter().enumerate() {
-            let wire = wire_tool_name(&t.spec().name);
-            if let Some(&j) = by_wire.get(&wire) {
+            let spec = t.spec();
+            let name = wire_tool_name(&spec.name);
+            if let Some(&j) = by_wire.get(&name) {
                 let first: &SharedTool = &tools[j];
                 return Err(ToolSetError::Duplicate {
                     first: first.spec().name.clone(),
-                    second: t.spec().name.clone(),
-                    wire,
+                    second: spec.name.clone(),
+                    wire: name,
                 });
             }
-            by_wire.insert(wire, i);
+            by_wire.insert(name.clone(), i);
+            wire.push(ToolSpec {
+                name,
+                description: spec.description.clone(),
+                parameters: spec.parameters.clone(),
+            });
         }
-        Ok(Self { tools, by_wire })
+        Ok(Self {
+            tools,
+            wire,
+            by_wire,
+        })
     }
 
     /// True when there is no tool.
@@ -159,19 +172,9 @@ impl ToolSet {
         self.by_wire.get(wire).map(|&i| &self.tools[i])
     }
 
-    /// The specs sent to the model (wire names).
-    pub fn wire_specs(&self) -> Vec<ToolSpec> {
-        self.tools
-            .iter()
-            .map(|t| {
-                let spec = t.spec();
-                ToolSpec {
-                    name: wire_tool_name(&spec.name),
-                    description: spec.description.clone(),
-                    parameters: spec.parameters.clone(),
-                }
-            })
-            .collect()
+    /// The specs sent to the model (wire names), in order.
+    pub fn wire_specs(&self) -> &[ToolSpec] {
+        &self.wire
     }
 
     /// The readable names, in order.

@@ -61,6 +61,15 @@ impl ToolLoop {
         }
     }
 
+    /// A call the loop refuses without running it (`kind`, `why`).
+    fn refused(&self, call: &ToolCall, kind: &str, why: String) -> ToolExchange {
+        let readable = self
+            .tools
+            .by_wire_name(&call.name)
+            .map(|t| t.spec().name.clone());
+        exchange(call, readable, failure(kind, why), 0, false)
+    }
+
     /// Runs one call the model made in reply to `asked`.
     async fn run_call(&self, asked: &ChatRequest, call: &ToolCall) -> ToolExchange {
         let tool = self.tools.by_wire_name(&call.name);
@@ -212,7 +221,7 @@ impl ChatModel for ToolLoop {
         let mut asked = request.clone();
         for spec in self.tools.wire_specs() {
             if !asked.tools.iter().any(|t| t.name == spec.name) {
-                asked.tools.push(spec);
+                asked.tools.push(spec.clone());
             }
         }
         let mut trace: Vec<ToolExchange> = Vec::new();
@@ -231,18 +240,11 @@ impl ChatModel for ToolLoop {
             cached &= response.cached;
             if response.tool_calls.is_empty() || last {
                 for call in &response.tool_calls {
-                    let readable = self
-                        .tools
-                        .by_wire_name(&call.name)
-                        .map(|t| t.spec().name.clone());
-                    let rec = failure(
-                        "round_limit",
-                        format!(
-                            "tool round limit of {} reached",
-                            self.limits.max_tool_rounds
-                        ),
+                    let why = format!(
+                        "tool round limit of {} reached",
+                        self.limits.max_tool_rounds
                     );
-                    trace.push(exchange(call, readable, rec, 0, false));
+                    trace.push(self.refused(call, "round_limit", why));
                 }
                 let finish_reason = match response.finish_reason {
                     FinishReason::ToolCalls => FinishReason::Stop,
@@ -260,27 +262,22 @@ impl ChatModel for ToolLoop {
                 });
             }
             let calls = response.tool_calls;
-            let mut results = Vec::with_capacity(calls.len());
             // The calls of one reply run concurrently; their results keep the reply's order.
             let allowed = calls.len().min(self.limits.max_calls_per_round);
-            let ran = futures::future::join_all(
+            let mut results = futures::future::join_all(
                 calls[..allowed].iter().map(|c| self.run_call(&asked, c)),
             )
             .await;
-            results.extend(ran);
             for call in &calls[allowed..] {
-                let rec = failure(
-                    "too_many_calls",
-                    format!(
-                        "at most {} tool calls per reply",
-                        self.limits.max_calls_per_round
-                    ),
+                let why = format!(
+                    "at most {} tool calls per reply",
+                    self.limits.max_calls_per_round
                 );
-                results.push(exchange(call, None, rec, 0, false));
+                results.push(self.refused(call, "too_many_calls", why));
             }
             asked
                 .messages
-                .push(Message::assistant_tool_calls(response.text, calls.clone()));
+                .push(Message::assistant_tool_calls(response.text, calls));
             for ex in &results {
                 asked
                     .messages

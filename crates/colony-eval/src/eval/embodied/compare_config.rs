@@ -129,13 +129,13 @@ pub struct EpisodeResult {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub config: String,
     /// Tool calls of the episode (`--tools`; absent when none).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub tool_calls: u64,
     /// Of those, the failed ones (counted, never an action).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub tool_errors: u64,
     /// Time spent in tools, milliseconds rounded to 0.1 (absent when none).
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub tool_ms: f64,
 }
 
@@ -238,12 +238,4 @@ pub fn check_episode_count(
         return Err(CompareError::TooManyEpisodes { count });
     }
     Ok(())
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_f64(x: &f64) -> bool {
-    *x == 0.0
 }

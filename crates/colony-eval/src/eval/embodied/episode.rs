@@ -109,13 +109,13 @@ pub struct EpisodeOutcome {
     /// Replies the environment replaced by its fallback.
     pub fallbacks: u64,
     /// Tool calls of the episode's model calls (`--tools`; omitted when none).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub tool_calls: u64,
     /// Of those, the ones that failed (counted, never an action).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub tool_errors: u64,
     /// Time spent in tools, in microseconds.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub tool_time_us: u64,
     /// Why the episode stopped early, when it did.
     pub error: Option<String>,
@@ -124,10 +124,6 @@ pub struct EpisodeOutcome {
     /// The error is one no retry can fix ([`colony_llm::stops_run`]); runs stop on it.
     #[serde(skip)]
     pub fatal: bool,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// Errors that stop the loop itself (results could not be written).
@@ -286,12 +282,10 @@ pub async fn run_episode(
             if let Some(c) = c.usage.cost_nusd {
                 out.cost_nusd = Some(out.cost_nusd.unwrap_or(0).saturating_add(c));
             }
-            out.tool_calls += c.tools.len() as u64;
-            out.tool_errors += c.tools.iter().filter(|t| t.error.is_some()).count() as u64;
-            out.tool_time_us = c
-                .tools
-                .iter()
-                .fold(out.tool_time_us, |t, x| t.saturating_add(x.elapsed_us));
+            let tools = colony_llm::ToolTally::of(&c.tools);
+            out.tool_calls += tools.calls;
+            out.tool_errors += tools.errors;
+            out.tool_time_us = out.tool_time_us.saturating_add(tools.time_us);
         }
         if !calls.is_empty() {
             sink.on_calls(&calls)?;

@@ -65,19 +65,15 @@ pub struct PolicySummary {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, MetricMean>,
     /// Tool calls of the items (`--tools`; omitted when none).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub tool_calls: u64,
     /// Of those, the failed ones (counted, never scored as answers).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub tool_errors: u64,
     /// pass@k (`--samples n`): the mean over the answered items of the HumanEval paper's
     /// unbiased estimate, for k = 1, 5, 10, 100 up to n; absent without samples.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pass_at_k: BTreeMap<String, f64>,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// A policy against the `--baseline` policy on the items both answered.
