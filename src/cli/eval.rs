@@ -31,6 +31,10 @@ pub struct EvalArgs {
     #[allow(missing_docs)]
     // documented by the flattened type's own docs (clap help)
     pub tools: super::tool_args::ToolArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    // documented by the flattened type's own docs (clap help)
+    pub judge: super::judge_args::JudgeArgs,
     /// Policies, comma-separated, each `name` or `name:key=value,…` (quote the list when
     /// options contain commas: separate policies with `;` then).
     #[arg(long, value_name = "P[,P2,…]")]
@@ -224,6 +228,23 @@ pub async fn run(
     }
     let ctx = ReasoningContext::new(embedder.clone());
     let policies = LabelledPolicy::build_all(&specs, |s| registry.reasoning(s, &ctx))?;
+    let dataset = with_code_judge(&a, dataset, &items)?;
+    let judge = match super::judge_args::judge_spec(
+        a.judge.judge.as_deref(),
+        a.judge.grade,
+        &a.judge.judge_grader,
+        a.judge.judge_agreement,
+        &a.model,
+        config,
+    )? {
+        Some(spec) => Some(std::sync::Arc::new(spec.build(
+            &items,
+            &dataset,
+            calls,
+            &registry.responders(),
+        )?)),
+        None => None,
+    };
     let budget = crate::eval::budget::RunBudget::with_cost(a.max_tokens_total, a.max_cost);
     budget.check_priced(
         model_specs(&a, config)?
@@ -233,7 +254,7 @@ pub async fn run(
     let progress = EvalBars::new(a.quiet);
     let outcome = run_dataset(
         DatasetRun {
-            dataset: with_code_judge(&a, dataset, &items)?,
+            dataset,
             items,
             policies,
             roster,
@@ -250,6 +271,7 @@ pub async fn run(
             budget,
             log_calls: a.log_calls,
             samples: a.samples,
+            judge,
         },
         &progress,
     )

@@ -16,6 +16,7 @@ pub mod embed;
 pub mod env;
 pub mod eval;
 pub mod grade;
+pub mod judge_args;
 pub mod logs;
 pub mod merge;
 pub mod model_args;

@@ -207,6 +207,14 @@ pub async fn run(a: RunArgs, config: Option<&Path>, registry: &Registry) -> anyh
             budget,
             code_judge: code_judge(&a, &suite)?,
             tools,
+            judge: super::judge_args::judge_spec(
+                suite.judge.as_deref(),
+                (suite.grade != crate::eval::judge::GradeMode::Rules).then_some(suite.grade),
+                suite.judge_grader.as_deref().unwrap_or("equivalence"),
+                suite.judge_agreement,
+                &a.model,
+                config,
+            )?,
         },
         SuiteHooks {
             unit_started: &unit_started,

@@ -86,6 +86,20 @@ pub struct ItemResult {
     /// Of those, the correct ones (what pass@k is estimated from).
     #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
     pub samples_correct: u32,
+    /// The judge's verdict (`--grade both|judge`; omitted without a judge or when it failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_correct: Option<bool>,
+    /// What the judge did: grader, verdict, its own calls, tokens and cost (never added to the
+    /// method's), and its error if it failed ([`crate::eval::judge::JudgeRecord`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<crate::eval::judge::JudgeRecord>,
+    /// The policy's final response text, what the judge reads (not stored: the calls log has
+    /// it).
+    #[serde(skip)]
+    pub response: Option<String>,
+    /// The judge's calls (written to the calls log under `judge`, not to this line).
+    #[serde(skip)]
+    pub judge_transcript: Option<colony_runtime::Transcript>,
 }
 
 /// Whether a field holds its default (zero, empty): the one `skip_serializing_if` of the

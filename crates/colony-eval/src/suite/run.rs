@@ -58,6 +58,9 @@ pub struct SuiteRunOptions<'a> {
     /// The tools every agent of every unit is offered (the suite's `tools`, built by the
     /// door with [`crate::eval::tools::RunTools::build`]); `None`: no tools.
     pub tools: Option<crate::eval::tools::RunTools>,
+    /// The judge of the dataset units (the suite's `judge`, resolved by the door); `None`:
+    /// rules only.
+    pub judge: Option<crate::eval::judge::JudgeSpec>,
 }
 
 /// Live progress of a suite run.
@@ -363,6 +366,15 @@ async fn run_dataset_entry(
         (Some(judge), true) => dataset.with_code_judge(judge.clone()),
         _ => dataset,
     };
+    let judge = match &opts.judge {
+        Some(j) => Some(Arc::new(j.build(
+            items,
+            &dataset,
+            opts.calls,
+            &opts.registry.responders(),
+        )?)),
+        None => None,
+    };
     run_dataset(
         DatasetRun {
             dataset,
@@ -378,6 +390,7 @@ async fn run_dataset_entry(
             budget: opts.budget.clone(),
             log_calls: suite.log_calls,
             samples: 1,
+            judge,
         },
         progress,
     )

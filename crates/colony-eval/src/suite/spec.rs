@@ -115,6 +115,10 @@ struct SuiteFile {
     max_tokens_total: Option<Spanned<u64>>,
     max_cost: Option<Spanned<f64>>,
     tools: Option<Spanned<Vec<String>>>,
+    judge: Option<Spanned<String>>,
+    grade: Option<crate::eval::judge::GradeMode>,
+    judge_grader: Option<Spanned<String>>,
+    judge_agreement: Option<Spanned<f64>>,
     #[serde(default)]
     mcp: BTreeMap<String, colony_llm::McpServerTable>,
     #[serde(default)]
@@ -257,6 +261,21 @@ pub struct Suite {
     /// `[mcp.NAME]` tables: the MCP servers `mcp:NAME` tools come from (as `--mcp`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mcp: BTreeMap<String, colony_llm::McpServerTable>,
+    /// `judge`: the model grading the dataset units' answers (as `--judge`); part of the
+    /// manifest (the grader changes results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
+    /// `grade`: `rules`, `judge` or `both` (as `--grade`; `both` when a judge is named and
+    /// `grade` is not).
+    #[serde(default, skip_serializing_if = "crate::eval::results::is_default")]
+    pub grade: crate::eval::judge::GradeMode,
+    /// `judge_grader`: `equivalence` (default) or `rubric:FILE`, the file relative to the
+    /// suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_grader: Option<String>,
+    /// `judge_agreement`: a simulated judge's agreement with the rules (as `--judge-agreement`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_agreement: Option<f64>,
     /// Reasoning datasets.
     pub datasets: Vec<DatasetUnit>,
     /// Environments.
@@ -646,6 +665,7 @@ impl Suite {
             )
             .map_err(|e| invalid(0, &format!("mcp.{name}"), e.to_string()))?;
         }
+        let (grade, judge_grader) = judge_keys(&file, &resolve, &invalid)?;
         let roles = file.roles.as_deref().map(resolve);
         if let Some(roles) = roles
             .as_ref()
@@ -681,8 +701,64 @@ impl Suite {
             max_cost: file.max_cost.map(Spanned::into_inner),
             tools,
             mcp: file.mcp,
+            judge: file.judge.map(Spanned::into_inner),
+            grade,
+            judge_grader,
+            judge_agreement: file.judge_agreement.map(Spanned::into_inner),
             datasets,
             environments,
         })
     }
+}
+
+/// The suite's grading keys, checked: the mode (`both` when a judge is named without `grade`)
+/// and the grader spelled with a rubric path resolved against the suite's folder.
+fn judge_keys(
+    file: &SuiteFile,
+    resolve: &dyn Fn(&str) -> PathBuf,
+    invalid: &dyn Fn(usize, &str, String) -> SuiteError,
+) -> Result<(crate::eval::judge::GradeMode, Option<String>), SuiteError> {
+    use crate::eval::judge::{GradeMode, JudgeGrader};
+    let judge_at = file.judge.as_ref().map(|j| j.span().start);
+    let grade = match (file.grade, judge_at) {
+        (Some(GradeMode::Rules), Some(at)) => {
+            return Err(invalid(
+                at,
+                "judge",
+                "a judge is named but grade = \"rules\" would never call it".into(),
+            ))
+        }
+        (Some(mode @ (GradeMode::Judge | GradeMode::Both)), None) => {
+            return Err(invalid(
+                0,
+                "grade",
+                format!("grade = \"{}\" needs a `judge` model", mode.as_str()),
+            ))
+        }
+        (Some(mode), _) => mode,
+        (None, Some(_)) => GradeMode::Both,
+        (None, None) => GradeMode::Rules,
+    };
+    if let Some(a) = &file.judge_agreement {
+        if !(0.0..=1.0).contains(a.get_ref()) {
+            return Err(invalid(
+                a.span().start,
+                "judge_agreement",
+                format!("{} is outside [0, 1]", a.get_ref()),
+            ));
+        }
+    }
+    let grader = match &file.judge_grader {
+        None => None,
+        Some(g) => {
+            let spelled = match g.get_ref().trim().split_once(':') {
+                Some(("rubric", p)) => format!("rubric:{}", resolve(p.trim()).display()),
+                _ => g.get_ref().trim().to_string(),
+            };
+            JudgeGrader::parse(&spelled)
+                .map_err(|e| invalid(g.span().start, "judge_grader", e.to_string()))?;
+            Some(spelled)
+        }
+    };
+    Ok((grade, grader))
 }

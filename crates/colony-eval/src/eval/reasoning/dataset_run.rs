@@ -58,6 +58,8 @@ pub struct DatasetRun {
     pub budget: std::sync::Arc<crate::eval::budget::RunBudget>,
     /// Completions per item (`--samples`; 1: one).
     pub samples: u32,
+    /// The judge grading every answered item (`--judge`, `--grade`; `None`: rules only).
+    pub judge: Option<std::sync::Arc<crate::eval::judge::Judge>>,
 }
 
 /// Progress callbacks of [`run_dataset`] (a progress bar, or nothing).
@@ -162,6 +164,9 @@ struct ItemCalls<'a> {
     id: &'a str,
     policy: &'a str,
     entries: &'a [TranscriptEntry],
+    /// The judge's calls for the item (absent without a judge): apart from the method's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judge: Option<&'a [TranscriptEntry]>,
 }
 
 /// Runs every policy over the items (resuming what `out` holds), then rewrites the report
@@ -191,22 +196,31 @@ pub async fn run_dataset(
     }
     let mut stopped = None;
     let mut all_errored = Vec::new();
+    let grade = run.judge.as_ref().map(|j| j.settings());
     let eval = EvalConfig {
         concurrency: run.items_in_flight.max(1),
         run_seed: run.run_seed,
         dataset: run.dataset.clone(),
         budget: run.budget.clone(),
         samples: run.samples.max(1),
+        judge: run.judge.clone(),
     };
     for policy in &run.policies {
         let name = policy.spec.label.clone();
         if !run.force {
-            check_spec(&run.out, &summary, &policy.spec, run.samples.max(1))?;
+            check_spec(
+                &run.out,
+                &summary,
+                &policy.spec,
+                run.samples.max(1),
+                grade.as_deref(),
+            )?;
         }
         let only = run.only.as_ref().and_then(|m| m.get(&name));
         let settings = RunSettings {
             spec: Some(policy.spec.spec.clone()),
             samples: run.samples.max(1),
+            grade: grade.clone(),
             ..RunSettings::of(&run.roster, run.run_seed)
         };
         let earlier = record_settings(&run.out, &mut summary, &run.dataset.name, &name, settings)?;
@@ -233,6 +247,7 @@ pub async fn run_dataset(
                     id: &r.id,
                     policy: &r.policy,
                     entries: t.entries(),
+                    judge: r.judge_transcript.as_ref().map(|j| j.entries()),
                 };
                 if let Err(e) = calls.append(&line) {
                     calls_error
@@ -294,9 +309,27 @@ fn check_spec(
     summary: &Summary,
     spec: &PolicySpec,
     samples: u32,
+    grade: Option<&str>,
 ) -> Result<(), DatasetRunError> {
     let want = spec.options();
     for (dataset, per) in &summary.settings {
+        // A label resumed under another grader would mix verdicts of both.
+        if let Some(recorded) = per.get(&spec.label) {
+            if recorded.grade.as_deref() != grade {
+                let show = |g: Option<&str>| g.unwrap_or("rules").to_string();
+                return Err(DatasetRunError::SpecChanged(Box::new(SpecChange {
+                    dir: out.to_path_buf(),
+                    label: spec.label.clone(),
+                    dataset: dataset.clone(),
+                    recorded: format!(
+                        "{} graded by {}",
+                        spec.spec,
+                        show(recorded.grade.as_deref())
+                    ),
+                    now: format!("{} graded by {}", spec.spec, show(grade)),
+                })));
+            }
+        }
         // A label resumed with another `--samples` would mix items of both.
         if let Some(recorded) = per.get(&spec.label).map(|s| s.samples.max(1)) {
             if recorded != samples {

@@ -37,6 +37,8 @@ pub struct EvalConfig {
     pub budget: std::sync::Arc<crate::eval::budget::RunBudget>,
     /// Completions per item (`--samples`, [`super::samples`]).
     pub samples: u32,
+    /// The judge that grades every answered item (`--judge`; `None`: rules only).
+    pub judge: Option<std::sync::Arc<crate::eval::judge::Judge>>,
 }
 
 /// Runs a code item's tests on `answer` with the dataset's judge, on a blocking thread:
@@ -108,6 +110,10 @@ pub async fn solve_item(
                 tool_ms: (run.tool_time_us as f64 / 100.0).round() / 10.0,
                 samples: 0,
                 samples_correct: 0,
+                judge_correct: None,
+                judge: None,
+                response: Some(out.final_text),
+                judge_transcript: None,
                 id: item.id.clone(),
                 policy: policy.name().to_string(),
                 dataset: dataset.name.clone(),
@@ -163,6 +169,10 @@ pub async fn solve_item(
             tool_ms: 0.0,
             samples: 0,
             samples_correct: 0,
+            judge_correct: None,
+            judge: None,
+            response: None,
+            judge_transcript: None,
         },
     }
 }
@@ -232,6 +242,7 @@ pub async fn run_policy(
             .budget
             .spend(r.prompt_tokens.saturating_add(r.completion_tokens));
         config.budget.spend_cost(r.cost_usd);
+        spend_judge(&config.budget, r.judge.as_ref());
     }
     let pending: Vec<&Item> = items
         .iter()
@@ -254,10 +265,15 @@ pub async fn run_policy(
                     config.samples,
                 )
                 .await;
+                let mut r = r;
+                if let Some(judge) = &config.judge {
+                    judge.apply(&mut r, item, config.run_seed).await;
+                }
                 config
                     .budget
                     .spend(r.prompt_tokens.saturating_add(r.completion_tokens));
                 config.budget.spend_cost(r.cost_usd);
+                spend_judge(&config.budget, r.judge.as_ref());
                 Some(r)
             }
         })
@@ -300,6 +316,19 @@ pub async fn run_policy(
     results.retain(|r| wanted.contains_key(r.id.as_str()));
     results.sort_by_key(|r| wanted.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
     Ok(PolicyRun { results, stopped })
+}
+
+/// Charges the judge's tokens and cost to the run's budget: `--max-tokens-total` and
+/// `--max-cost` bound what the run spends, grader included, although tables report the judge
+/// apart from the method.
+fn spend_judge(
+    budget: &crate::eval::budget::RunBudget,
+    judge: Option<&crate::eval::judge::JudgeRecord>,
+) {
+    if let Some(j) = judge {
+        budget.spend(j.prompt_tokens.saturating_add(j.completion_tokens));
+        budget.spend_cost(j.cost_usd);
+    }
 }
 
 /// The last result per item id (a rerun's line supersedes an earlier errored one); an id

@@ -74,6 +74,10 @@ pub struct PolicySummary {
     /// unbiased estimate, for k = 1, 5, 10, 100 up to n; absent without samples.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pass_at_k: BTreeMap<String, f64>,
+    /// The judge's grades, agreement with the rules, calls, tokens and cost (`--judge`;
+    /// absent without one): its tokens and cost are never in the fields above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<crate::eval::judge::JudgeSummary>,
 }
 
 /// A policy against the `--baseline` policy on the items both answered.
@@ -159,6 +163,10 @@ pub struct RunSettings {
     /// Completions per item (`--samples`; absent for one).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub samples: u32,
+    /// How items were graded when a judge took part (`judge equivalence by MODEL`, `both
+    /// equivalence by MODEL`); absent for rules only. A rerun under another grading is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grade: Option<String>,
 }
 
 fn one() -> u32 {
@@ -206,6 +214,7 @@ impl RunSettings {
             agents,
             spec: None,
             samples: 1,
+            grade: None,
         }
     }
 }
@@ -234,8 +243,10 @@ impl PolicySummary {
                 tool_calls: r.tool_calls,
                 tool_errors: r.tool_errors,
                 pass_at_k: BTreeMap::new(),
+                judge: None,
             });
         }
+        s.judge = crate::eval::judge::JudgeSummary::of(results);
         s.call_latency_ms = super::latency::latency_percentiles(results);
         s.pass_at_k = super::samples::pass_at_k_means(results)
             .into_iter()
@@ -267,6 +278,11 @@ impl PolicySummary {
         self.tool_errors = self.tool_errors.saturating_add(other.tool_errors);
         // Means do not add up: totals get theirs from the items (as the percentiles above).
         self.pass_at_k.clear();
+        match (&mut self.judge, &other.judge) {
+            (Some(mine), Some(theirs)) => mine.add(theirs),
+            (None, Some(theirs)) => self.judge = Some(theirs.clone()),
+            _ => {}
+        }
         let answered = self.answered();
         self.accuracy = (answered > 0).then(|| self.correct as f64 / answered as f64);
         self.accuracy_ci95 = crate::eval::stats::wilson95(self.correct, answered);

@@ -536,6 +536,10 @@ mod tests {
             tool_ms: 0.0,
             samples: 0,
             samples_correct: 0,
+            judge_correct: None,
+            judge: None,
+            response: None,
+            judge_transcript: None,
         };
         let s = PolicySummary::of(&[
             item(Some("A"), true, None),
