@@ -135,7 +135,7 @@ impl JudgeGrader {
         }
     }
 
-    /// `(correct, extracted answer, score, criteria)` of a reply, `None` when unreadable.
+    /// What a reply says, `None` when it cannot be read.
     fn read(&self, reply: &str) -> Option<Reading> {
         match self {
             Self::Equivalence => parse_verdict(reply).map(|v| Reading {

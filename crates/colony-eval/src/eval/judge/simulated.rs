@@ -58,11 +58,17 @@ impl JudgeResponder {
     }
 }
 
-/// The text between `open` and the last `close` after it.
-fn block<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+/// The text between the first `open` and the first `close` after it (`last`: the last
+/// `close`, for a block that may quote the closing tag itself, such as a response).
+fn block<'a>(text: &'a str, open: &str, close: &str, last: bool) -> Option<&'a str> {
     let start = text.find(open)? + open.len();
-    let end = text[start..].rfind(close)? + start;
-    Some(&text[start..end])
+    let rest = &text[start..];
+    let end = if last {
+        rest.rfind(close)?
+    } else {
+        rest.find(close)?
+    };
+    Some(&rest[..end])
 }
 
 /// A uniform in [0, 1) from a draw.
@@ -80,13 +86,11 @@ impl Responder for JudgeResponder {
     }
 
     fn prompt(&self, p: &Prompt<'_>) -> Response {
-        // The question ends where the reference (or, for a rubric without one, the response)
-        // begins; the response runs to its last closing tag.
-        let Some(question) = block(p.user, "<question>\n", "\n</question>") else {
+        // The question ends at its first closing tag; the response runs to its last one.
+        let Some(question) = block(p.user, "<question>\n", "\n</question>", false) else {
             return Response::Pass;
         };
-        let question = question.split("\n</question>").next().unwrap_or(question);
-        let Some(response) = block(p.user, "<response>\n", "\n</response>") else {
+        let Some(response) = block(p.user, "<response>\n", "\n</response>", true) else {
             return Response::Pass;
         };
         let Some((extracted, rule)) = (self.rule)(question, response) else {

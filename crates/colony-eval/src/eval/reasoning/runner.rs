@@ -256,7 +256,7 @@ pub async fn run_policy(
                 if !config.budget.may_start() {
                     return None;
                 }
-                let r = super::samples::solve_samples(
+                let mut r = super::samples::solve_samples(
                     policy.as_ref(),
                     item,
                     roster,
@@ -265,7 +265,6 @@ pub async fn run_policy(
                     config.samples,
                 )
                 .await;
-                let mut r = r;
                 if let Some(judge) = &config.judge {
                     judge.apply(&mut r, item, config.run_seed).await;
                 }
