@@ -16,8 +16,8 @@ A reference is either explicit, `docs/design/<note>.md §N` or `<note>.md §N` (
 every end), or bare, `§N`
 (also `design §N`). A bare reference resolves against the notes the same file names
 explicitly, by the numbering rules of docs/design/README.md: the reasoning notes share one
-numbering (§0, §6 reasoning.md; §1 selforg.md; §2 swarmsys.md; §3 baselines.md; §4, §5
-grading.md), and so do wildfire.md and frameworks.md (§14). References to the papers' own
+numbering (§0, §6 reasoning.md; §1 selforg.md; §2 swarmsys.md; §3 baselines.md; §4, §5,
+§7 grading.md), and so do wildfire.md and frameworks.md (§14). References to the papers' own
 sections ("the paper's §2.4", "SelfOrg §2.6", "§3.3 of the paper") are skipped.
 
 Exit status 1 when a reference is dangling (no such note or heading), a bare reference has no
@@ -35,7 +35,7 @@ FAMILY = {"reasoning": "reasoning", "selforg": "reasoning", "swarmsys": "reasoni
           "frameworks": "wildfire", "cube": "cube", "swarmbench": "swarmbench",
           "architecture": "architecture", "sandbox": "sandbox", "tools": "tools"}
 REASONING = {"0": "reasoning", "6": "reasoning", "1": "selforg", "2": "swarmsys",
-             "3": "baselines", "4": "grading", "5": "grading"}
+             "3": "baselines", "4": "grading", "5": "grading", "7": "grading"}
 
 NUM = r"\d+(?:\.\d+)*"
 ONE = rf"§({NUM})(?:\s*[–/-]\s*§?({NUM}))?"

@@ -1,5 +1,5 @@
 //! `--judge`, `--grade`, `--judge-grader` and `--judge-agreement`: the judge of a run,
-//! resolved at the door into a [`JudgeSpec`] (docs/design/grading.md §6).
+//! resolved at the door into a [`JudgeSpec`] (docs/design/grading.md §7).
 
 use std::path::Path;
 

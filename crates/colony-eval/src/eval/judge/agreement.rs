@@ -1,4 +1,4 @@
-//! The `judge` object of a policy's summary (docs/design/grading.md §6.4): the judge's accuracy,
+//! The `judge` object of a policy's summary (docs/design/grading.md §7.4): the judge's accuracy,
 //! its agreement with the rule grader (Cohen's κ and the 2×2 table) and the exact McNemar test
 //! between the two graders on the same items, with the judge's own calls, tokens and cost.
 //!

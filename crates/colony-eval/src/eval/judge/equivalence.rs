@@ -1,4 +1,4 @@
-//! The `equivalence` grader (docs/design/grading.md §6.2, xVerify-style): the judge reads the
+//! The `equivalence` grader (docs/design/grading.md §7.2, xVerify-style): the judge reads the
 //! question, the gold answer and the policy's full response, and states the response's final
 //! answer and whether it is equivalent to the gold one.
 //!

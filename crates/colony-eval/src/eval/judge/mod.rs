@@ -1,4 +1,4 @@
-//! Model-graded scoring (docs/design/grading.md §6): a judge model grades each item's full
+//! Model-graded scoring (docs/design/grading.md §7): a judge model grades each item's full
 //! response, as a role of its own apart from the method.
 //!
 //! * **Graders:** [`JudgeGrader::Equivalence`] (xVerify-style, [`equivalence`]) and

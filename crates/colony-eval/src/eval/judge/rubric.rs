@@ -1,4 +1,4 @@
-//! The `rubric` grader (docs/design/grading.md §6.3): named criteria with weights, read from a
+//! The `rubric` grader (docs/design/grading.md §7.3): named criteria with weights, read from a
 //! TOML file; the judge scores each criterion from 0 to the rubric's `scale`, and the item's
 //! score is the weighted mean of the criteria scores divided by the scale (0 to 1). An item
 //! counts as correct when its score reaches the rubric's `pass` (so rubric grades have an

@@ -1,4 +1,4 @@
-//! How the offline simulated model answers judge prompts (docs/design/grading.md §6.5), so the
+//! How the offline simulated model answers judge prompts (docs/design/grading.md §7.5), so the
 //! whole judge path runs without an endpoint.
 //!
 //! Like an LLM, the responder reads only the prompt: the `<question>` and `<response>` blocks.
