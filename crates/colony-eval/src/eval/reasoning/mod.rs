@@ -7,6 +7,7 @@
 //! writes the report files.
 
 pub mod dataset_run;
+pub mod judge_table;
 pub mod latency;
 pub mod metrics;
 pub mod report;

@@ -207,7 +207,7 @@ pub fn record_settings(
 }
 
 /// Writes `summary.json` (atomically), `results.md` (the results table, then the policy
-/// metrics table when a policy reports metrics, then the sweep tables when a method ran with
+/// metrics table when a policy reports metrics, the judge table when a judge graded, then the sweep tables when a method ran with
 /// one option varied), `results.csv` and the bubble plot into
 /// `dir`; returns the Markdown of `results.md`.
 pub fn write_eval_report(dir: &Path, summary: &Summary) -> Result<String, ReportError> {
@@ -221,6 +221,10 @@ pub fn write_eval_report(dir: &Path, summary: &Summary) -> Result<String, Report
     if let Some(metrics) = super::table::metrics_markdown(summary) {
         md.push('\n');
         md.push_str(&metrics);
+    }
+    if let Some(judge) = super::judge_table::judge_markdown(summary) {
+        md.push('\n');
+        md.push_str(&judge);
     }
     if let Some(sweeps) = super::sweep::sweep_markdown(summary) {
         md.push('\n');
