@@ -42,7 +42,14 @@ fn grade_both_keeps_both_verdicts_and_charges_the_judge_apart() {
     let o = eval(
         "cot",
         &judged,
-        &["--judge", "sim", "--grade", "both", "--judge-agreement", "0.7"],
+        &[
+            "--judge",
+            "sim",
+            "--grade",
+            "both",
+            "--judge-agreement",
+            "0.7",
+        ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
 
@@ -60,7 +67,10 @@ fn grade_both_keeps_both_verdicts_and_charges_the_judge_apart() {
         assert_eq!(judge["grader"], "equivalence", "{a}");
         assert!(a["judge_correct"].is_boolean(), "{a}");
         assert_eq!(judge["correct"], a["judge_correct"], "{a}");
-        assert!(u(&judge["calls"]) >= 1 && u(&judge["prompt_tokens"]) > 0, "{a}");
+        assert!(
+            u(&judge["calls"]) >= 1 && u(&judge["prompt_tokens"]) > 0,
+            "{a}"
+        );
         disagree += usize::from(a["judge_correct"] != a["correct"]);
     }
     // At agreement 0.7 over 12 items, some verdicts differ (seeded: the same ones every run).
@@ -84,10 +94,7 @@ fn grade_both_keeps_both_verdicts_and_charges_the_judge_apart() {
         .collect();
     assert_eq!(table.iter().sum::<u64>(), 12, "{j}");
     assert_eq!((table[1] + table[2]) as usize, disagree, "{j}");
-    let judge_correct = after
-        .iter()
-        .filter(|a| a["judge_correct"] == true)
-        .count() as f64;
+    let judge_correct = after.iter().filter(|a| a["judge_correct"] == true).count() as f64;
     assert!((j["accuracy"].as_f64().unwrap() - judge_correct / 12.0).abs() < 1e-12);
     assert_eq!(j["rules_accuracy"], row["accuracy"], "{j}");
     assert!(j["p_value"].as_f64().is_some(), "{j}");
@@ -120,7 +127,14 @@ fn grade_judge_makes_the_judge_verdict_the_items_correct() {
     let o = eval(
         "single",
         &out,
-        &["--judge", "sim", "--grade", "judge", "--judge-agreement", "0"],
+        &[
+            "--judge",
+            "sim",
+            "--grade",
+            "judge",
+            "--judge-agreement",
+            "0",
+        ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let rules = tmp.path().join("r");
@@ -130,7 +144,11 @@ fn grade_judge_makes_the_judge_verdict_the_items_correct() {
         .iter()
         .zip(&results_by_id(&rules, "single"))
     {
-        assert_eq!(j["correct"].as_bool(), r["correct"].as_bool().map(|c| !c), "{j}");
+        assert_eq!(
+            j["correct"].as_bool(),
+            r["correct"].as_bool().map(|c| !c),
+            "{j}"
+        );
     }
 }
 
@@ -162,7 +180,9 @@ fn a_dead_judge_errors_every_item_and_fails_the_run_never_a_lower_accuracy() {
     let rows = jsonl(&out.join("single.jsonl"));
     assert_eq!(rows.len(), 12);
     for r in &rows {
-        let e = r["error"].as_str().unwrap_or_else(|| panic!("no error: {r}"));
+        let e = r["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error: {r}"));
         assert!(e.starts_with("judge:"), "{e}");
         assert!(r.get("judge_correct").is_none_or(Value::is_null), "{r}");
     }
@@ -213,10 +233,18 @@ fn judge_flags_that_contradict_each_other_are_one_line_errors() {
     for (args, needle) in [
         (&["--grade", "judge"][..], "--judge"),
         (&["--judge", "sim", "--grade", "rules"][..], "--grade rules"),
-        (&["--judge", "sim", "--judge-agreement", "1.5"][..], "--judge-agreement"),
+        (
+            &["--judge", "sim", "--judge-agreement", "1.5"][..],
+            "--judge-agreement",
+        ),
         (&["--judge", "sim", "--judge-grader", "vibes"][..], "vibes"),
         (
-            &["--judge", "sim", "--judge-grader", "rubric:/nonexistent.toml"][..],
+            &[
+                "--judge",
+                "sim",
+                "--judge-grader",
+                "rubric:/nonexistent.toml",
+            ][..],
             "nonexistent",
         ),
         (&["--judge", "nosuchmodel"][..], "nosuchmodel"),
@@ -238,7 +266,14 @@ fn a_rubric_judge_scores_every_criterion() {
     let o = eval(
         "single",
         &out,
-        &["--judge", "sim", "--judge-grader", &grader, "--judge-agreement", "1"],
+        &[
+            "--judge",
+            "sim",
+            "--judge-grader",
+            &grader,
+            "--judge-agreement",
+            "1",
+        ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
     for r in results_by_id(&out, "single") {

@@ -345,4 +345,109 @@ fn a_real_model_through_models_chat_eval_and_compare() {
         };
         assert_eq!(cat(&a), cat(&b), "item {id}");
     }
+
+    a_real_judge_reply_is_a_verdict_or_a_counted_failure(&url, &mmlu);
+}
+
+/// SmolLM2 as the judge of its own MMLU answers (docs/design/grading.md §7): every judge reply
+/// is either parsed into a verdict or counted as a judge failure (the item errored, never
+/// wrong), and the server's token counters equal the method's tokens plus the judge's, which
+/// are reported apart.
+/// (A step of the one test, after the others: the token check needs the server to itself.)
+fn a_real_judge_reply_is_a_verdict_or_a_counted_failure(url: &str, mmlu: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("models.toml");
+    // The judge's own entry caps its replies (its models.toml sampling beats the judge's
+    // default of 1,024 tokens), so a rambling small model stays quick on a CPU.
+    std::fs::write(
+        &config,
+        format!(
+            "[models.smollm2]\nmodel = \"smollm2-135m\"\nbase_url = \"{url}\"\n\
+             max_concurrency = 2\ntimeout_secs = 300\ndeadline_secs = 900\nmax_retries = 1\n\
+             [models.judge]\nmodel = \"smollm2-135m\"\nbase_url = \"{url}\"\n\
+             max_concurrency = 2\ntimeout_secs = 300\ndeadline_secs = 900\nmax_retries = 1\n\
+             max_tokens = 48\n"
+        ),
+    )
+    .unwrap();
+    let before = metrics(url);
+    let out = dir.path().join("judged");
+    let eval = run(
+        &config,
+        &[
+            "eval",
+            "--dataset",
+            "mmlu",
+            "--data",
+            mmlu.to_str().unwrap(),
+            "--field",
+            "question=question",
+            "--field",
+            "choices=answer_a,answer_b,answer_c,answer_d",
+            "--field",
+            "answer=correct_answer",
+            "--limit",
+            "6",
+            "--policy",
+            "single",
+            "--model",
+            "smollm2",
+            "--max-tokens",
+            "48",
+            "--judge",
+            "judge",
+            "--grade",
+            "both",
+            "--concurrency",
+            "2",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let after = metrics(url);
+    let lines = common::jsonl(&out.join("single.jsonl"));
+    assert_eq!(lines.len(), 6);
+    let mut judge_failures = 0;
+    for l in &lines {
+        match l["error"].as_str() {
+            None => {
+                assert!(l["correct"].is_boolean(), "{l}");
+                assert!(
+                    l["judge_correct"].is_boolean(),
+                    "a judged item has a verdict: {l}"
+                );
+            }
+            Some(e) => {
+                assert!(e.starts_with("judge:"), "only the judge may fail here: {l}");
+                assert!(l.get("judge_correct").is_none_or(Value::is_null), "{l}");
+                judge_failures += 1;
+            }
+        }
+    }
+    let summary = read_json(&out.join("summary.json"));
+    let row = &summary["policies"]["single"];
+    let j = &row["judge"];
+    assert_eq!(j["errors"].as_u64().unwrap(), judge_failures, "{j}");
+    assert_eq!(j["graded"].as_u64().unwrap() + judge_failures, 6, "{j}");
+    assert_eq!(row["errors"].as_u64().unwrap(), judge_failures, "{row}");
+    // A run whose every item the judge failed exits non-zero, with the reason.
+    if judge_failures == 6 {
+        let err = String::from_utf8_lossy(&eval.stderr);
+        assert!(
+            !eval.status.success() && err.contains("ended with an error"),
+            "{err}"
+        );
+    } else {
+        ok(&eval, "colony eval --judge");
+    }
+    // The judge's tokens are its own, and with the method's they are all the server served.
+    let judge_prompt = j["prompt_tokens"].as_u64().unwrap();
+    let judge_completion = j["completion_tokens"].as_u64().unwrap();
+    assert!(judge_prompt > 0 && j["calls"].as_u64().unwrap() >= 6, "{j}");
+    let prompt = row["prompt_tokens"].as_u64().unwrap() + judge_prompt;
+    let completion = row["completion_tokens"].as_u64().unwrap() + judge_completion;
+    let served_prompt = (after.0 - before.0) + (after.1 - before.1);
+    assert_eq!(served_prompt, prompt, "{before:?} -> {after:?}: {row}");
+    assert_eq!(after.2 - before.2, completion, "{row}");
 }

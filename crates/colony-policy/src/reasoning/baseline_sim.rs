@@ -30,7 +30,7 @@ const SIM_EXPERTS: [&str; 3] = [
 ];
 
 /// The texts between `<{tag}` … `>` and `</{tag}>` in `text`, in order.
-fn blocks<'a>(text: &'a str, tag: &str) -> Vec<&'a str> {
+pub(crate) fn blocks<'a>(text: &'a str, tag: &str) -> Vec<&'a str> {
     let (open, close) = (format!("<{tag}"), format!("</{tag}>"));
     let mut out = Vec::new();
     let mut rest = text;
@@ -49,7 +49,11 @@ fn blocks<'a>(text: &'a str, tag: &str) -> Vec<&'a str> {
 }
 
 /// Whether `text` states `mine` (normalised) by `extract`.
-fn states(text: &str, mine: &str, extract: &dyn Fn(&str) -> Option<String>) -> Option<bool> {
+pub(crate) fn states(
+    text: &str,
+    mine: &str,
+    extract: &dyn Fn(&str) -> Option<String>,
+) -> Option<bool> {
     extract(text).map(|a| normal_answer(&a) == normal_answer(mine))
 }
 

@@ -10,7 +10,8 @@
 //! [`SelfOrgOptions::MAX_ROUNDS`] (20) and k ≤ [`SelfOrgOptions::MAX_K`] (64), `swarmsys`
 //! agents 3–64, rounds ≤ 40 and event rounds ≤ 20 ([`SwarmSysOptions`]), `dylan` agents ≤ 32
 //! and rounds ≤ 3, `macnet` agents ≤ 16, `agentverse` experts 2–8, turns and criticising
-//! rounds ≤ 10 (their `*Options::MAX_*` constants); numbers (`tau`,
+//! rounds ≤ 10 (their `*Options::MAX_*` constants), `autogen` rounds ≤ 20, `self_refine`
+//! iterations ≤ 10, `mad` rounds ≤ 10, `multipersona` demonstrations ≤ 2; numbers (`tau`,
 //! `gamma`, `eta`, …) must be finite. Errors name the policy and the option, and quote at most a short
 //! prefix of what was given.
 
@@ -72,6 +73,32 @@ pub const BUILTIN: &[(&str, &[&str], &str, BuildReasoning)] = &[
         "experts=2 (2 to 8: a solver and critics), turns=3 (at most 10), critic_rounds=3 (at \
          most 10)",
         agentverse,
+    ),
+    (
+        "autogen",
+        &[],
+        "group chat of an assistant and a critic under a speaker-selecting manager, until \
+         TERMINATE; rounds=3 (messages after the task, at most 20)",
+        autogen,
+    ),
+    (
+        "self_refine",
+        &["selfrefine"],
+        "answer, feedback, refine until the feedback says stop; iterations=4 (at most 10)",
+        self_refine,
+    ),
+    (
+        "multipersona",
+        &["spp"],
+        "solo performance prompting: one call simulating personas; demonstrations=2 (0 to 2)",
+        multipersona,
+    ),
+    (
+        "mad",
+        &[],
+        "affirmative and negative debaters, a moderator who may end early, a judge; rounds=3 \
+         (at most 10)",
+        mad,
     ),
     (
         "selforg",
@@ -180,6 +207,34 @@ fn agentverse(
     Ok(Box::new(AgentVerse::new(AgentVerseOptions::from_options(
         options,
     )?)?))
+}
+
+fn self_refine(
+    options: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(super::SelfRefine::from_options(options)?))
+}
+
+fn multipersona(
+    options: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(super::MultiPersona::from_options(options)?))
+}
+
+fn autogen(
+    options: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(super::AutoGen::from_options(options)?))
+}
+
+fn mad(
+    options: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(super::Mad::from_options(options)?))
 }
 
 fn swarmsys(

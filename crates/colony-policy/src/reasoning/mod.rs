@@ -12,6 +12,7 @@
 //! `examples/custom_policy.rs`.
 
 pub mod agentverse;
+pub mod autogen;
 pub mod baseline_sim;
 mod builtin;
 pub mod code_sim;
@@ -20,19 +21,26 @@ mod cot;
 mod debate;
 pub mod dylan;
 pub mod macnet;
+pub mod mad;
+pub mod multipersona;
 pub mod prompts;
 mod react;
 pub mod role_pool;
 mod seeds;
 mod self_consistency;
+pub mod self_refine;
 pub mod selforg;
 mod single;
 pub mod swarmsys;
 pub mod vote;
 
 pub use agentverse::{AgentVerse, AgentVerseOptions};
+pub use autogen::AutoGen;
 pub use dylan::{Dylan, DylanOptions, DylanRoles};
 pub use macnet::{MacNet, MacNetOptions, Topology};
+pub use mad::Mad;
+pub use multipersona::MultiPersona;
+pub use self_refine::SelfRefine;
 
 pub use crate::options::{choice, OptionError, PolicyOptions};
 pub use builtin::{BuildReasoning, ReasoningContext, BUILTIN as BUILTIN_REASONING};

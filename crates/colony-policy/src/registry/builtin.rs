@@ -49,6 +49,10 @@ pub(super) fn register(mut r: Registry) -> Registry {
     use crate::embodied::framework_sim::FrameworkResponder;
     r.responder(crate::reasoning::swarmsys::sim::SwarmSysResponder)
         .responder(crate::reasoning::baseline_sim::BaselineResponder)
+        .responder(crate::reasoning::self_refine::SelfRefineResponder)
+        .responder(crate::reasoning::multipersona::MultiPersonaResponder)
+        .responder(crate::reasoning::autogen::AutoGenResponder)
+        .responder(crate::reasoning::mad::MadResponder)
         .responder(crate::reasoning::code_sim::CodeResponder)
         .responder_over_environments(|envs| Arc::new(FrameworkResponder::first(envs)))
         .fallback_responder_over_environments(|envs| Arc::new(FrameworkResponder::fallback(envs)))

@@ -3,6 +3,9 @@
 //! and the judge's own calls, tokens and cost, so a reader never mistakes a judge's number for
 //! the rules' or charges a method for its grader.
 //!
+//! The judge score is a rubric grader's mean weighted score (the coverage column of the
+//! SwarmSys tables with `rubrics/coverage.toml`); `–` for the equivalence grader.
+//!
 //! Decision: the main results table keeps the rule grader's accuracy under every `--grade`
 //! except `judge` (where `correct` is the judge's, and this table says so in its heading).
 
@@ -23,26 +26,32 @@ fn num(x: Option<f64>) -> String {
 
 /// The judge table of `summary`, or `None` when no policy was judged.
 pub fn judge_markdown(summary: &Summary) -> Option<String> {
-    let judged: Vec<(&String, &JudgeSummary)> = summary
+    let mut judged: Vec<(&String, &JudgeSummary)> = summary
         .policies
         .iter()
         .filter_map(|(m, p)| p.judge.as_ref().map(|j| (m, j)))
         .collect();
+    judged.sort_by_key(|(m, _)| super::table_order::method_key(m));
     if judged.is_empty() {
         return None;
     }
     let mut out = String::from(
         "Judge (model-graded; the judge's calls, tokens and cost are its own, not the method's):\n\n\
-         | Method | Rules acc (%) | Judge | Judge acc (%) | Agreement | κ | McNemar p | Judge errors | Judge calls | Judge tokens | Judge cost (USD) |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|\n",
+         | Method | Rules acc (%) | Judge | Judge acc (%) | Judge score (%) | Agreement | κ | McNemar p | Judge errors | Judge calls | Judge tokens | Judge cost (USD) |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (method, j) in judged {
-        let rules = if j.paired > 0 { pct(j.rules_accuracy) } else { "–".into() };
+        let rules = if j.paired > 0 {
+            pct(j.rules_accuracy)
+        } else {
+            "–".into()
+        };
         let _ = writeln!(
             out,
-            "| {method} | {rules} | judge:{} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {method} | {rules} | judge:{} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             j.grader,
             pct(j.accuracy),
+            pct(j.mean_score),
             pct(j.agreement),
             num(j.kappa),
             num(j.p_value),
