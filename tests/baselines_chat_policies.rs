@@ -373,3 +373,41 @@ async fn mad_debates_in_turn_and_the_moderator_ends_it_early() {
     // Two unreadable moderator replies, counted.
     assert_eq!(out.trace["fallbacks"], 2);
 }
+
+// ---------------------------------------------------------------- GPTSwarm
+
+#[tokio::test]
+async fn gptswarm_runs_its_nodes_in_topological_layers_over_the_drawn_graph() {
+    use colony::policy::reasoning::gptswarm::edges::EdgeModel;
+    fn node(r: &ChatRequest) -> String {
+        let shown = user(r).matches("One agent solution:").count();
+        format!("I saw {shown}. The answer is {}.", 12 + shown)
+    }
+    let policy = policy_by_name("gptswarm").unwrap();
+    // Every edge on: a chain of four layers, the last node seeing all three others.
+    let mut all_on = EdgeModel::new(4, 0.5);
+    all_on.logits.iter_mut().for_each(|l| *l = 40.0);
+    let state = json!({"method": "gptswarm", "agents": 4, "edges": all_on.edges()});
+    policy.load_learnt(&state).unwrap();
+    let out = policy
+        .solve(&query(0), &roster(Arc::new(Scripted(node))))
+        .await
+        .unwrap();
+    assert_eq!(per_agent(&out), [1, 1, 1, 1]);
+    assert_eq!(out.trace["depth"], json!([0, 1, 2, 3]));
+    assert_eq!(out.trace["edges"].as_array().unwrap().len(), 6);
+    assert_eq!(out.trace["trained"], true);
+    assert_eq!(out.trace["answers"], json!(["12", "13", "14", "15"]));
+    assert!(prompts_of(&out, "agent_3")[0].contains("I saw 2."));
+    // Every edge off: four independent answers in one layer, then the vote.
+    let mut all_off = all_on.clone();
+    all_off.logits.iter_mut().for_each(|l| *l = -40.0);
+    let state = json!({"method": "gptswarm", "agents": 4, "edges": all_off.edges()});
+    policy.load_learnt(&state).unwrap();
+    let out = policy
+        .solve(&query(0), &roster(Arc::new(Scripted(node))))
+        .await
+        .unwrap();
+    assert_eq!(out.trace["depth"], json!([0, 0, 0, 0]));
+    assert_eq!(out.answer.as_deref(), Some("12"));
+}

@@ -113,6 +113,11 @@ pub struct EvalArgs {
     /// prints any of them.
     #[arg(long, value_enum, default_value_t = crate::eval::call_log::LogCalls::Compact)]
     pub log_calls: crate::eval::call_log::LogCalls,
+    /// Training items for policies that learn (`gptswarm`): N items of --data that are not
+    /// evaluated, a seeded sample (--seed). The policy trains once per label before it
+    /// solves anything and saves what it learnt as `<label>.learnt.json` (reused on resume).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub train: Option<u64>,
 }
 
 /// The model specs of the roster: `--models` in order, else the one `--model`.
@@ -185,7 +190,18 @@ pub async fn run(
         "no items selected from {}",
         a.data.data.display()
     );
-    let roster = roster(registry, &a, config, &items)?;
+    let train = match a.train {
+        Some(n) => crate::eval::reasoning::learning::train_split(
+            &a.data.load_all(registry)?,
+            &items,
+            usize::try_from(n).unwrap_or(usize::MAX),
+            a.data.seed,
+        )?,
+        None => Vec::new(),
+    };
+    // The simulated model knows the training items too (they are asked during training).
+    let known: Vec<Item> = items.iter().chain(&train).cloned().collect();
+    let roster = roster(registry, &a, config, &known)?;
     let calls = CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());
     let tools = crate::eval::tools::RunTools::build(
         registry,
@@ -272,6 +288,7 @@ pub async fn run(
             log_calls: a.log_calls,
             samples: a.samples,
             judge,
+            train: train.into(),
         },
         &progress,
     )

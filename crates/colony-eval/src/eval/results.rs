@@ -129,6 +129,14 @@ pub enum ResultsError {
         /// Parser message.
         message: String,
     },
+    /// A learning policy could not train, or its saved learnt state cannot be used.
+    #[error("{path}: {message}")]
+    Learning {
+        /// The learnt-state file (`<label>.learnt.json`).
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// An append-only JSONL file of `T`s: whole lines, flushed one at a time, one writer.

@@ -334,12 +334,30 @@ async fn run_dataset_entry(
     out: &Path,
     progress: &dyn DatasetProgress,
 ) -> Result<crate::eval::reasoning::dataset_run::DatasetOutcome, SuiteRunError> {
+    let train = match suite.train {
+        Some(n) if n > 0 => {
+            let mut notes = Vec::new();
+            let all = super::plan::load_all(opts.registry, d, &mut notes)?;
+            crate::eval::reasoning::learning::train_split(&all, items, n, suite.seed).map_err(
+                |e| {
+                    SuiteRunError::Plan(PlanError::Dataset {
+                        label: d.label.clone(),
+                        path: d.data.clone(),
+                        message: e.to_string(),
+                    })
+                },
+            )?
+        }
+        _ => Vec::new(),
+    };
+    // The simulated model knows the training items too (they are asked during training).
+    let known: Vec<colony_qa::Item> = items.iter().chain(&train).cloned().collect();
     let roster = reasoning_roster(
         opts.registry,
         std::slice::from_ref(spec),
         suite.roles.as_deref(),
         suite.agents,
-        items,
+        &known,
         opts.calls,
     )?;
     let roster = match &opts.tools {
@@ -391,6 +409,7 @@ async fn run_dataset_entry(
             log_calls: suite.log_calls,
             samples: 1,
             judge,
+            train: train.into(),
         },
         progress,
     )

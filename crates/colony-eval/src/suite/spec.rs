@@ -119,6 +119,7 @@ struct SuiteFile {
     grade: Option<crate::eval::judge::GradeMode>,
     judge_grader: Option<Spanned<String>>,
     judge_agreement: Option<Spanned<f64>>,
+    train: Option<usize>,
     #[serde(default)]
     mcp: BTreeMap<String, colony_llm::McpServerTable>,
     #[serde(default)]
@@ -276,6 +277,10 @@ pub struct Suite {
     /// `judge_agreement`: a simulated judge's agreement with the rules (as `--judge-agreement`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_agreement: Option<f64>,
+    /// `train`: training items per dataset for policies that learn (as `--train`: items of
+    /// the dataset's file that are not evaluated, a seeded sample by `seed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train: Option<usize>,
     /// Reasoning datasets.
     pub datasets: Vec<DatasetUnit>,
     /// Environments.
@@ -705,6 +710,7 @@ impl Suite {
             grade,
             judge_grader,
             judge_agreement: file.judge_agreement.map(Spanned::into_inner),
+            train: file.train,
             datasets,
             environments,
         })

@@ -11,7 +11,8 @@
 //! agents 3–64, rounds ≤ 40 and event rounds ≤ 20 ([`SwarmSysOptions`]), `dylan` agents ≤ 32
 //! and rounds ≤ 3, `macnet` agents ≤ 16, `agentverse` experts 2–8, turns and criticising
 //! rounds ≤ 10 (their `*Options::MAX_*` constants), `autogen` rounds ≤ 20, `self_refine`
-//! iterations ≤ 10, `mad` rounds ≤ 10, `multipersona` demonstrations ≤ 2; numbers (`tau`,
+//! iterations ≤ 10, `mad` rounds ≤ 10, `multipersona` demonstrations ≤ 2, `gptswarm`
+//! agents 2–8, iterations ≤ 1000 and batch ≤ 64; numbers (`tau`,
 //! `gamma`, `eta`, …) must be finite. Errors name the policy and the option, and quote at most a short
 //! prefix of what was given.
 
@@ -99,6 +100,14 @@ pub const BUILTIN: &[(&str, &[&str], &str, BuildReasoning)] = &[
         "affirmative and negative debaters, a moderator who may end early, a judge; rounds=3 \
          (at most 10)",
         mad,
+    ),
+    (
+        "gptswarm",
+        &[],
+        "agents as graph nodes, edge probabilities learnt by REINFORCE on --train items; \
+         agents=4 (2 to 8), iterations=20 (at most 1000), batch=4 (at most 64), lr=0.1, \
+         edges=<a saved <label>.learnt.json>",
+        gptswarm,
     ),
     (
         "selforg",
@@ -235,6 +244,15 @@ fn mad(
     _: &ReasoningContext,
 ) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
     Ok(Box::new(super::Mad::from_options(options)?))
+}
+
+fn gptswarm(
+    options: &mut PolicyOptions,
+    _: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(super::GptSwarm::new(
+        super::GptSwarmOptions::from_options(options)?,
+    )?))
 }
 
 fn swarmsys(

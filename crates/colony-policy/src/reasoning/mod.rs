@@ -20,6 +20,7 @@ pub mod common;
 mod cot;
 mod debate;
 pub mod dylan;
+pub mod gptswarm;
 pub mod macnet;
 pub mod mad;
 pub mod multipersona;
@@ -37,6 +38,7 @@ pub mod vote;
 pub use agentverse::{AgentVerse, AgentVerseOptions};
 pub use autogen::AutoGen;
 pub use dylan::{Dylan, DylanOptions, DylanRoles};
+pub use gptswarm::{GptSwarm, GptSwarmOptions};
 pub use macnet::{MacNet, MacNetOptions, Topology};
 pub use mad::Mad;
 pub use multipersona::MultiPersona;
@@ -313,6 +315,48 @@ pub trait ReasoningPolicy: Send + Sync {
     /// together use it (SwarmSys mode C groups items into exams, design §2.7); the default does
     /// nothing.
     fn prepare(&self, _items: &[Item], _run_seed: u64) {}
+    /// Whether the policy learns from a training split (`--train`; GPTSwarm's edge
+    /// probabilities, docs/design/baselines.md §3.13). The runner then trains it once per run
+    /// label before it solves anything, or loads what an earlier run of the label learnt.
+    fn learns(&self) -> bool {
+        false
+    }
+    /// Learns from `split` with agents from `roster`; returns what it learnt (saved with the
+    /// run and given back to [`Self::load_learnt`] on a resumed run). The default learns
+    /// nothing.
+    async fn train(&self, split: &TrainSplit<'_>, roster: &Roster) -> Result<Learnt, PolicyError> {
+        let _ = (split, roster);
+        Err(PolicyError::Config(format!(
+            "{} does not learn",
+            self.name()
+        )))
+    }
+    /// Takes back what [`Self::train`] returned in an earlier run (the file saved with the
+    /// run); an error names what does not fit.
+    fn load_learnt(&self, state: &serde_json::Value) -> Result<(), PolicyError> {
+        let _ = state;
+        Ok(())
+    }
+}
+
+/// A training split, as the runner hands it to a policy that learns.
+pub struct TrainSplit<'a> {
+    /// The training items (never among the evaluated ones).
+    pub items: &'a [Item],
+    /// Whether `answer` is correct for the item, by the dataset's grader.
+    pub grade: &'a (dyn Fn(&Item, &str) -> bool + Send + Sync),
+    /// The run seed (training draws derive from it).
+    pub run_seed: u64,
+}
+
+/// What a policy learnt from a training split.
+#[derive(Debug, Clone)]
+pub struct Learnt {
+    /// Its learnt state, saved as JSON with the run and reloadable.
+    pub state: serde_json::Value,
+    /// The calls and tokens training spent (charged to the run, reported apart from the
+    /// evaluation's).
+    pub usage: colony_llm::UsageTotals,
 }
 
 #[cfg(test)]

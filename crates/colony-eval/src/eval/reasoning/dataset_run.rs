@@ -60,6 +60,9 @@ pub struct DatasetRun {
     pub samples: u32,
     /// The judge grading every answered item (`--judge`, `--grade`; `None`: rules only).
     pub judge: Option<std::sync::Arc<crate::eval::judge::Judge>>,
+    /// The training split of policies that learn (`--train`; empty: none), never among
+    /// `items` ([`super::learning`]).
+    pub train: std::sync::Arc<[Item]>,
 }
 
 /// Progress callbacks of [`run_dataset`] (a progress bar, or nothing).
@@ -204,6 +207,7 @@ pub async fn run_dataset(
         budget: run.budget.clone(),
         samples: run.samples.max(1),
         judge: run.judge.clone(),
+        train: run.train.clone(),
     };
     for policy in &run.policies {
         let name = policy.spec.label.clone();

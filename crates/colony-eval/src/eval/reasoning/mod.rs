@@ -9,6 +9,7 @@
 pub mod dataset_run;
 pub mod judge_table;
 pub mod latency;
+pub mod learning;
 pub mod metrics;
 pub mod report;
 pub mod runner;

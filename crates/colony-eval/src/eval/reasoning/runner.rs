@@ -39,6 +39,8 @@ pub struct EvalConfig {
     pub samples: u32,
     /// The judge that grades every answered item (`--judge`; `None`: rules only).
     pub judge: Option<std::sync::Arc<crate::eval::judge::Judge>>,
+    /// The training split of policies that learn (`--train`; empty: none).
+    pub train: std::sync::Arc<[Item]>,
 }
 
 /// Runs a code item's tests on `answer` with the dataset's judge, on a blocking thread:
@@ -230,6 +232,8 @@ pub async fn run_policy(
     on_done: &(dyn Fn(&ItemResult) + Send + Sync),
 ) -> Result<PolicyRun, ResultsError> {
     let policy = &labelled.policy;
+    super::learning::prepare_learning(policy.as_ref(), &config.train, roster, config, results_path)
+        .await?;
     // Every selected item, finished or not, so item groups are the same on a resumed run.
     policy.prepare(items, config.run_seed);
     let (file, mut all) = ResultsFile::open(results_path)?;
