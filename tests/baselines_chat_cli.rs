@@ -1,5 +1,5 @@
 //! The Self-Refine, MultiPersona, AutoGen and MAD baselines from the command line (`colony eval
-//! --policy self_refine;multipersona;autogen;mad;gptswarm`; GPTSwarm untrained here) over HTTP against `serve-mock`: totals equal
+//! --policy self_refine;multipersona;autogen;mad;gptswarm`; GPTSwarm and G-Designer untrained here) over HTTP against `serve-mock`: totals equal
 //! the server's counts, the traces carry each method's record, and a recorded run replays
 //! identically offline.
 
@@ -10,8 +10,15 @@ mod common;
 use common::eval_run::eval_counted_by_the_server;
 use common::jsonl;
 
-const POLICIES: &str = "self_refine;multipersona;autogen;mad;gptswarm";
-const FILES: [&str; 5] = ["self_refine", "multipersona", "autogen", "mad", "gptswarm"];
+const POLICIES: &str = "self_refine;multipersona;autogen;mad;gptswarm;gdesigner";
+const FILES: [&str; 6] = [
+    "self_refine",
+    "multipersona",
+    "autogen",
+    "mad",
+    "gptswarm",
+    "gdesigner",
+];
 
 #[test]
 fn eval_over_http_totals_equal_the_servers_counts() {
@@ -26,6 +33,7 @@ fn eval_over_http_totals_equal_the_servers_counts() {
                 "multipersona" => &["personas", "fallback"],
                 "autogen" => &["speakers", "fallbacks", "stop"],
                 "gptswarm" => &["edges", "depth", "trained"],
+                "gdesigner" => &["edges", "depth", "trained", "probabilities"],
                 _ => &["verdicts", "decided_by", "fallbacks"],
             };
             for key in keys {

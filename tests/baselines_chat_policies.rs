@@ -16,7 +16,14 @@ use colony::policy::reasoning::self_refine::FEEDBACK_MARKER;
 use colony::policy::reasoning::ReasoningPolicy;
 use serde_json::json;
 
-const NEW: [&str; 4] = ["self_refine", "multipersona", "autogen", "mad"];
+const NEW: [&str; 6] = [
+    "self_refine",
+    "multipersona",
+    "autogen",
+    "mad",
+    "gptswarm",
+    "gdesigner",
+];
 
 fn new_baselines() -> Vec<Box<dyn ReasoningPolicy>> {
     NEW.iter().map(|p| policy_by_name(p).unwrap()).collect()
@@ -410,4 +417,30 @@ async fn gptswarm_runs_its_nodes_in_topological_layers_over_the_drawn_graph() {
         .unwrap();
     assert_eq!(out.trace["depth"], json!([0, 0, 0, 0]));
     assert_eq!(out.answer.as_deref(), Some("12"));
+}
+
+#[tokio::test]
+async fn gdesigner_gives_each_agent_its_role_and_records_the_edge_probabilities() {
+    fn node(r: &ChatRequest) -> String {
+        let _ = r;
+        "The answer is 12.".into()
+    }
+    let policy = policy_by_name("gdesigner:hidden=8,latent=4").unwrap();
+    let out = policy
+        .solve(&query(0), &roster(Arc::new(Scripted(node))))
+        .await
+        .unwrap();
+    assert_eq!(per_agent(&out), [1, 1, 1, 1]);
+    assert_eq!(out.trace["trained"], false);
+    let p = out.trace["probabilities"].as_array().unwrap();
+    assert_eq!(p.len(), 6);
+    assert!(p.iter().all(|q| (0.0..=1.0).contains(&q.as_f64().unwrap())));
+    assert!(prompts_of(&out, "agent_3")[0].starts_with("Your role: An inspector"));
+    assert_eq!(out.answer.as_deref(), Some("12"));
+    // Untrained, the generator starts near 0.5 on every edge (Glorot weights, unit-length
+    // embeddings): an uninformed but valid distribution.
+    assert!(
+        p.iter().all(|q| (q.as_f64().unwrap() - 0.5).abs() < 0.2),
+        "{p:?}"
+    );
 }

@@ -1,6 +1,6 @@
-//! GPTSwarm from the command line (docs/design/baselines.md §3.13): `--train N` trains the
+//! GPTSwarm and G-Designer from the command line (docs/design/baselines.md §3.13–§3.14): `--train N` trains the
 //! edge distribution by REINFORCE on items that are never evaluated, saves it as
-//! `<label>.learnt.json`, a resumed run loads it instead of training again, another run reuses
+//! `<label>.<dataset>.learnt.json`, a resumed run loads it instead of training again, another run reuses
 //! it with `edges=FILE`, and a run without a split says it is untrained.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -26,7 +26,7 @@ fn ok(o: &Output) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-/// Labelled, so the saved file's name (`trained.learnt.json`) has no comma for `edges=`.
+/// Labelled, so the saved file's name (`trained.gsm8k.learnt.json`) has no comma for `edges=`.
 const POLICY: &str = "gptswarm:iterations=3,batch=2,label=trained";
 
 #[test]
@@ -37,7 +37,7 @@ fn train_saves_the_learnt_edges_and_a_rerun_or_another_run_reuses_them() {
     let label = "trained";
     let rows = results_by_id(&a, label);
     assert_eq!(rows.len(), 4);
-    let learnt_file = a.join("trained.learnt.json");
+    let learnt_file = a.join("trained.gsm8k.learnt.json");
     let learnt = read_json(&learnt_file);
     assert_eq!(learnt["edges"].as_array().unwrap().len(), 6, "{learnt}");
     let t = &learnt["training"];
@@ -108,4 +108,60 @@ fn without_a_split_it_runs_untrained_and_bad_splits_are_refused() {
         &[],
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent.json"));
+}
+
+#[test]
+fn gdesigner_trains_its_generator_saves_the_weights_and_reuses_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    let policy = "gdesigner:iterations=2,batch=2,hidden=8,latent=4,label=designed";
+    ok(&eval(policy, &a, &["--train", "4"]));
+    let learnt = read_json(&a.join("designed.gsm8k.learnt.json"));
+    assert_eq!(learnt["method"], "gdesigner");
+    assert_eq!(
+        learnt["embedder"].as_str().map(|e| e.starts_with("hash")),
+        Some(true),
+        "{}",
+        learnt["embedder"]
+    );
+    assert_eq!(learnt["weights"]["w2"].as_array().unwrap().len(), 8);
+    assert_eq!(
+        learnt["training_usage"]["calls"], 16,
+        "2 steps × 2 items × 4 agents"
+    );
+    let rows = results_by_id(&a, "designed");
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert_eq!(r["trace"]["trained"], true, "{r}");
+        assert_eq!(
+            r["trace"]["probabilities"].as_array().unwrap().len(),
+            6,
+            "{r}"
+        );
+    }
+    // The saved weights give the same graphs in another run.
+    let b = tmp.path().join("b");
+    let reuse = format!(
+        "gdesigner:hidden=8,latent=4,weights={},label=reused",
+        a.join("designed.gsm8k.learnt.json").display()
+    );
+    ok(&eval(&reuse, &b, &[]));
+    let again = results_by_id(&b, "reused");
+    for (x, y) in rows.iter().zip(&again) {
+        assert_eq!(x["trace"]["probabilities"], y["trace"]["probabilities"]);
+        assert_eq!(x["trace"]["edges"], y["trace"]["edges"]);
+        assert_eq!(x["answer"], y["answer"]);
+    }
+    // Weights of another shape are refused, naming the mismatch.
+    let wrong = format!(
+        "gdesigner:hidden=16,latent=4,weights={},label=c",
+        a.join("designed.gsm8k.learnt.json").display()
+    );
+    let o = eval(&wrong, &tmp.path().join("c"), &[]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("w1 is not"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

@@ -115,7 +115,7 @@ pub struct EvalArgs {
     pub log_calls: crate::eval::call_log::LogCalls,
     /// Training items for policies that learn (`gptswarm`): N items of --data that are not
     /// evaluated, a seeded sample (--seed). The policy trains once per label before it
-    /// solves anything and saves what it learnt as `<label>.learnt.json` (reused on resume).
+    /// solves anything and saves what it learnt as `<label>.<dataset>.learnt.json` (reused on resume).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub train: Option<u64>,
 }

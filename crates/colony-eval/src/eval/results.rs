@@ -132,7 +132,7 @@ pub enum ResultsError {
     /// A learning policy could not train, or its saved learnt state cannot be used.
     #[error("{path}: {message}")]
     Learning {
-        /// The learnt-state file (`<label>.learnt.json`).
+        /// The learnt-state file (`<label>.<dataset>.learnt.json`).
         path: String,
         /// What went wrong.
         message: String,

@@ -12,7 +12,7 @@
 //! and rounds ≤ 3, `macnet` agents ≤ 16, `agentverse` experts 2–8, turns and criticising
 //! rounds ≤ 10 (their `*Options::MAX_*` constants), `autogen` rounds ≤ 20, `self_refine`
 //! iterations ≤ 10, `mad` rounds ≤ 10, `multipersona` demonstrations ≤ 2, `gptswarm`
-//! agents 2–8, iterations ≤ 1000 and batch ≤ 64; numbers (`tau`,
+//! and `gdesigner` agents 2–8, iterations ≤ 1000 and batch ≤ 64; numbers (`tau`,
 //! `gamma`, `eta`, …) must be finite. Errors name the policy and the option, and quote at most a short
 //! prefix of what was given.
 
@@ -69,6 +69,14 @@ pub const BUILTIN: &[(&str, &[&str], &str, BuildReasoning)] = &[
         macnet,
     ),
     (
+        "gdesigner",
+        &["g_designer"],
+        "a GCN over role and query embeddings designs each query's graph, trained by REINFORCE \
+         on --train items; agents=4 (2 to 8), hidden=32, latent=16, iterations=20, batch=4, \
+         lr=0.01, sparsity=0.1, weights=<a saved <label>.<dataset>.learnt.json>",
+        gdesigner,
+    ),
+    (
         "agentverse",
         &[],
         "experts=2 (2 to 8: a solver and critics), turns=3 (at most 10), critic_rounds=3 (at \
@@ -106,7 +114,7 @@ pub const BUILTIN: &[(&str, &[&str], &str, BuildReasoning)] = &[
         &[],
         "agents as graph nodes, edge probabilities learnt by REINFORCE on --train items; \
          agents=4 (2 to 8), iterations=20 (at most 1000), batch=4 (at most 64), lr=0.1, \
-         edges=<a saved <label>.learnt.json>",
+         edges=<a saved <label>.<dataset>.learnt.json>",
         gptswarm,
     ),
     (
@@ -244,6 +252,16 @@ fn mad(
     _: &ReasoningContext,
 ) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
     Ok(Box::new(super::Mad::from_options(options)?))
+}
+
+fn gdesigner(
+    options: &mut PolicyOptions,
+    ctx: &ReasoningContext,
+) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
+    Ok(Box::new(super::GDesigner::new(
+        super::GDesignerOptions::from_options(options)?,
+        ctx.embedder.clone(),
+    )?))
 }
 
 fn gptswarm(

@@ -1,6 +1,6 @@
 //! Policies that learn from a training split (docs/design/baselines.md §3.13; GPTSwarm): the
 //! runner trains each such policy once per run label, before it solves anything, and keeps
-//! what it learnt next to the label's results (`<label>.learnt.json`), so a resumed run loads
+//! what it learnt next to the label's results (`<label>.<dataset>.learnt.json`), so a resumed run loads
 //! it instead of training again and another run can reuse it (`gptswarm:edges=FILE`).
 //!
 //! Decisions:
@@ -22,9 +22,10 @@ use crate::eval::results::{write_atomic, ResultsError};
 /// The largest learnt-state file read back.
 pub const MAX_LEARNT_BYTES: u64 = 16 << 20;
 
-/// Where a label's learnt state is kept: next to its results file.
-pub fn learnt_path(results_path: &Path) -> PathBuf {
-    results_path.with_extension("learnt.json")
+/// Where a label's learnt state for `dataset` is kept: next to its results file, one per
+/// dataset (a results file holds several datasets' lines; each trains on its own items).
+pub fn learnt_path(results_path: &Path, dataset: &str) -> PathBuf {
+    results_path.with_extension(format!("{dataset}.learnt.json"))
 }
 
 fn failed(path: &Path, message: impl std::fmt::Display) -> ResultsError {
@@ -46,7 +47,7 @@ pub async fn prepare_learning(
     if !policy.learns() {
         return Ok(());
     }
-    let path = learnt_path(results_path);
+    let path = learnt_path(results_path, &config.dataset.name);
     if path.is_file() {
         let bytes = std::fs::metadata(&path)
             .map_err(|e| failed(&path, e))?

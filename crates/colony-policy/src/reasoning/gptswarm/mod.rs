@@ -12,7 +12,7 @@
 //! Training (`colony eval --train N`): `iterations` steps of `batch` training items, each item
 //! solved on its own sampled graph; its utility is 1 when the dataset's grader accepts the
 //! answer, else 0; the edge logits ascend the REINFORCE gradient with Adam at `lr`. The learnt
-//! edges are saved with the run (`<label>.learnt.json`) and reused by a resumed run, or by
+//! edges are saved with the run (`<label>.<dataset>.learnt.json`) and reused by a resumed run, or by
 //! another run with `edges=FILE`.
 //!
 //! Decisions where the paper leaves room:
@@ -27,6 +27,7 @@
 //!   left out of the gradient and counted (`failed_samples` in the saved file).
 //! * The training utility uses the dataset's answer rule (code items are not run in training).
 
+pub mod dag;
 pub mod edges;
 
 use std::path::Path;
@@ -36,11 +37,9 @@ use async_trait::async_trait;
 use futures::future::join_all;
 use serde_json::json;
 
-use super::common::{ask_all, ask_options, baseline_roster, Failures};
-use super::vote::decide;
 use super::{
-    check_range, debate_prompt, shuffle, stream, Learnt, PolicyError, PolicyOutput, Query,
-    ReasoningPolicy, Roster, TrainSplit,
+    check_range, shuffle, stream, Learnt, PolicyError, PolicyOutput, Query, ReasoningPolicy,
+    Roster, TrainSplit,
 };
 use crate::options::PolicyOptions;
 use edges::EdgeModel;
@@ -128,7 +127,7 @@ impl GptSwarm {
             options,
         };
         if let Some(path) = policy.options.edges.clone() {
-            let state = read_edges_file(Path::new(&path))?;
+            let state = read_state_file(Path::new(&path), "gptswarm: edges")?;
             policy.load_learnt(&state)?;
         }
         Ok(policy)
@@ -139,86 +138,27 @@ impl GptSwarm {
         &self.options
     }
 
+    fn dag<'a>(&self, seeds: &'a str) -> dag::Dag<'a> {
+        dag::Dag {
+            method: METHOD,
+            seeds,
+            agents: self.options.agents,
+            roles: &[],
+        }
+    }
+
     fn snapshot(&self) -> (EdgeModel, bool) {
         self.model
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
-
-    /// Solves `query` on the graph `graph` (one flag per potential edge); `method` seeds the
-    /// calls (training steps use their own).
-    async fn run_graph(
-        &self,
-        query: &Query,
-        roster: &Roster,
-        graph: &[bool],
-        method: &str,
-    ) -> Result<PolicyOutput, PolicyError> {
-        let n = self.options.agents;
-        let team = baseline_roster(roster, n, false)?.team(n)?;
-        let pairs = edges::potential_edges(n);
-        let preds: Vec<Vec<usize>> = (0..n)
-            .map(|j| {
-                pairs
-                    .iter()
-                    .zip(graph)
-                    .filter(|((_, to), on)| *to == j && **on)
-                    .map(|((from, _), _)| *from)
-                    .collect()
-            })
-            .collect();
-        let mut depth = vec![0usize; n];
-        for j in 0..n {
-            depth[j] = preds[j].iter().map(|&p| depth[p] + 1).max().unwrap_or(0);
-        }
-        let mut failures = Failures::default();
-        let mut texts = vec![String::new(); n];
-        for layer in 0..=depth.iter().copied().max().unwrap_or(0) {
-            let asks = (0..n)
-                .filter(|&j| depth[j] == layer)
-                .map(|j| {
-                    let prompt = if preds[j].is_empty() {
-                        query.text()
-                    } else {
-                        let shown: Vec<&str> =
-                            preds[j].iter().map(|&p| texts[p].as_str()).collect();
-                        debate_prompt(query, &shown)?
-                    };
-                    let r = u32::try_from(layer).unwrap_or(u32::MAX);
-                    Ok((j, prompt, ask_options(query, method, Some(r), j)))
-                })
-                .collect::<Result<Vec<_>, PolicyError>>()?;
-            for (j, result) in ask_all(&team, asks).await {
-                let r = u32::try_from(layer).unwrap_or(u32::MAX);
-                texts[j] = failures.turn(Some(r), j, result).text;
-            }
-        }
-        let answers: Vec<Option<String>> = texts.iter().map(|t| query.extract(t)).collect();
-        let shown: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let d = decide(&shown, &answers, &query.item.answer_type);
-        let on: Vec<[usize; 2]> = pairs
-            .iter()
-            .zip(graph)
-            .filter(|(_, on)| **on)
-            .map(|(&(i, j), _)| [i, j])
-            .collect();
-        failures
-            .finish(team, |errors| {
-                let trace = json!({
-                    "method": METHOD, "agents": n, "edges": on, "depth": depth,
-                    "answers": answers, "winner": d.vote.winner, "answer": d.answer,
-                    "errors": errors,
-                });
-                (d.text.clone(), d.answer.clone(), trace)
-            })
-            .await
-    }
 }
 
-/// Reads a saved-edges file (a run's `<label>.learnt.json`), size-bounded.
-fn read_edges_file(path: &Path) -> Result<serde_json::Value, PolicyError> {
-    let err = |m: String| PolicyError::Config(format!("gptswarm: edges={}: {m}", path.display()));
+/// Reads a saved learnt-state file (a run's `<label>.<dataset>.learnt.json`), size-bounded; errors
+/// start with `what` (`gptswarm: edges`).
+pub(crate) fn read_state_file(path: &Path, what: &str) -> Result<serde_json::Value, PolicyError> {
+    let err = |m: String| PolicyError::Config(format!("{what}={}: {m}", path.display()));
     let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
     if meta.len() > MAX_EDGES_FILE_BYTES {
         return Err(err(format!(
@@ -240,7 +180,7 @@ impl ReasoningPolicy for GptSwarm {
         let (model, trained) = self.snapshot();
         let mut rng = stream(query.run_seed, &query.item.id, METHOD, None, None, "graph");
         let graph = model.sample(&mut rng);
-        let mut out = self.run_graph(query, roster, &graph, METHOD).await?;
+        let mut out = dag::run_dag(query, roster, &graph, &self.dag(METHOD)).await?;
         out.trace["trained"] = json!(trained);
         Ok(out)
     }
@@ -297,7 +237,7 @@ impl ReasoningPolicy for GptSwarm {
                 ));
                 let method = method.clone();
                 async move {
-                    let out = self.run_graph(&query, roster, &graph, &method).await;
+                    let out = dag::run_dag(&query, roster, &graph, &self.dag(&method)).await;
                     (query, graph, out)
                 }
             }))
