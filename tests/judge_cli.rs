@@ -289,3 +289,82 @@ fn a_rubric_judge_scores_every_criterion() {
     assert_eq!(j["agreement"].as_f64(), Some(1.0), "{j}");
     assert!(j["mean_score"].as_f64().is_some(), "{j}");
 }
+
+#[test]
+fn a_pairwise_judge_compares_with_the_reference_policy_in_a_seeded_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("pairwise");
+    // The reference is listed last: it still runs first.
+    let o = eval(
+        "self_consistency:k=3;single",
+        &out,
+        &[
+            "--judge",
+            "sim",
+            "--judge-grader",
+            "pairwise:single",
+            "--judge-agreement",
+            "1",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The reference itself is not judged.
+    assert!(results_by_id(&out, "single")
+        .iter()
+        .all(|r| r["judge"].is_null()));
+    let rows = results_by_id(&out, "self_consistency:k=3");
+    let reference = results_by_id(&out, "single");
+    let (mut firsts, mut wins) = (0, 0);
+    for (r, s) in rows.iter().zip(&reference) {
+        let p = &r["judge"]["pairwise"];
+        assert_eq!(p["against"], "single", "{r}");
+        assert!(r["judge_correct"].is_null(), "pairwise grades neither: {r}");
+        firsts += usize::from(p["policy_first"] == true);
+        // A judge that always agrees with the rules prefers the right answer.
+        let expect = match (
+            r["correct"].as_bool().unwrap(),
+            s["correct"].as_bool().unwrap(),
+        ) {
+            (true, false) => "policy",
+            (false, true) => "reference",
+            _ => "tie",
+        };
+        assert_eq!(p["winner"], expect, "{r}");
+        wins += usize::from(expect == "policy");
+    }
+    // The order is drawn per item: both orders occur over 12 items.
+    assert!(firsts > 0 && firsts < 12, "{firsts}");
+    let j = &summary(&out)["policies"]["self_consistency:k=3"]["judge"];
+    assert_eq!(j["pairwise"]["compared"], 12, "{j}");
+    assert_eq!(u(&j["pairwise"]["wins"]) as usize, wins, "{j}");
+    assert_eq!(u(&j["errors"]), 0, "{j}");
+    let md = std::fs::read_to_string(out.join("results.md")).unwrap();
+    assert!(
+        md.contains("Position bias") && md.contains("judge:pairwise:single"),
+        "{md}"
+    );
+    // A reference that is not among the policies, a run without a calls log, and --grade judge
+    // are refused up front.
+    for (args, needle) in [
+        (
+            &["--judge-grader", "pairwise:nobody"][..],
+            "no policy of this run",
+        ),
+        (
+            &["--judge-grader", "pairwise:single", "--log-calls", "none"][..],
+            "--log-calls",
+        ),
+        (
+            &["--judge-grader", "pairwise:single", "--grade", "judge"][..],
+            "--grade both",
+        ),
+    ] {
+        let o = eval(
+            "cot;single",
+            &tmp.path().join("bad"),
+            &[&["--judge", "sim"][..], args].concat(),
+        );
+        assert!(!o.status.success(), "{args:?}");
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
+}

@@ -21,7 +21,9 @@ pub struct JudgeArgs {
     #[arg(long, value_enum, value_name = "MODE")]
     pub grade: Option<GradeMode>,
     /// The judge's grader: `equivalence` (xVerify-style: question, gold answer and the full
-    /// response → verdict) or `rubric:FILE` (weighted criteria, e.g. rubrics/deepresearch.toml).
+    /// response → verdict), `rubric:FILE` (weighted criteria, e.g. rubrics/deepresearch.toml)
+    /// or `pairwise:LABEL` (each policy's response against policy LABEL's, shown in a seeded
+    /// order: wins, ties, losses and the position bias).
     #[arg(long, value_name = "GRADER", default_value = "equivalence")]
     pub judge_grader: String,
     /// How often a simulated judge (`--judge sim`) agrees with the rule grader, 0 to 1
@@ -69,5 +71,11 @@ pub fn judge_spec(
         .resolve(Some(name.trim()), &overrides)
         .map_err(|e| anyhow::anyhow!("--judge {name}: {e}"))?;
     let grader = JudgeGrader::parse(grader)?;
+    anyhow::ensure!(
+        !(grader.pairwise().is_some() && mode == GradeMode::Judge),
+        "--judge-grader {}: a pairwise verdict compares two policies and grades neither: use \
+         --grade both (the rules keep `correct`)",
+        grader.name()
+    );
     Ok(Some(JudgeSpec::new(spec, grader, mode, agreement)))
 }

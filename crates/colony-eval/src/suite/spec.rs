@@ -761,8 +761,15 @@ fn judge_keys(
                 Some(("rubric", p)) => format!("rubric:{}", resolve(p.trim()).display()),
                 _ => g.get_ref().trim().to_string(),
             };
-            JudgeGrader::parse(&spelled)
+            let parsed = JudgeGrader::parse(&spelled)
                 .map_err(|e| invalid(g.span().start, "judge_grader", e.to_string()))?;
+            if parsed.pairwise().is_some() && grade == GradeMode::Judge {
+                return Err(invalid(
+                    g.span().start,
+                    "judge_grader",
+                    "a pairwise verdict grades neither policy: use grade = \"both\"".into(),
+                ));
+            }
             Some(spelled)
         }
     };

@@ -80,6 +80,9 @@ pub struct JudgeSummary {
     /// What the judge cost at its price; absent without one (not in the policy's cost).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// Wins, ties and losses against the reference policy, and the position bias (pairwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairwise: Option<super::PairwiseSummary>,
 }
 
 impl JudgeSummary {
@@ -112,6 +115,9 @@ impl JudgeSummary {
                         one.score_sum = score;
                         one.scored = 1;
                     }
+                }
+                (None, None) if j.pairwise.is_some() => {
+                    one.pairwise = j.pairwise.as_ref().map(super::PairwiseSummary::one);
                 }
                 _ => one.errors = 1,
             }
@@ -150,6 +156,11 @@ impl JudgeSummary {
             .completion_tokens
             .saturating_add(other.completion_tokens);
         self.cost_usd = add_costs(self.cost_usd, other.cost_usd);
+        match (&mut self.pairwise, &other.pairwise) {
+            (Some(mine), Some(theirs)) => mine.add(theirs),
+            (None, Some(theirs)) => self.pairwise = Some(theirs.clone()),
+            _ => {}
+        }
         self.derive();
     }
 

@@ -1,8 +1,9 @@
 //! Model-graded scoring (docs/design/grading.md §7): a judge model grades each item's full
 //! response, as a role of its own apart from the method.
 //!
-//! * **Graders:** [`JudgeGrader::Equivalence`] (xVerify-style, [`equivalence`]) and
-//!   [`JudgeGrader::Rubric`] (weighted criteria from a TOML file, [`rubric`]).
+//! * **Graders:** [`JudgeGrader::Equivalence`] (xVerify-style, [`equivalence`]),
+//!   [`JudgeGrader::Rubric`] (weighted criteria from a TOML file, [`rubric`]) and
+//!   [`JudgeGrader::Pairwise`] (against another policy's response, [`pairwise`]).
 //! * **Modes** ([`GradeMode`], `--grade`): `rules` (no judge), `judge` (the judge's verdict is
 //!   the item's `correct`), `both` (`correct` stays the rule verdict and `judge_correct` holds
 //!   the judge's; the summary compares them, [`agreement`]).
@@ -21,6 +22,7 @@
 pub mod agreement;
 pub mod build;
 pub mod equivalence;
+pub mod pairwise;
 pub mod rubric;
 pub mod simulated;
 
@@ -37,6 +39,7 @@ use crate::eval::results::ItemResult;
 pub use agreement::JudgeSummary;
 pub use build::JudgeSpec;
 pub use equivalence::{parse_verdict, Verdict};
+pub use pairwise::{Pairwise, PairwiseRecord, PairwiseSummary};
 pub use rubric::{Rubric, RubricError, RubricScore};
 
 /// The agent id judge calls are made and logged under.
@@ -83,6 +86,8 @@ pub enum JudgeGrader {
     Equivalence,
     /// A weighted rubric ([`rubric`]).
     Rubric(Arc<Rubric>),
+    /// A comparison with another policy's response ([`pairwise`]).
+    Pairwise(Arc<Pairwise>),
 }
 
 impl JudgeGrader {
@@ -94,11 +99,15 @@ impl JudgeGrader {
             Some(("rubric", path)) => Ok(Self::Rubric(Arc::new(Rubric::load(
                 std::path::Path::new(path.trim()),
             )?))),
+            Some(("pairwise", label)) if !label.trim().is_empty() => {
+                Ok(Self::Pairwise(Arc::new(Pairwise::new(label.trim()))))
+            }
             _ if spec.trim() == "equivalence" => Ok(Self::Equivalence),
             _ => Err(RubricError::Field {
                 path: "--judge-grader".into(),
                 field: colony_env_api::clip(spec),
-                message: "unknown grader: use `equivalence` or `rubric:FILE`".into(),
+                message: "unknown grader: use `equivalence`, `rubric:FILE` or `pairwise:LABEL`"
+                    .into(),
             }),
         }
     }
@@ -108,6 +117,15 @@ impl JudgeGrader {
         match self {
             Self::Equivalence => "equivalence".into(),
             Self::Rubric(r) => format!("rubric:{}", r.name),
+            Self::Pairwise(p) => format!("pairwise:{}", p.against),
+        }
+    }
+
+    /// The reference policy of a pairwise grader.
+    pub fn pairwise(&self) -> Option<&Arc<Pairwise>> {
+        match self {
+            Self::Pairwise(p) => Some(p),
+            _ => None,
         }
     }
 
@@ -116,14 +134,29 @@ impl JudgeGrader {
         match self {
             Self::Equivalence => "judge.equivalence",
             Self::Rubric(_) => "judge.rubric",
+            Self::Pairwise(_) => "judge.pairwise",
         }
     }
 
-    fn prompt(&self, item: &Item, response: &str) -> Result<String, JudgeFailure> {
+    fn prompt(&self, item: &Item, response: &str, run_seed: u64) -> Result<String, JudgeFailure> {
         let question = item.prompt();
         match self {
             Self::Equivalence => equivalence::equivalence_prompt(&question, &item.gold, response),
             Self::Rubric(r) => r.prompt(&question, &item.gold, response),
+            Self::Pairwise(p) => {
+                let reference = p.response(&item.id).ok_or_else(|| {
+                    JudgeFailure(format!(
+                        "pairwise: {} has no response to this item (it errored or did not run)",
+                        p.against
+                    ))
+                })?;
+                let (first, second) = if pairwise::policy_first(run_seed, &item.id) {
+                    (response, reference.as_str())
+                } else {
+                    (reference.as_str(), response)
+                };
+                pairwise::pairwise_prompt(&question, &item.gold, first, second)
+            }
         }
         .map_err(|e| JudgeFailure(format!("prompt: {e}")))
     }
@@ -132,34 +165,52 @@ impl JudgeGrader {
         match self {
             Self::Equivalence => equivalence::EQUIVALENCE_FORMAT.to_string(),
             Self::Rubric(r) => r.format(),
+            Self::Pairwise(_) => pairwise::PAIRWISE_FORMAT.to_string(),
         }
     }
 
     /// What a reply says, `None` when it cannot be read.
-    fn read(&self, reply: &str) -> Option<Reading> {
+    fn read(&self, reply: &str, item: &Item, run_seed: u64) -> Option<Reading> {
         match self {
             Self::Equivalence => parse_verdict(reply).map(|v| Reading {
-                correct: v.correct,
+                correct: Some(v.correct),
                 extracted: v.extracted,
-                score: None,
-                criteria: BTreeMap::new(),
+                ..Reading::default()
             }),
             Self::Rubric(r) => r.parse_scores(reply).map(|s| Reading {
-                correct: s.total >= r.pass,
-                extracted: None,
+                correct: Some(s.total >= r.pass),
                 score: Some(s.total),
                 criteria: s.criteria,
+                ..Reading::default()
+            }),
+            Self::Pairwise(p) => pairwise::parse_winner(reply).map(|w| {
+                let policy_first = pairwise::policy_first(run_seed, &item.id);
+                let winner = match (w, policy_first) {
+                    (pairwise::Winner::Tie, _) => "tie",
+                    (pairwise::Winner::First, true) | (pairwise::Winner::Second, false) => "policy",
+                    _ => "reference",
+                };
+                Reading {
+                    pairwise: Some(PairwiseRecord {
+                        against: p.against.clone(),
+                        policy_first,
+                        winner: winner.into(),
+                    }),
+                    ..Reading::default()
+                }
             }),
         }
     }
 }
 
-/// What a readable judge reply said.
+/// What a readable judge reply said (`correct` is `None` for a pairwise verdict).
+#[derive(Default)]
 struct Reading {
-    correct: bool,
+    correct: Option<bool>,
     extracted: Option<String>,
     score: Option<f64>,
     criteria: BTreeMap<String, f64>,
+    pairwise: Option<PairwiseRecord>,
 }
 
 /// Why the judge could not grade an item (its message goes to the item's `error`).
@@ -188,6 +239,9 @@ pub struct JudgeRecord {
     /// The rubric's per-criterion scores (rubric).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub criteria: BTreeMap<String, f64>,
+    /// The comparison with the reference policy (pairwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairwise: Option<PairwiseRecord>,
     /// A first reply could not be read and the judge was asked once more.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reasked: bool,
@@ -245,8 +299,12 @@ impl Judge {
     /// Grades `result` (the item's solved result, with its response) in place: sets `judge`,
     /// `judge_correct`, and under [`GradeMode::Judge`] `correct`; a judge failure makes the
     /// item an error (see the module docs). Items that already errored are left alone.
-    pub async fn apply(&self, result: &mut ItemResult, item: &Item, run_seed: u64) {
+    /// The reference policy of a pairwise grader (`label`) is not judged.
+    pub async fn apply(&self, result: &mut ItemResult, item: &Item, run_seed: u64, label: &str) {
         if self.mode == GradeMode::Rules || result.error.is_some() {
+            return;
+        }
+        if self.grader.pairwise().is_some_and(|p| p.against == label) {
             return;
         }
         let response = result.response.clone().unwrap_or_default();
@@ -259,6 +317,7 @@ impl Judge {
                     result.correct = verdict;
                 }
             }
+            (None, None) if record.pairwise.is_some() => result.judge_correct = None,
             _ => {
                 result.judge_correct = None;
                 result.correct = false;
@@ -314,10 +373,11 @@ impl Judge {
             .map(colony_llm::usd);
         match outcome {
             Ok(reading) => {
-                record.correct = Some(reading.correct);
+                record.correct = reading.correct;
                 record.extracted = reading.extracted;
                 record.score = reading.score;
                 record.criteria = reading.criteria;
+                record.pairwise = reading.pairwise;
             }
             Err(JudgeFailure(why)) => record.error = Some(why),
         }
@@ -334,7 +394,7 @@ impl Judge {
         run_seed: u64,
         record: &mut JudgeRecord,
     ) -> Result<Reading, JudgeFailure> {
-        let prompt = self.grader.prompt(item, response)?;
+        let prompt = self.grader.prompt(item, response, run_seed)?;
         let mut last = String::new();
         for attempt in 0..2u32 {
             let text = if attempt == 0 {
@@ -363,7 +423,7 @@ impl Judge {
                 .ask_with(JUDGE_AGENT, text, options)
                 .await
                 .map_err(|e| JudgeFailure(format!("the judge call failed: {e}")))?;
-            if let Some(reading) = self.grader.read(&reply.text) {
+            if let Some(reading) = self.grader.read(&reply.text, item, run_seed) {
                 return Ok(reading);
             }
             last = reply.text;

@@ -6,7 +6,8 @@
 //! grader, and agrees with that verdict with probability `accuracy` (the judge model's
 //! configured accuracy, read as its agreement rate; `--judge-agreement`), drawn from the
 //! request's seeded draw, so a run's judge verdicts are the same on every rerun. An equivalence
-//! prompt gets the two-line verdict; a rubric prompt gets every criterion scored high (80% of
+//! prompt gets the two-line verdict; a pairwise prompt names the response the rules find
+//! correct when exactly one is (the other one when it disagrees), else a tie; a rubric prompt gets every criterion scored high (80% of
 //! the scale) for a verdict of correct and low (20%) otherwise. A prompt whose question is not
 //! one of the run's items is left to the model's generic reply, which the judge then counts as
 //! unreadable.
@@ -90,6 +91,25 @@ impl Responder for JudgeResponder {
         let Some(question) = block(p.user, "<question>\n", "\n</question>", false) else {
             return Response::Pass;
         };
+        if let (Some(first), Some(second)) = (
+            block(p.user, "<response_1>\n", "\n</response_1>", true),
+            block(p.user, "<response_2>\n", "\n</response_2>", true),
+        ) {
+            let (Some((_, a)), Some((_, b))) =
+                ((self.rule)(question, first), (self.rule)(question, second))
+            else {
+                return Response::Claimed;
+            };
+            // The better response by the rules; a disagreeing judge picks the other one (a
+            // tie stays a tie).
+            let agree = uniform(p.draw) < p.accuracy;
+            let winner = match (a, b, agree) {
+                (true, false, true) | (false, true, false) => "1",
+                (false, true, true) | (true, false, false) => "2",
+                _ => "TIE",
+            };
+            return Response::Reply(format!("Winner: {winner}"));
+        }
         let Some(response) = block(p.user, "<response>\n", "\n</response>", true) else {
             return Response::Pass;
         };

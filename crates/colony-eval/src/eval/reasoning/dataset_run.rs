@@ -138,6 +138,15 @@ pub enum DatasetRunError {
     /// A label's results were produced with other options (rerun with `--force` to mix).
     #[error(transparent)]
     SpecChanged(Box<SpecChange>),
+    /// `--judge-grader pairwise:LABEL` names no policy of this run, or there is no calls log
+    /// to read the reference responses from.
+    #[error("--judge-grader pairwise:{label}: {why}")]
+    Pairwise {
+        /// The reference label given.
+        label: String,
+        /// What is wrong.
+        why: String,
+    },
 }
 
 /// A label recorded in `settings.json` with other options than this run's.
@@ -167,9 +176,41 @@ struct ItemCalls<'a> {
     id: &'a str,
     policy: &'a str,
     entries: &'a [TranscriptEntry],
+    /// The policy's final response (what a judge reads; a pairwise judge reads the
+    /// reference policy's from here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response: Option<&'a str>,
     /// The judge's calls for the item (absent without a judge): apart from the method's.
     #[serde(skip_serializing_if = "Option::is_none")]
     judge: Option<&'a [TranscriptEntry]>,
+}
+
+/// The responses of `label` on `dataset` in the calls log of `out` (item id → final text), for
+/// a pairwise judge.
+fn reference_responses(
+    out: &std::path::Path,
+    label: &str,
+    dataset: &str,
+    mode: crate::eval::call_log::LogCalls,
+) -> Result<Vec<(String, String)>, ResultsError> {
+    let Some(path) = crate::eval::call_log::item_log_path(&out.join("calls"), label, mode) else {
+        return Ok(Vec::new());
+    };
+    let mut found = Vec::new();
+    crate::eval::call_log::read_log_file(&path, |line| {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+        if v["dataset"] == dataset {
+            if let (Some(id), Some(text)) = (v["id"].as_str(), v["response"].as_str()) {
+                found.push((id.to_string(), text.to_string()));
+            }
+        }
+        true
+    })
+    .map_err(|cause| ResultsError::Io {
+        path: path.display().to_string(),
+        cause,
+    })?;
+    Ok(found)
 }
 
 /// Runs every policy over the items (resuming what `out` holds), then rewrites the report
@@ -197,6 +238,34 @@ pub async fn run_dataset(
             });
         }
     }
+    // A pairwise judge compares with the reference label's responses: it runs first.
+    let pairwise = run
+        .judge
+        .as_ref()
+        .and_then(|j| j.grader.pairwise().cloned());
+    let mut order: Vec<&LabelledPolicy> = run.policies.iter().collect();
+    if let Some(p) = &pairwise {
+        let bad = |why: String| DatasetRunError::Pairwise {
+            label: colony_env_api::clip(&p.against),
+            why,
+        };
+        if run.log_calls == crate::eval::call_log::LogCalls::None {
+            return Err(bad(
+                "the reference responses are read from the calls log: use --log-calls compact \
+                 or full"
+                    .into(),
+            ));
+        }
+        let Some(at) = order.iter().position(|l| l.spec.label == p.against) else {
+            let known: Vec<&str> = order.iter().map(|l| l.spec.label.as_str()).collect();
+            return Err(bad(format!(
+                "no policy of this run has that label (they are: {})",
+                known.join(", ")
+            )));
+        };
+        let reference = order.remove(at);
+        order.insert(0, reference);
+    }
     let mut stopped = None;
     let mut all_errored = Vec::new();
     let grade = run.judge.as_ref().map(|j| j.settings());
@@ -209,7 +278,7 @@ pub async fn run_dataset(
         judge: run.judge.clone(),
         train: run.train.clone(),
     };
-    for policy in &run.policies {
+    for policy in order {
         let name = policy.spec.label.clone();
         if !run.force {
             check_spec(
@@ -251,6 +320,7 @@ pub async fn run_dataset(
                     id: &r.id,
                     policy: &r.policy,
                     entries: t.entries(),
+                    response: r.response.as_deref(),
                     judge: r.judge_transcript.as_ref().map(|j| j.entries()),
                 };
                 if let Err(e) = calls.append(&line) {
@@ -282,6 +352,14 @@ pub async fn run_dataset(
             return Err(calls_io(e).into());
         }
         calls.finish().map_err(calls_io)?;
+        if let Some(p) = pairwise.as_ref().filter(|p| p.against == name) {
+            p.add_responses(reference_responses(
+                &run.out,
+                &name,
+                &run.dataset.name,
+                run.log_calls,
+            )?);
+        }
         let totals = PolicySummary::of(&run_one.results);
         if totals.n > 0 && totals.errors == totals.n {
             all_errored.push(name.clone());

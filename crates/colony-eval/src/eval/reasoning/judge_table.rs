@@ -61,5 +61,32 @@ pub fn judge_markdown(summary: &Summary) -> Option<String> {
             j.cost_usd.map_or_else(|| "–".into(), |c| format!("{c:.4}")),
         );
     }
+    let pairwise: Vec<_> = summary
+        .policies
+        .iter()
+        .filter_map(|(m, p)| p.judge.as_ref()?.pairwise.as_ref().map(|w| (m, w)))
+        .collect();
+    if !pairwise.is_empty() {
+        out.push_str(
+            "\nPairwise (the judge compares each policy's response with the reference policy's, \
+             shown in a seeded order; position bias: the share of decisive verdicts for the \
+             response shown first, 0.5 is none):\n\n\
+             | Method | Against | Compared | Wins | Ties | Losses | Win rate (%) | Position bias |\n\
+             |---|---|---|---|---|---|---|---|\n",
+        );
+        for (method, w) in pairwise {
+            let _ = writeln!(
+                out,
+                "| {method} | {} | {} | {} | {} | {} | {} | {} |",
+                w.against,
+                w.compared,
+                w.wins,
+                w.ties,
+                w.losses,
+                pct(w.win_rate),
+                num(w.position_bias),
+            );
+        }
+    }
     Some(out)
 }

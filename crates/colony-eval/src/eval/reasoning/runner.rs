@@ -270,7 +270,9 @@ pub async fn run_policy(
                 )
                 .await;
                 if let Some(judge) = &config.judge {
-                    judge.apply(&mut r, item, config.run_seed).await;
+                    judge
+                        .apply(&mut r, item, config.run_seed, &labelled.spec.label)
+                        .await;
                 }
                 config
                     .budget
