@@ -347,6 +347,86 @@ fn a_real_model_through_models_chat_eval_and_compare() {
     }
 
     a_real_judge_reply_is_a_verdict_or_a_counted_failure(&url, &mmlu);
+    the_new_baselines_run_on_the_real_model(&url, &mmlu);
+}
+
+/// The baselines of docs/design/baselines.md §3.8 and §3.10–§3.14 on two real MMLU items, the
+/// learning ones trained on two others: every item is graded (no error), and the server's token
+/// counters equal the items' tokens plus what training spent.
+fn the_new_baselines_run_on_the_real_model(url: &str, mmlu: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = models_toml(dir.path(), url);
+    let out = dir.path().join("baselines");
+    let policies = [
+        "self_refine:iterations=1",
+        "multipersona",
+        "autogen",
+        "mad:rounds=1",
+        "gptswarm:iterations=1,batch=1,label=gptswarm",
+        "gdesigner:iterations=1,batch=1,hidden=8,latent=4,label=gdesigner",
+    ];
+    let before = metrics(url);
+    let eval = run(
+        &config,
+        &[
+            "eval",
+            "--dataset",
+            "mmlu",
+            "--data",
+            mmlu.to_str().unwrap(),
+            "--field",
+            "question=question",
+            "--field",
+            "choices=answer_a,answer_b,answer_c,answer_d",
+            "--field",
+            "answer=correct_answer",
+            "--limit",
+            "2",
+            "--train",
+            "2",
+            "--policy",
+            &policies.join(";"),
+            "--max-tokens",
+            "32",
+            "--concurrency",
+            "2",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    ok(&eval, "colony eval of the new baselines");
+    let after = metrics(url);
+    let summary = read_json(&out.join("summary.json"));
+    let (mut prompt, mut completion) = (0, 0);
+    for p in policies {
+        let label = p
+            .rsplit("label=")
+            .next()
+            .filter(|_| p.contains("label="))
+            .unwrap_or(p);
+        let row = &summary["policies"][label];
+        assert_eq!(row["n"], 2, "{label}: {row}");
+        assert_eq!(row["errors"], 0, "{label}: {row}");
+        prompt += row["prompt_tokens"].as_u64().unwrap();
+        completion += row["completion_tokens"].as_u64().unwrap();
+        for l in common::jsonl(&out.join(format!("{label}.jsonl"))) {
+            assert!(
+                l["correct"].is_boolean() && l["error"].is_null(),
+                "{label}: {l}"
+            );
+        }
+    }
+    for learner in ["gptswarm", "gdesigner"] {
+        let learnt = read_json(&out.join(format!("{learner}.mmlu.learnt.json")));
+        let u = &learnt["training_usage"];
+        assert!(u["calls"].as_u64().unwrap() > 0, "{learner}: {learnt}");
+        prompt += u["prompt_tokens"].as_u64().unwrap();
+        completion += u["completion_tokens"].as_u64().unwrap();
+    }
+    let served_prompt = (after.0 - before.0) + (after.1 - before.1);
+    assert_eq!(served_prompt, prompt, "{before:?} -> {after:?}");
+    assert_eq!(after.2 - before.2, completion);
 }
 
 /// SmolLM2 as the judge of its own MMLU answers (docs/design/grading.md §7): every judge reply
