@@ -115,9 +115,21 @@ fn grade_both_keeps_both_verdicts_and_charges_the_judge_apart() {
         judge_calls[0]
     );
 
-    // The table names the grader of each number.
+    // The tables name the grader of each number.
     let md = std::fs::read_to_string(judged.join("results.md")).unwrap();
     assert!(md.contains("judge:equivalence"), "{md}");
+    let csv = std::fs::read_to_string(judged.join("results.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    let col = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(col("judge_grader"), "equivalence", "{csv}");
+    let csv_accuracy: f64 = col("judge_accuracy").parse().unwrap();
+    assert!(
+        (csv_accuracy - j["accuracy"].as_f64().unwrap()).abs() < 1e-6,
+        "{csv}"
+    );
+    let plain_csv = std::fs::read_to_string(plain.join("results.csv")).unwrap();
+    assert!(!plain_csv.contains("judge_"), "{plain_csv}");
 }
 
 #[test]

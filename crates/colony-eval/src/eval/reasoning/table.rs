@@ -256,7 +256,18 @@ impl Summary {
             "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls,no_answer,ci95_lo,ci95_hi,call_p50_ms,call_p95_ms,call_p99_ms",
         );
         let priced = self.policies.values().any(|p| p.cost_usd.is_some());
-        out.push_str(if priced { ",cost_usd\n" } else { "\n" });
+        let judged = self.policies.values().any(|p| p.judge.is_some());
+        if priced {
+            out.push_str(",cost_usd");
+        }
+        // The judge's numbers, named by their grader, only when a judge graded (docs/design/
+        // grading.md §7.4): existing readers of the CSV see the same columns otherwise.
+        if judged {
+            out.push_str(
+                ",judge_grader,judge_accuracy,judge_score,judge_kappa,judge_errors,judge_tokens",
+            );
+        }
+        out.push('\n');
         let opt =
             |x: Option<f64>, digits: usize| x.map_or(String::new(), |x| format!("{x:.digits$}"));
         for row in self.rows() {
@@ -291,6 +302,20 @@ impl Summary {
                     ));
                     if priced {
                         out.push_str(&format!(",{}", opt(s.cost_usd, 6)));
+                    }
+                    if judged {
+                        match &s.judge {
+                            Some(j) => out.push_str(&format!(
+                                ",{},{},{},{},{},{}",
+                                j.grader,
+                                opt(j.accuracy, 6),
+                                opt(j.mean_score, 6),
+                                opt(j.kappa, 6),
+                                j.errors,
+                                j.tokens
+                            )),
+                            None => out.push_str(",,,,,,"),
+                        }
                     }
                     out.push('\n');
                 }
