@@ -307,6 +307,22 @@ fn every_subcommand_has_help() {
             "serve-mock --help lacks {flag}"
         );
     }
+    // `view` says what it writes: a page and its data folder, not "one self-contained page".
+    let out = colony(&["view", "--help"], &[]);
+    let help = stdout(&out);
+    assert!(
+        help.contains("report.html") && help.contains("report.data/"),
+        "{help}"
+    );
+    assert!(!help.contains("self-contained"), "{help}");
+    // The command list's one-line summaries carry no stray trailing period.
+    let out = colony(&["--help"], &[]);
+    for line in stdout(&out)
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.trim_start().starts_with('-'))
+    {
+        assert!(!line.trim_end().ends_with('.'), "stray period: {line}");
+    }
 }
 
 /// `--base-url` without `--model` asks the server's `/v1/models`: its only model is used

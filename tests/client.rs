@@ -174,7 +174,27 @@ async fn permanent_errors_fail_fast_with_endpoint_and_status() {
         .await
         .unwrap_err();
     assert_eq!(err.status(), Some(404), "{err:?}");
+    assert!(
+        !err.to_string().contains("try "),
+        "a path is there: no /v1 hint: {err}"
+    );
     assert_eq!(srv.stats().chat_requests, 2, "404s must not be retried");
+
+    // A bare host (the common mistake): the 404 says to add /v1.
+    let host = url.trim_end_matches("/v1").to_string();
+    let bare = EndpointSettings {
+        base_url: format!("{host}/"),
+        ..EndpointSettings::new(&url)
+    };
+    let mut s = ClientSettings::new("sim");
+    s.retry = fast_retries(0);
+    let err = OpenAiClient::new(s, vec![bare])
+        .unwrap()
+        .chat(&req(0))
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(404), "{err:?}");
+    assert!(err.to_string().contains(&format!("try {host}/v1")), "{err}");
 }
 
 #[tokio::test]

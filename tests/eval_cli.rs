@@ -199,6 +199,8 @@ fn an_unauthorized_or_dead_endpoint_stops_the_run_with_one_line() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_stopped_early(out.status.success(), &err, needle);
         assert_eq!(err.trim().lines().count(), 1, "{err}");
+        // A refused connection is not also called "transient".
+        assert!(!err.contains("transient"), "{err}");
         assert!(!err.contains("secret-key"));
         let done = lines_of(&dir.path().join("single.jsonl"));
         assert!(done < 12, "the run burnt through the dataset: {done} items");
@@ -490,4 +492,28 @@ fn call_latency_percentiles_are_reported_per_policy() {
         .next()
         .unwrap()
         .ends_with(",call_p50_ms,call_p95_ms,call_p99_ms"));
+}
+
+/// `--base-url` without `--model`: the server is asked for its one model once per command,
+/// and the note saying so is printed once (it was printed for every resolution of the model).
+#[test]
+fn the_servers_only_model_is_asked_for_and_noted_once() {
+    let m = common::eval_run::gsm8k_mock("0.5", &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::eval_run::eval_on(
+        "gsm8k",
+        &common::eval_run::gsm8k_sample(),
+        "single",
+        dir.path(),
+    )
+    .args(["--base-url", &m.url, "--quiet", "--limit", "2"])
+    .output()
+    .unwrap();
+    common::assert_ok(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.matches("using the server's only model").count(),
+        1,
+        "{err}"
+    );
 }

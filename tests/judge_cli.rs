@@ -128,6 +128,9 @@ fn grade_both_keeps_both_verdicts_and_charges_the_judge_apart() {
         (csv_accuracy - j["accuracy"].as_f64().unwrap()).abs() < 1e-6,
         "{csv}"
     );
+    // A simulated run says so in its table (stdout and results.md) and on every CSV row.
+    assert!(md.starts_with("**SIMULATION**"), "{md}");
+    assert_eq!(col("label"), "SIMULATION", "{csv}");
     let plain_csv = std::fs::read_to_string(plain.join("results.csv")).unwrap();
     assert!(!plain_csv.contains("judge_"), "{plain_csv}");
 }

@@ -95,7 +95,7 @@ enum Cmd {
     Env(env::EnvArgs),
     /// Measure client throughput or runtime scale (one JSON line).
     Bench(bench::BenchArgs),
-    /// Write one self-contained HTML page of a run (tables, plots, calls, replayed episodes).
+    /// Write an HTML report of a run: report.html and its data folder report.data/ (tables, plots, calls, replayed episodes).
     View(view::ViewArgs),
     /// Read a run's call logs: `cat` prints them as JSON lines, compact or plain.
     Logs(logs::LogsArgs),

@@ -21,6 +21,10 @@ pub struct ModelArgs {
     /// `default`, else the built-in offline simulated model `sim`.
     #[arg(long)]
     pub model: Option<String>,
+    /// The model the `--base-url` server named when asked (`--base-url` without `--model`),
+    /// kept so one command asks once and says so once.
+    #[arg(skip)]
+    pub discovered: std::sync::OnceLock<String>,
     /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1 (overrides models.toml).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
@@ -136,7 +140,19 @@ impl ModelArgs {
             && spec.model.is_none()
             && spec.name == crate::llm::UNNAMED_ENDPOINT_MODEL
         {
-            return with_discovered_model(spec);
+            // Asked once per command (every later resolution reuses the answer, and the note
+            // is printed once).
+            if let Some(id) = self.discovered.get() {
+                let mut spec = spec;
+                spec.name = id.clone();
+                spec.model = Some(id.clone());
+                return Ok(spec);
+            }
+            let spec = with_discovered_model(spec)?;
+            if let Some(id) = &spec.model {
+                let _ = self.discovered.set(id.clone());
+            }
+            return Ok(spec);
         }
         Ok(spec)
     }

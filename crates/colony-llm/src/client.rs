@@ -600,12 +600,37 @@ fn status_error(
                 body: text,
             }
         }
+        404 if lacks_v1(&endpoint) => ModelError::Permanent {
+            body: format!(
+                "{text} (the base URL has no path; OpenAI-compatible servers serve \
+                 chat/completions under /v1: try {}/v1)",
+                endpoint
+                    .split('?')
+                    .next()
+                    .unwrap_or(&endpoint)
+                    .trim_end_matches('/')
+            ),
+            endpoint,
+            status: code,
+        },
         _ => ModelError::Permanent {
             endpoint,
             status: code,
             body: text,
         },
     }
+}
+
+/// Whether a base URL is a bare host with no path (`http://localhost:8000`), the usual
+/// mistake behind a 404: OpenAI-compatible servers serve under `/v1`.
+fn lacks_v1(base: &str) -> bool {
+    let no_query = base.split('?').next().unwrap_or(base);
+    let after_scheme = no_query
+        .split_once("://")
+        .map_or(no_query, |(_, rest)| rest);
+    after_scheme
+        .split_once('/')
+        .is_none_or(|(_, path)| path.trim_matches('/').is_empty())
 }
 
 fn transport_error(ep: &Endpoint, e: reqwest::Error, s: &ClientSettings) -> ModelError {

@@ -20,8 +20,10 @@ pub enum ModelError {
         /// Raw response body.
         body: String,
     },
-    /// A failure that may succeed on retry: 5xx, connection refused or reset.
-    #[error("{endpoint}: transient failure: {message}")]
+    /// A failure that may succeed on retry: 5xx, connection refused or reset. A refused
+    /// connection is named as such (nothing listens there; it stops a run, see `fatal.rs`),
+    /// never "transient".
+    #[error("{endpoint}: {}: {message}", transient_kind(.status, .message))]
     Transient {
         /// Endpoint base URL.
         endpoint: String,
@@ -205,6 +207,15 @@ fn fmt_retry_after(d: &Option<Duration>) -> String {
 
 fn fmt_secs(d: Duration) -> String {
     format!("{:.3}s", d.as_secs_f64())
+}
+
+/// What a [`ModelError::Transient`] is called in its message.
+fn transient_kind(status: &Option<u16>, message: &str) -> &'static str {
+    if status.is_none() && message.contains("onnection refused") {
+        "connection refused (nothing listens on this endpoint)"
+    } else {
+        "transient failure"
+    }
 }
 
 fn status_hint(status: u16) -> &'static str {

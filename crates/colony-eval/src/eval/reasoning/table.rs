@@ -32,6 +32,10 @@ pub struct TableRow {
     pub totals: PolicySummary,
 }
 
+/// The line a simulated results table opens with.
+pub const SIMULATION_BANNER: &str = "**SIMULATION**: offline simulated model (`sim`); these \
+     numbers test the pipeline, not a model.\n\n";
+
 impl Summary {
     /// The table: one row per policy in the SelfOrg paper's row order (see
     /// [`super::table_order`]), AVG and AVG-R by the dense-rank rule of design §5.3.
@@ -117,6 +121,11 @@ impl Summary {
             .as_deref()
             .map(crate::eval::partial::stopped_banner)
             .unwrap_or_default();
+        // Decision: a simulated table says so before its first row, so a number copied from
+        // stdout or results.md cannot pass for a model's (as compare's tables do).
+        if self.simulated() {
+            out.push_str(SIMULATION_BANNER);
+        }
         out.push_str("| Method |");
         for d in &names {
             out.push_str(&format!(" {d} (%) |"));
@@ -252,8 +261,9 @@ impl Summary {
     /// (empty when not scored) and the 95% Wilson interval (fractions; empty when no item was
     /// answered).
     pub fn csv(&self) -> String {
+        // First, as in compare's CSV: SIMULATION on a simulated run's rows.
         let mut out = String::from(
-            "method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls,no_answer,ci95_lo,ci95_hi,call_p50_ms,call_p95_ms,call_p99_ms",
+            "label,method,dataset,accuracy,n,correct,prompt_tokens,completion_tokens,calls,errors,wall_s,avg,avg_r,failed_calls,no_answer,ci95_lo,ci95_hi,call_p50_ms,call_p95_ms,call_p99_ms",
         );
         let priced = self.policies.values().any(|p| p.cost_usd.is_some());
         let judged = self.policies.values().any(|p| p.judge.is_some());
@@ -268,6 +278,7 @@ impl Summary {
             );
         }
         out.push('\n');
+        let label = if self.simulated() { "SIMULATION" } else { "" };
         let opt =
             |x: Option<f64>, digits: usize| x.map_or(String::new(), |x| format!("{x:.digits$}"));
         for row in self.rows() {
@@ -280,7 +291,7 @@ impl Summary {
                         .call_latency_ms
                         .map_or([None, None, None], |[a, b, c]| [Some(a), Some(b), Some(c)]);
                     out.push_str(&format!(
-                        "{},{d},{},{},{},{},{},{},{},{:.3},{},{},{},{},{},{},{},{},{}",
+                        "{label},{},{d},{},{},{},{},{},{},{},{:.3},{},{},{},{},{},{},{},{},{}",
                         row.method,
                         opt(s.accuracy, 6),
                         s.n,
