@@ -15,6 +15,7 @@ pub mod dataset_args;
 pub mod embed;
 pub mod env;
 pub mod eval;
+pub mod export;
 pub mod grade;
 pub mod judge_args;
 pub mod logs;
@@ -99,6 +100,8 @@ enum Cmd {
     View(view::ViewArgs),
     /// Read a run's call logs: `cat` prints them as JSON lines, compact or plain.
     Logs(logs::LogsArgs),
+    /// Write a run in another tool's format: `inspect` (Inspect AI logs for `inspect view`).
+    Export(export::ExportArgs),
 }
 
 /// Runs one parsed command over `registry`: the door where every name of the command becomes
@@ -127,6 +130,7 @@ async fn run(cli: Cli, registry: &Registry) -> anyhow::Result<()> {
         Cmd::Study(a) => study::run(a, r).await,
         Cmd::View(a) => view::run(a, r).await,
         Cmd::Logs(a) => logs::run(a),
+        Cmd::Export(a) => export::run(a),
     }
 }
 

@@ -16,6 +16,7 @@ pub mod budget;
 pub mod call_log;
 pub mod code_grade;
 pub mod embodied;
+pub mod inspect;
 pub mod judge;
 pub mod latency_histogram;
 pub mod lock;

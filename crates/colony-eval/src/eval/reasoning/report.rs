@@ -66,10 +66,41 @@ pub fn rebuild_summary_with(
     dir: &Path,
     baseline: Option<&BaselineSpec>,
 ) -> Result<Summary, ReportError> {
-    let mut per: BTreeMap<(String, String), BTreeMap<String, ItemResult>> = BTreeMap::new();
+    let per = latest_results(dir)?;
+    let mut summary = Summary {
+        settings: load_settings(dir),
+        ..Summary::default()
+    };
+    // Percentiles do not add up across datasets: the totals' come from every call's latency.
+    let mut latencies: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for ((dataset, policy), items) in &per {
+        let results: Vec<ItemResult> = items.values().cloned().collect();
+        summary.record(dataset, policy, PolicySummary::of(&results));
+        latencies.entry(policy).or_default().extend(
+            results
+                .iter()
+                .flat_map(|r| r.call_latency_ms.iter().copied()),
+        );
+    }
+    for (policy, all) in latencies {
+        if let Some(total) = summary.policies.get_mut(policy) {
+            total.call_latency_ms = super::latency::percentiles(all);
+        }
+    }
+    if let Some(b) = baseline {
+        add_baseline(&mut summary, &per, b);
+    }
+    Ok(summary)
+}
+
+/// The latest result of every (dataset, policy label, item) in the per-item files of `dir`
+/// (`<label>.jsonl`; torn last lines skipped, lines without a dataset skipped): what the
+/// summary and every export are built from.
+pub fn latest_results(dir: &Path) -> Result<PerItem, ReportError> {
+    let mut per: PerItem = BTreeMap::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
-        Err(_) => return Ok(Summary::default()),
+        Err(_) => return Ok(per),
     };
     let mut files: Vec<PathBuf> = entries
         .filter_map(Result::ok)
@@ -99,34 +130,11 @@ pub fn rebuild_summary_with(
                 .insert(r.id.clone(), r);
         }
     }
-    let mut summary = Summary {
-        settings: load_settings(dir),
-        ..Summary::default()
-    };
-    // Percentiles do not add up across datasets: the totals' come from every call's latency.
-    let mut latencies: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    for ((dataset, policy), items) in &per {
-        let results: Vec<ItemResult> = items.values().cloned().collect();
-        summary.record(dataset, policy, PolicySummary::of(&results));
-        latencies.entry(policy).or_default().extend(
-            results
-                .iter()
-                .flat_map(|r| r.call_latency_ms.iter().copied()),
-        );
-    }
-    for (policy, all) in latencies {
-        if let Some(total) = summary.policies.get_mut(policy) {
-            total.call_latency_ms = super::latency::percentiles(all);
-        }
-    }
-    if let Some(b) = baseline {
-        add_baseline(&mut summary, &per, b);
-    }
-    Ok(summary)
+    Ok(per)
 }
 
 /// Latest results per (dataset, policy), by item id.
-type PerItem = BTreeMap<(String, String), BTreeMap<String, ItemResult>>;
+pub type PerItem = BTreeMap<(String, String), BTreeMap<String, ItemResult>>;
 
 /// Fills `vs_baseline` of every policy but the baseline: pairs are the items of a dataset
 /// that both answered (no error), per dataset and pooled over datasets for the totals.

@@ -474,7 +474,7 @@ mod tests {
         assert!(md.contains("Items per dataset: math 4, gsm8k 10."), "{md}");
         let csv = s.csv();
         assert_eq!(csv.lines().count(), 1 + 6);
-        assert!(csv.contains("\nb,math,0.750000,4,3,"), "{csv}");
+        assert!(csv.contains("\n,b,math,0.750000,4,3,"), "{csv}");
     }
 
     #[test]
@@ -598,7 +598,7 @@ mod tests {
             .split(',')
             .map(String::from)
             .collect();
-        assert_eq!(line[12..14], ["1", "1"], "{line:?}");
+        assert_eq!(line[13..15], ["1", "1"], "{line:?}");
     }
 
     #[test]

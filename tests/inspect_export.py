@@ -1,0 +1,38 @@
+"""Reads colony's Inspect exports with the real inspect_ai package and prints what it read.
+
+Usage: inspect_export.py FILE... ; prints one JSON line per file: the sample count, the ids,
+the accuracy metric, the completed samples, the token totals, the errored ids and the scores.
+"""
+import json
+import sys
+
+from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
+
+for path in sys.argv[1:]:
+    log = read_eval_log(path)
+    usage = next(iter(log.stats.model_usage.values()))
+    metric = log.results.scores[0].metrics["accuracy"].value
+    print(json.dumps({
+        "path": path,
+        "task": log.eval.task,
+        "model": log.eval.model,
+        "samples": len(log.samples),
+        "ids": sorted(str(s.id) for s in log.samples),
+        "accuracy": metric,
+        "completed": log.results.completed_samples,
+        "total": log.results.total_samples,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "sample_tokens": sum(
+            u.input_tokens + u.output_tokens for s in log.samples for u in s.model_usage.values()
+        ),
+        "errored": sorted(str(s.id) for s in log.samples if s.error is not None),
+        "correct": sorted(
+            str(s.id) for s in log.samples if s.scores and s.scores["colony"].value == "C"
+        ),
+        "messages": sum(len(s.messages) for s in log.samples),
+        "inputs_hold_questions": all(len(str(s.input)) > 20 for s in log.samples),
+        # What `inspect view` reads first: the header alone and the sample summaries.
+        "header_status": read_eval_log(path, header_only=True).status,
+        "summaries": len(read_eval_log_sample_summaries(path)) if path.endswith(".eval") else None,
+    }))
