@@ -11,7 +11,8 @@ from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_s
 for path in sys.argv[1:]:
     log = read_eval_log(path)
     usage = next(iter(log.stats.model_usage.values()))
-    metric = log.results.scores[0].metrics["accuracy"].value
+    metrics = log.results.scores[0].metrics
+    metric = (metrics.get("accuracy") or metrics.get("mean")).value
     print(json.dumps({
         "path": path,
         "task": log.eval.task,
@@ -28,10 +29,12 @@ for path in sys.argv[1:]:
         ),
         "errored": sorted(str(s.id) for s in log.samples if s.error is not None),
         "correct": sorted(
-            str(s.id) for s in log.samples if s.scores and s.scores["colony"].value == "C"
+            str(s.id) for s in log.samples if s.scores and s.scores.get("colony") and s.scores["colony"].value == "C"
         ),
+        "scores": [s.scores["score"].value for s in log.samples if s.scores and "score" in s.scores],
         "messages": sum(len(s.messages) for s in log.samples),
         "inputs_hold_questions": all(len(str(s.input)) > 20 for s in log.samples),
+        "metadata_steps": [m.metadata.get("step") for s in log.samples for m in s.messages][:4],
         # What `inspect view` reads first: the header alone and the sample summaries.
         "header_status": read_eval_log(path, header_only=True).status,
         "summaries": len(read_eval_log_sample_summaries(path)) if path.endswith(".eval") else None,

@@ -147,3 +147,62 @@ fn inspect_reads_the_export_and_its_numbers_are_colonys() {
     ]);
     assert!(!ok && err.contains("single on gsm8k"), "{err}");
 }
+
+#[test]
+fn inspect_reads_a_compare_export_one_sample_per_episode() {
+    let python = python();
+    if !inspect_available(&python) {
+        assert!(
+            std::env::var("COLONY_REQUIRE_INSPECT").as_deref() != Ok("1"),
+            "COLONY_REQUIRE_INSPECT=1 but inspect_ai is not installed"
+        );
+        eprintln!("SKIPPED: inspect_ai not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("compare");
+    let (ok, _, err) = colony(&common::compare_args(
+        "swarmbench",
+        &["--set", "agents=2", "--set", "max_round=3"],
+        "independent",
+        &["--seeds", "0..3"],
+        &run,
+    ));
+    assert!(ok, "{err}");
+    let s = summary(&run);
+    let file = tmp.path().join("independent.eval");
+    let (ok, _, err) = colony(&[
+        "export",
+        "inspect",
+        run.to_str().unwrap(),
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let r = &read_back(&[&file])[0];
+    let row = &s["policies"]["independent"];
+    assert_eq!(r["task"], "colony/swarmbench-v0", "{r}");
+    assert_eq!(r["samples"], row["episodes"], "{r}");
+    assert_eq!(r["ids"], serde_json::json!(["0", "1", "2"]), "{r}");
+    assert!(
+        (r["accuracy"].as_f64().unwrap() - row["score"]["mean"].as_f64().unwrap()).abs() < 1e-12,
+        "{r}"
+    );
+    assert_eq!(r["scores"], row["scores"], "{r}");
+    assert_eq!(r["input_tokens"], row["prompt_tokens"], "{r}");
+    assert_eq!(r["output_tokens"], row["completion_tokens"], "{r}");
+    // Every model call is a prompt and a reply, tagged with its step.
+    assert_eq!(
+        r["messages"].as_u64().unwrap(),
+        2 * row["calls"].as_u64().unwrap(),
+        "{r}"
+    );
+    assert!(
+        r["metadata_steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|v| v.is_u64()),
+        "{r}"
+    );
+}

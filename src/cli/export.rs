@@ -16,14 +16,15 @@ pub struct ExportArgs {
 
 #[derive(Subcommand, Debug)]
 enum ExportCmd {
-    /// Write a `colony eval` run as Inspect AI logs (`inspect view` opens them,
-    /// `inspect_ai.log.read_eval_log` reads them): one log per policy label and dataset.
+    /// Write a `colony eval` or `colony compare` run as Inspect AI logs (`inspect view` opens
+    /// them, `inspect_ai.log.read_eval_log` reads them): one log per policy label and dataset,
+    /// or per policy (and grid configuration) with a sample per episode.
     Inspect(InspectArgs),
 }
 
 #[derive(Args, Debug)]
 struct InspectArgs {
-    /// The `colony eval` output directory.
+    /// The `colony eval` or `colony compare` output directory.
     run_dir: PathBuf,
     /// Where to write: a file (`run.eval`) when one policy and dataset are exported, else a
     /// directory that receives `<label>.<dataset>.eval` per pair.
@@ -35,7 +36,7 @@ struct InspectArgs {
     /// Only this policy label.
     #[arg(long, value_name = "LABEL")]
     policy: Option<String>,
-    /// Only this dataset.
+    /// Only this dataset (eval runs).
     #[arg(long, value_name = "NAME")]
     dataset: Option<String>,
 }

@@ -1,5 +1,6 @@
 //! `colony export inspect`: a `colony eval` run as Inspect AI logs, so `inspect view` opens it
-//! and `inspect_ai.log.read_eval_log` reads it (Inspect's log format, version 2).
+//! and `inspect_ai.log.read_eval_log` reads it (Inspect's log format, version 2). A `colony
+//! compare` run is exported by [`super::inspect_episodes`].
 //!
 //! One log per (policy label, dataset), as an Inspect log is one task run by one model:
 //! * **eval:** task `colony/<dataset>`, task id the label, the run's model, the dataset's name
@@ -69,7 +70,7 @@ impl InspectFormat {
     }
 }
 
-fn io(path: &Path) -> impl Fn(std::io::Error) -> InspectError + '_ {
+pub(crate) fn io(path: &Path) -> impl Fn(std::io::Error) -> InspectError + '_ {
     move |e| InspectError::Io {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -293,7 +294,7 @@ fn log_of(
 }
 
 /// Writes one log in `format` to `path`.
-fn write_log(
+pub(crate) fn write_log(
     path: &Path,
     header: &Value,
     samples: &[Value],
@@ -339,7 +340,10 @@ fn eval_zip(header: &Value, samples: &[Value]) -> Result<Vec<u8>, zip::result::Z
     put("_journal/start.json", &start)?;
     let mut summaries = Vec::new();
     for s in samples {
-        let id = s["id"].as_str().unwrap_or_default().replace('/', "_");
+        let id = match &s["id"] {
+            Value::String(id) => id.replace('/', "_"),
+            other => other.to_string(),
+        };
         put(&format!("samples/{id}_epoch_1.json"), s)?;
         summaries.push(json!({
             "id": s["id"], "epoch": 1, "input": s["input"], "target": s["target"],
@@ -370,6 +374,9 @@ pub fn export_inspect(
     policy: Option<&str>,
     dataset: Option<&str>,
 ) -> Result<Exported, InspectError> {
+    if dir.join("compare.json").is_file() {
+        return super::inspect_episodes::export_episodes(dir, out, format, policy);
+    }
     let per = latest_results(dir)?;
     let chosen: Vec<_> = per
         .iter()

@@ -17,6 +17,7 @@ pub mod call_log;
 pub mod code_grade;
 pub mod embodied;
 pub mod inspect;
+pub mod inspect_episodes;
 pub mod judge;
 pub mod latency_histogram;
 pub mod lock;
