@@ -52,6 +52,10 @@ pub struct DatasetArgs {
     /// Keep at most N items (after the offset).
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+    /// In a directory (a Hub dataset's `data/` shards, or a `datasets` `save_to_disk`
+    /// directory), read only this split: the files under `NAME/` or named `NAME-…`/`NAME.…`.
+    #[arg(long, value_name = "NAME")]
+    pub split: Option<String>,
 }
 
 impl DatasetArgs {
@@ -75,6 +79,7 @@ impl DatasetArgs {
             strict: self.strict,
             gpqa_correct_first: self.gpqa_correct_first,
             fields: self.fields.clone(),
+            split: self.split.clone(),
             policies: Vec::new(),
         })
     }

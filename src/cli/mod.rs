@@ -68,7 +68,7 @@ enum Cmd {
     /// Embed texts and print their pairwise cosine similarities; `fetch-minilm` installs MiniLM.
     Embed(embed::EmbedArgs),
     /// Run reasoning policies over a dataset (resumable) and print the results table.
-    Eval(eval::EvalArgs),
+    Eval(Box<eval::EvalArgs>),
     /// Run a suite (evals/<suite>.toml): datasets and environments × policies × models × seeds.
     Run(run::RunArgs),
     /// Join a suite's shard directories into one results directory.
@@ -116,7 +116,7 @@ async fn run(cli: Cli, registry: &Registry) -> anyhow::Result<()> {
         Cmd::Bench(a) => bench::run(a, r).await,
         Cmd::Embed(a) => embed::run(a).await,
         Cmd::Grade(a) => grade::run(a, r),
-        Cmd::Eval(a) => eval::run(a, config, r).await,
+        Cmd::Eval(a) => eval::run(*a, config, r).await,
         Cmd::Run(a) => run::run(a, config, r).await,
         Cmd::Merge(a) => merge::run(a, r).await,
         Cmd::Compare(a) => compare::run(a, config, r).await,

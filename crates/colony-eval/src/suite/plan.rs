@@ -211,6 +211,7 @@ pub fn load_all(
         strict: unit.strict,
         gpqa_correct_first: unit.gpqa_correct_first,
         fields,
+        split: unit.split.clone(),
         ..LoadOptions::default()
     };
     // The loader checks the field map against its dataset (choices only for multiple choice).

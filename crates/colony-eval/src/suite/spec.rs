@@ -145,6 +145,7 @@ struct DatasetTable {
     gpqa_correct_first: bool,
     #[serde(default)]
     fields: BTreeMap<String, String>,
+    split: Option<String>,
     policies: Option<Spanned<Vec<String>>>,
 }
 
@@ -185,6 +186,9 @@ pub struct DatasetUnit {
     pub gpqa_correct_first: bool,
     /// `--field FIELD=COL`, in key order.
     pub fields: Vec<String>,
+    /// `--split NAME`: in a directory, only that split's files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
     /// Policy specs with their labels (results files and work keys are named by label).
     pub policies: Vec<PolicySpec>,
 }
@@ -487,6 +491,7 @@ impl Suite {
                 limit: t.limit,
                 strict: t.strict,
                 gpqa_correct_first: t.gpqa_correct_first,
+                split: t.split.clone(),
                 fields: t.fields.iter().map(|(k, v)| format!("{k}={v}")).collect(),
                 policies: reasoning_policies(
                     registry,

@@ -29,6 +29,8 @@ pub enum Format {
     Csv,
     /// Apache Parquet (`.parquet`), uncompressed or Snappy-compressed.
     Parquet,
+    /// Apache Arrow IPC (`.arrow`): what the `datasets` library's `save_to_disk` writes.
+    Arrow,
 }
 
 impl Format {
@@ -39,6 +41,7 @@ impl Format {
             Self::Json => "json",
             Self::Csv => "csv",
             Self::Parquet => "parquet",
+            Self::Arrow => "arrow",
         }
     }
 
@@ -57,6 +60,7 @@ impl Format {
             "json" => Some(Self::Json),
             "csv" => Some(Self::Csv),
             "parquet" | "pq" => Some(Self::Parquet),
+            "arrow" => Some(Self::Arrow),
             _ => None,
         }
     }
@@ -99,6 +103,10 @@ pub struct LoadOptions {
     /// Read the item fields from these columns instead of the dataset's published layout
     /// (see [`FieldMap`]).
     pub fields: Option<FieldMap>,
+    /// In a directory, read only this split's files (`--split`): those under a directory of
+    /// that name (a `save_to_disk` DatasetDict's `test/`) or whose file name starts with it
+    /// (the Hub's `data/test-00000-of-00001.parquet`, `test.jsonl`).
+    pub split: Option<String>,
 }
 
 /// Where a row is in its file.
@@ -216,7 +224,7 @@ pub fn load(dataset: Dataset, path: &Path, opts: &LoadOptions) -> Result<Loaded,
     if let Some(map) = &opts.fields {
         map.check(dataset)?;
     }
-    let rows = super::read_rows(dataset, path, opts.format, opts.fields.is_some())?;
+    let rows = super::read_rows(dataset, path, opts)?;
     if rows.is_empty() {
         return Err(LoadError::Empty {
             path: path.to_path_buf(),

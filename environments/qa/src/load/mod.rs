@@ -72,9 +72,9 @@ const MMLU_CSV_COLUMNS: &[&str] = &["question", "A", "B", "C", "D", "answer"];
 pub(crate) fn read_rows(
     dataset: Dataset,
     path: &Path,
-    format: Option<Format>,
-    named: bool,
+    opts: &LoadOptions,
 ) -> Result<Vec<RowResult>, LoadError> {
+    let (format, named) = (opts.format, opts.fields.is_some());
     let header = match dataset {
         Dataset::Mmlu if !named => CsvHeader::Positional(MMLU_CSV_COLUMNS),
         _ => CsvHeader::Named,
@@ -95,6 +95,21 @@ pub(crate) fn read_rows(
     }
     let mut files = Vec::new();
     collect_files(path, format, &mut files)?;
+    if let Some(split) = &opts.split {
+        let all: Vec<String> = files.iter().map(|f| f.0.clone()).collect();
+        files.retain(|(rel, _, _)| in_split(rel, split));
+        if files.is_empty() {
+            return Err(LoadError::Format {
+                path: path.to_path_buf(),
+                message: format!(
+                    "--split {split}: no data file of this directory belongs to it (splits are \
+                     a directory `{split}/` or files named `{split}-…` or `{split}.…`; the files \
+                     are: {})",
+                    clip_list(&all)
+                ),
+            });
+        }
+    }
     files.sort_by(|a, b| natural_cmp(&a.0, &b.0));
     let mut formats: Vec<&str> = files.iter().map(|f| f.2.name()).collect();
     formats.sort_unstable();
@@ -136,6 +151,34 @@ fn number_rows(
     out
 }
 
+/// Whether the file at `rel` (relative, `/`-separated) belongs to `split`: a directory of that
+/// name on its path, or a file name that starts with `split-`, `split_` or `split.`.
+fn in_split(rel: &str, split: &str) -> bool {
+    let mut parts: Vec<&str> = rel.split('/').collect();
+    let name = parts.pop().unwrap_or_default();
+    parts.contains(&split)
+        || [
+            format!("{split}-"),
+            format!("{split}_"),
+            format!("{split}."),
+        ]
+        .iter()
+        .any(|p| name.starts_with(p.as_str()))
+}
+
+/// At most eight of `names`, comma-separated, for an error message.
+fn clip_list(names: &[String]) -> String {
+    let mut out: Vec<&str> = names.iter().take(8).map(String::as_str).collect();
+    if names.len() > 8 {
+        out.push("…");
+    }
+    out.join(", ")
+}
+
+/// The metadata files the `datasets` library writes next to the data (`save_to_disk`), which
+/// are not rows.
+const HF_METADATA: [&str; 3] = ["dataset_info.json", "state.json", "dataset_dict.json"];
+
 /// Files under `dir` (recursively) whose format is `format` or, without one, is known from
 /// the extension: `(relative path with '/', path, format)`.
 fn collect_files(
@@ -170,6 +213,12 @@ fn collect_files(
                 continue;
             }
             if !seen.insert(std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone())) {
+                continue;
+            }
+            if p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| HF_METADATA.contains(&n))
+            {
                 continue;
             }
             let Some(detected) = Format::from_path(&p) else {
@@ -238,6 +287,15 @@ fn read_file(path: &Path, format: Format, header: CsvHeader) -> Result<Vec<RowRe
     match format {
         #[cfg(feature = "parquet")]
         Format::Parquet => parquet_file::read(&file),
+        #[cfg(feature = "parquet")]
+        Format::Arrow => parquet_file::read_arrow(&file, &read_bytes(path)?),
+        #[cfg(not(feature = "parquet"))]
+        Format::Arrow => Err(LoadError::Format {
+            path: path.to_path_buf(),
+            message: "colony was built without its `parquet` cargo feature (rebuild with \
+                      `--features full`)"
+                .into(),
+        }),
         #[cfg(not(feature = "parquet"))]
         Format::Parquet => Err(LoadError::Format {
             path: path.to_path_buf(),

@@ -1,5 +1,6 @@
 //! Parquet files (the hub copies of MMLU, MMLU-Pro, AIME-2024 and mirrors of the others),
-//! read with the `parquet` crate's Arrow reader.
+//! read with the `parquet` crate's Arrow reader, and Arrow IPC files (`datasets`'
+//! `save_to_disk`), read with `arrow-ipc`; both become rows the same way.
 //!
 //! Cells become JSON values: strings, integers, floats (non-finite ones as the strings `NaN`,
 //! `Infinity`, `-Infinity`), booleans, lists and structs; other Arrow types (dates,
@@ -46,6 +47,32 @@ pub(crate) fn read(file: &Rc<Path>) -> Result<Vec<RowResult>, LoadError> {
             ))
         })?;
         read_batch(file, &batch, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// Reads every row of an Arrow IPC file, stream format (the `datasets` library's
+/// `save_to_disk`) or file format (`ARROW1` magic), from its bytes (already size-bounded).
+pub(crate) fn read_arrow(file: &Rc<Path>, bytes: &[u8]) -> Result<Vec<RowResult>, LoadError> {
+    let fmt_err = |message: String| LoadError::Format {
+        path: file.to_path_buf(),
+        message,
+    };
+    let mut out = Vec::new();
+    if bytes.starts_with(b"ARROW1") {
+        let reader = arrow_ipc::reader::FileReader::try_new(std::io::Cursor::new(bytes), None)
+            .map_err(|e| fmt_err(format!("not a readable Arrow file: {e}")))?;
+        for batch in reader {
+            let batch = batch.map_err(|e| fmt_err(format!("cannot decode Arrow data: {e}")))?;
+            read_batch(file, &batch, &mut out)?;
+        }
+    } else {
+        let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
+            .map_err(|e| fmt_err(format!("not a readable Arrow stream: {e}")))?;
+        for batch in reader {
+            let batch = batch.map_err(|e| fmt_err(format!("cannot decode Arrow data: {e}")))?;
+            read_batch(file, &batch, &mut out)?;
+        }
     }
     Ok(out)
 }
