@@ -749,3 +749,25 @@ fn humaneval_reads_gzip_as_published_and_plain_jsonl_alike() {
         .to_string();
     assert!(err.contains("test"), "{err}");
 }
+
+/// A file whose columns are not the dataset's: the error lists the columns and suggests the
+/// `--field` mapping (a column named like the field when there is one).
+#[test]
+fn a_missing_field_error_lists_the_columns_and_suggests_a_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("renamed.jsonl");
+    std::fs::write(
+        &path,
+        "{\"id\": \"a\", \"problem\": \"What is 2+2?\", \"solution\": \"#### 4\"}\n",
+    )
+    .unwrap();
+    let err = load(Dataset::Gsm8k, &path, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("the file's columns are: id, problem, solution"),
+        "{err}"
+    );
+    assert!(err.contains("--field question=problem"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}

@@ -186,8 +186,9 @@ pub enum LoadError {
         /// The file or directory.
         path: PathBuf,
     },
-    /// Every row was malformed; the first error is shown.
-    #[error("{}: none of the {count} rows could be read as {dataset}; first error: {first}", path.display())]
+    /// Every row was malformed; the first error is shown, with the file's columns and a
+    /// `--field` mapping to try when a field is missing.
+    #[error("{}: none of the {count} rows could be read as {dataset}; first error: {first}{hint}", path.display())]
     NoValidRows {
         /// The file or directory.
         path: PathBuf,
@@ -197,6 +198,8 @@ pub enum LoadError {
         count: usize,
         /// The first row error.
         first: Box<RowError>,
+        /// `; the file's columns are …; try --field …` (empty when there is nothing to say).
+        hint: String,
     },
 }
 
@@ -231,7 +234,12 @@ pub fn load(dataset: Dataset, path: &Path, opts: &LoadOptions) -> Result<Loaded,
         });
     }
     let mut out = Loaded::default();
+    // The first readable row's columns, for the hint when no row fits the dataset.
+    let mut columns: Option<Vec<String>> = None;
     for row in rows {
+        if let (Ok(r), None) = (&row, &columns) {
+            columns = Some(r.fields.keys().cloned().collect());
+        }
         if let (Ok(r), Some(map)) = (&row, &opts.fields) {
             if super::is_header_row(r, map) {
                 out.header_rows.push(r.error(
@@ -250,11 +258,13 @@ pub fn load(dataset: Dataset, path: &Path, opts: &LoadOptions) -> Result<Loaded,
     if out.items.is_empty() {
         let count = out.skipped.len();
         if let Some(first) = out.skipped.drain(..).next() {
+            let hint = field_hint(&first, columns.as_deref().unwrap_or_default());
             return Err(LoadError::NoValidRows {
                 path: path.to_path_buf(),
                 dataset,
                 count,
                 first: Box::new(first),
+                hint,
             });
         }
         if !out.header_rows.is_empty() {
@@ -264,4 +274,64 @@ pub fn load(dataset: Dataset, path: &Path, opts: &LoadOptions) -> Result<Loaded,
         }
     }
     Ok(out)
+}
+
+/// Column names that usually hold a field, for the `--field` suggestion, by field.
+const LIKELY_COLUMNS: [(&str, &[&str]); 3] = [
+    (
+        "question",
+        &[
+            "problem",
+            "prompt",
+            "input",
+            "query",
+            "question_text",
+            "text",
+            "instruction",
+        ],
+    ),
+    (
+        "answer",
+        &[
+            "solution",
+            "target",
+            "output",
+            "label",
+            "final_answer",
+            "gold",
+            "answer_text",
+        ],
+    ),
+    ("choices", &["options", "candidates", "answers"]),
+];
+
+/// When the first error is a missing field: the file's columns and a `--field` mapping to
+/// try (a column named like the field, else the first column not already the field's).
+pub(crate) fn field_hint(first: &RowError, columns: &[String]) -> String {
+    let Some(field) = first.field.as_deref() else {
+        return String::new();
+    };
+    if columns.is_empty() || !first.message.contains("missing") {
+        return String::new();
+    }
+    let likely = LIKELY_COLUMNS
+        .iter()
+        .find(|(f, _)| *f == field)
+        .map_or(&[][..], |(_, c)| *c);
+    let guess = columns
+        .iter()
+        .find(|c| likely.contains(&c.to_lowercase().as_str()))
+        .map(String::as_str);
+    let shown: Vec<&str> = columns.iter().take(16).map(String::as_str).collect();
+    let more = if columns.len() > 16 { ", …" } else { "" };
+    match guess {
+        Some(col) => format!(
+            "; the file's columns are: {}{more}; map one with --field {field}=COLUMN (e.g. --field {field}={col})",
+            shown.join(", ")
+        ),
+        None => format!(
+            "; the file's columns are: {}{more}; map one with --field {field}=COLUMN",
+            shown.join(", ")
+        ),
+    }
 }
