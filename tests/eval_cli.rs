@@ -517,3 +517,36 @@ fn the_servers_only_model_is_asked_for_and_noted_once() {
         "{err}"
     );
 }
+
+/// A run against `serve-mock` keyed with another dataset's file: every request is counted as
+/// unkeyed (what a silent 0% looks like) and the server warns once; the key's own dataset
+/// gives none.
+#[test]
+fn requests_whose_question_is_not_in_the_answer_key_are_counted() {
+    let m = common::eval_run::gsm8k_mock("0.9", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let math = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("environments/qa/samples/math-500.jsonl");
+    let out = common::eval_run::eval_on("math", &math, "single", &tmp.path().join("math"))
+        .args([
+            "--base-url",
+            &m.url,
+            "--model",
+            "sim",
+            "--quiet",
+            "--limit",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    common::assert_ok(&out);
+    let st = common::stats(&m.url);
+    assert_eq!(st["unkeyed_requests"], 3, "{st}");
+    let m = common::eval_run::gsm8k_mock("0.9", &[]);
+    let out = common::eval_run::gsm8k_eval("single", &m.url, &tmp.path().join("gsm8k"))
+        .args(["--quiet", "--limit", "3"])
+        .output()
+        .unwrap();
+    common::assert_ok(&out);
+    assert_eq!(common::stats(&m.url)["unkeyed_requests"], 0);
+}

@@ -174,11 +174,15 @@ impl ServeMockArgs {
                 Some(key.trim().to_string())
             }
         };
+        // A scripted server has no key to miss.
+        let answer_key =
+            (self.script.is_none() && self.answer_key.is_some()).then(|| sim.answer_key.clone());
         let model: crate::llm::SharedModel = match &self.script {
             Some(path) => Arc::new(crate::llm::ScriptedModel::load("script", path)?),
             None => Arc::new(SimulatedModel::new(sim)),
         };
         let mut config = MockServerConfig::new(model);
+        config.answer_key = answer_key;
         config.host = self.host;
         config.port = self.port;
         config.served_models = self.served_model.clone();

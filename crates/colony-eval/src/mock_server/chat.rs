@@ -66,6 +66,7 @@ pub(crate) async fn handle(
         }
     }
     log_request(&state, &request);
+    note_unkeyed(&state, &request);
     let outcome = match apply_faults(&state, conn.as_ref().map(|Extension(c)| c)).await {
         Ok(outcome) => outcome,
         Err(response) => return response,
@@ -135,6 +136,34 @@ fn validate(request: ChatCompletionRequest) -> Result<ChatCompletionRequest, Api
 }
 
 /// The model-facing request of a wire request.
+/// Counts a request none of whose user messages is a question of the server's answer key,
+/// and warns on the first one: a silent 0% is what a run on the wrong dataset looks like.
+fn note_unkeyed(state: &AppState, request: &ChatCompletionRequest) {
+    let Some(key) = &state.answer_key else {
+        return;
+    };
+    let keyed = request
+        .messages
+        .iter()
+        .filter(|m| m.role == colony_llm::Role::User)
+        .any(|m| key.lookup_entry(&m.content).is_some());
+    if keyed {
+        return;
+    }
+    let before = state
+        .stats
+        .unkeyed_requests
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if before == 0 {
+        tracing::warn!(
+            questions = key.len(),
+            "serve-mock: a request asked a question that is not in the answer key; the \
+             simulated model can only answer it generically (a run on another dataset than the \
+             key's scores 0%): start serve-mock with --answer-key of the evaluated file"
+        );
+    }
+}
+
 fn to_chat_request(r: ChatCompletionRequest) -> ChatRequest {
     ChatRequest {
         sampling: r.sampling(),

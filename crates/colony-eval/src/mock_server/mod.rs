@@ -77,6 +77,9 @@ pub struct MockServerConfig {
     pub port: u16,
     /// Model answering chat completions.
     pub model: SharedModel,
+    /// The backing simulated model's answer key (`serve-mock --answer-key`), so a request
+    /// whose question is not in it is counted (`unkeyed_requests`) and warned about once.
+    pub answer_key: Option<colony_llm::AnswerKey>,
     /// Accepted model names; empty accepts any name, otherwise others get 404 `model_not_found`.
     pub served_models: Vec<String>,
     /// When set, requests need `Authorization: Bearer <key>` (401 otherwise).
@@ -118,6 +121,7 @@ impl MockServerConfig {
             host: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: 0,
             model,
+            answer_key: None,
             served_models: Vec::new(),
             required_api_key: None,
             faults: FaultConfig::default(),
@@ -203,6 +207,7 @@ impl MockServer {
         let stats = Arc::new(StatsCounters::default());
         let state = Arc::new(AppState {
             model: config.model,
+            answer_key: config.answer_key.filter(|k| !k.is_empty()),
             embedder: config.embedder,
             served_models: config.served_models,
             required_api_key: config.required_api_key,

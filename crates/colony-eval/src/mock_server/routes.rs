@@ -30,6 +30,9 @@ use colony_llm::SharedModel;
 pub(crate) struct AppState {
     /// Model answering chat completions.
     pub(crate) model: SharedModel,
+    /// The simulated model's answer key, when the server was given one: requests whose
+    /// questions it lacks are counted and warned about once.
+    pub(crate) answer_key: Option<colony_llm::AnswerKey>,
     /// Embedder answering `/v1/embeddings`.
     pub(crate) embedder: Arc<dyn Embedder>,
     /// Accepted model names (empty: any).

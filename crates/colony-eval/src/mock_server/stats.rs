@@ -51,6 +51,11 @@ pub struct MockStats {
     pub client_errors: u64,
     /// Requests the backing model or embedder failed to answer (HTTP 500, not injected).
     pub model_errors: u64,
+    /// Chat requests none of whose user messages holds a question of the answer key, when
+    /// the server has one (`serve-mock --answer-key`): a run on another dataset than the
+    /// key's, which the simulated model can only answer generically (0% accuracy).
+    #[serde(default)]
+    pub unkeyed_requests: u64,
 }
 
 /// Live counters shared by the handlers.
@@ -72,6 +77,7 @@ pub(crate) struct StatsCounters {
     pub(crate) malformed: AtomicU64,
     pub(crate) client_errors: AtomicU64,
     pub(crate) model_errors: AtomicU64,
+    pub(crate) unkeyed_requests: AtomicU64,
     /// Sequence number of the next faultable request (reset with the counters, so a reset
     /// replays the seed's fault sequence from the start).
     pub(crate) fault_seq: AtomicU64,
@@ -103,6 +109,7 @@ impl StatsCounters {
             malformed: get(&self.malformed),
             client_errors: get(&self.client_errors),
             model_errors: get(&self.model_errors),
+            unkeyed_requests: get(&self.unkeyed_requests),
         }
     }
 
@@ -124,6 +131,7 @@ impl StatsCounters {
             &self.malformed,
             &self.client_errors,
             &self.model_errors,
+            &self.unkeyed_requests,
             &self.fault_seq,
         ] {
             c.store(0, Ordering::Relaxed);
