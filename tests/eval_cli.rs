@@ -198,6 +198,12 @@ fn an_unauthorized_or_dead_endpoint_stops_the_run_with_one_line() {
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_stopped_early(out.status.success(), &err, needle);
+        // No partial table is printed before the error (results.md keeps it, marked partial).
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         // A refused connection is not also called "transient".
         assert!(!err.contains("transient"), "{err}");

@@ -293,13 +293,15 @@ pub async fn run(
         &progress,
     )
     .await?;
-    println!("{}", outcome.markdown);
+    // Decision: a stopped run prints no table before its error (as compare does): a partial
+    // table on stdout reads like a result; results.md keeps it, under its partial banner.
     if let Some((name, why)) = outcome.stopped {
         anyhow::bail!(
             "run stopped early at policy {name}: {why} (finished \
              items are kept; errored ones run again next time)"
         );
     }
+    println!("{}", outcome.markdown);
     anyhow::ensure!(
         outcome.all_errored.is_empty(),
         "every item of {} ended with an error (see the `error` field in the results); nothing was scored",
