@@ -17,7 +17,7 @@
 //! Decisions: the `.eval` format is Inspect's zip of `header.json`, `samples/<id>_epoch_1.json`,
 //! `summaries.json` and `_journal/start.json`, written uncompressed (Inspect reads stored
 //! entries; its own writer compresses with zstd); `--format json` writes the single-JSON log.
-//! `created` is the results file's modification time (UTC), so exporting twice gives the same
+//! `created` is the results file's modification time (UTC, `Z`), so exporting twice gives the same
 //! bytes. Items without a calls-log line (`--log-calls none`) get `input` from nothing but
 //! their id and no messages.
 
@@ -77,29 +77,7 @@ pub(crate) fn io(path: &Path) -> impl Fn(std::io::Error) -> InspectError + '_ {
     }
 }
 
-/// A UTC time as RFC 3339 (`2026-12-03T07:50:00+00:00`).
-pub fn rfc3339(t: std::time::SystemTime) -> String {
-    let secs = t
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}+00:00",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
+pub use super::timestamp::rfc3339;
 
 /// One call of an item as the log shows it: `(agent, prompt, reply)`.
 type Step = (String, String, String);
@@ -221,13 +199,12 @@ fn sample(r: &ItemResult, calls: Option<&Logged>, model: &str) -> Value {
 /// One Inspect log of `label` on `dataset`: (header without samples, samples).
 fn log_of(
     dir: &Path,
+    settings: &super::reasoning::report::SettingsMap,
     label: &str,
     dataset: &str,
     items: &BTreeMap<String, ItemResult>,
 ) -> Result<(Value, Vec<Value>), InspectError> {
-    let summary = super::reasoning::report::rebuild_summary(dir)?;
-    let settings = summary
-        .settings
+    let settings = settings
         .get(dataset)
         .and_then(|per| per.get(label))
         .cloned()
@@ -378,6 +355,8 @@ pub fn export_inspect(
         return super::inspect_episodes::export_episodes(dir, out, format, policy);
     }
     let per = latest_results(dir)?;
+    // Read once: the run settings (models, specs) of every label and dataset.
+    let settings = super::reasoning::report::load_settings(dir);
     let chosen: Vec<_> = per
         .iter()
         .filter(|((d, p), _)| policy.is_none_or(|x| x == p) && dataset.is_none_or(|x| x == d))
@@ -400,7 +379,7 @@ pub fn export_inspect(
     }
     let mut files = Vec::new();
     for ((d, p), items) in chosen {
-        let (header, samples) = log_of(dir, p, d, items)?;
+        let (header, samples) = log_of(dir, &settings, p, d, items)?;
         let path = if single {
             out.to_path_buf()
         } else {
@@ -410,18 +389,4 @@ pub fn export_inspect(
         files.push(path);
     }
     Ok(Exported { files })
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn times_are_rfc3339_utc() {
-        let t = |s: u64| rfc3339(std::time::UNIX_EPOCH + std::time::Duration::from_secs(s));
-        assert_eq!(t(0), "1970-01-01T00:00:00+00:00");
-        assert_eq!(t(951_782_400), "2000-02-29T00:00:00+00:00");
-        assert_eq!(t(1_796_290_245), "2026-12-03T09:30:45+00:00");
-    }
 }

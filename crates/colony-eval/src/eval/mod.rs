@@ -29,6 +29,7 @@ pub mod reasoning;
 pub mod resources;
 pub mod results;
 pub mod stats;
+pub mod timestamp;
 pub mod tools;
 
 pub use embodied::compare::{run_compare, CompareOutcome};

@@ -136,12 +136,26 @@ fn validate(request: ChatCompletionRequest) -> Result<ChatCompletionRequest, Api
 }
 
 /// The model-facing request of a wire request.
-/// Counts a request none of whose user messages is a question of the server's answer key,
-/// and warns on the first one: a silent 0% is what a run on the wrong dataset looks like.
+/// Chat requests checked against the answer key: a run on the wrong dataset shows at its
+/// start, and the check (a scan of the key per message, which the simulated model then does
+/// again) stays off the server's steady-state path.
+pub const UNKEYED_CHECKED_REQUESTS: u64 = 256;
+
+/// Counts a request none of whose user messages is a question of the server's answer key
+/// (among the first [`UNKEYED_CHECKED_REQUESTS`]), and warns on the first one: a silent 0% is
+/// what a run on the wrong dataset looks like.
 fn note_unkeyed(state: &AppState, request: &ChatCompletionRequest) {
     let Some(key) = &state.answer_key else {
         return;
     };
+    if state
+        .stats
+        .chat_requests
+        .load(std::sync::atomic::Ordering::Relaxed)
+        > UNKEYED_CHECKED_REQUESTS
+    {
+        return;
+    }
     let keyed = request
         .messages
         .iter()

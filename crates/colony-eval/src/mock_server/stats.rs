@@ -52,8 +52,9 @@ pub struct MockStats {
     /// Requests the backing model or embedder failed to answer (HTTP 500, not injected).
     pub model_errors: u64,
     /// Chat requests none of whose user messages holds a question of the answer key, when
-    /// the server has one (`serve-mock --answer-key`): a run on another dataset than the
-    /// key's, which the simulated model can only answer generically (0% accuracy).
+    /// the server has one (`serve-mock --answer-key`), among the first 256 chat requests: a
+    /// run on another dataset than the key's, which the simulated model can only answer
+    /// generically (0% accuracy).
     #[serde(default)]
     pub unkeyed_requests: u64,
 }

@@ -177,11 +177,11 @@ fn settings_path(dir: &Path) -> PathBuf {
 }
 
 /// Settings per dataset, per policy.
-type SettingsMap = BTreeMap<String, BTreeMap<String, RunSettings>>;
+pub type SettingsMap = BTreeMap<String, BTreeMap<String, RunSettings>>;
 
 /// Reads `settings.json` of `dir`: none yet is empty, and so is a damaged one (with a warning:
 /// it is a record of earlier runs, not a reason to refuse this one; it is rewritten whole).
-fn load_settings(dir: &Path) -> SettingsMap {
+pub fn load_settings(dir: &Path) -> SettingsMap {
     let path = settings_path(dir);
     let Ok(text) = std::fs::read_to_string(&path) else {
         return BTreeMap::new();

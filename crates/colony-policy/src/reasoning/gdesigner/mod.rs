@@ -43,9 +43,10 @@ use serde_json::json;
 
 use super::gptswarm::dag::{run_dag, Dag};
 use super::gptswarm::read_state_file;
+use super::gptswarm::training::{absorb, Batches};
 use super::{
-    check_range, shuffle, stream, Learnt, PolicyError, PolicyOutput, Query, ReasoningPolicy,
-    Roster, TrainSplit,
+    check_range, stream, Learnt, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster,
+    TrainSplit,
 };
 use crate::options::PolicyOptions;
 use gnn::Generator;
@@ -264,21 +265,15 @@ impl ReasoningPolicy for GDesigner {
         }
         let (mut generator, _) = self.generator(split.run_seed);
         let roles = self.roles();
-        let mut order: Vec<usize> = (0..split.items.len()).collect();
-        shuffle(
-            &mut stream(split.run_seed, "", METHOD, None, None, "train-order"),
-            &mut order,
-        );
+        let mut batches = Batches::new(split.items, split.run_seed, METHOD);
         let mut usage = colony_llm::UsageTotals::default();
-        let (mut utility, mut failed_samples, mut next) = (Vec::new(), 0u64, 0usize);
+        let (mut utility, mut failed_samples) = (Vec::new(), 0u64);
         for step in 0..o.iterations {
             let t = u32::try_from(step).unwrap_or(u32::MAX);
             let mut batch = Vec::with_capacity(o.batch);
-            for _ in 0..o.batch {
-                let item = split.items[order[next % order.len()]].clone();
-                next += 1;
+            for item in batches.take(o.batch) {
                 let query = Query {
-                    item,
+                    item: item.clone(),
                     run_seed: split.run_seed,
                 };
                 let x = self.features(&query).await?;
@@ -304,11 +299,7 @@ impl ReasoningPolicy for GDesigner {
             let (mut used, mut total) = (0usize, 0.0);
             for ((query, forward, graph), out) in batch.iter().zip(outs) {
                 let out = out?;
-                usage.calls += out.usage.run.calls;
-                usage.failed_calls += out.usage.run.failed_calls;
-                usage.usage += out.usage.run.usage;
-                usage.cached_usage += out.usage.run.cached_usage;
-                if out.usage.run.failed_calls > 0 {
+                if absorb(&mut usage, &out) {
                     failed_samples += 1;
                     continue;
                 }

@@ -29,6 +29,7 @@
 
 pub mod dag;
 pub mod edges;
+pub(crate) mod training;
 
 use std::path::Path;
 use std::sync::RwLock;
@@ -38,8 +39,8 @@ use futures::future::join_all;
 use serde_json::json;
 
 use super::{
-    check_range, shuffle, stream, Learnt, PolicyError, PolicyOutput, Query, ReasoningPolicy,
-    Roster, TrainSplit,
+    check_range, stream, Learnt, PolicyError, PolicyOutput, Query, ReasoningPolicy, Roster,
+    TrainSplit,
 };
 use crate::options::PolicyOptions;
 use edges::EdgeModel;
@@ -204,23 +205,12 @@ impl ReasoningPolicy for GptSwarm {
             ));
         }
         let mut model = EdgeModel::new(o.agents, 0.5);
-        let mut order: Vec<usize> = (0..split.items.len()).collect();
-        shuffle(
-            &mut stream(split.run_seed, "", METHOD, None, None, "train-order"),
-            &mut order,
-        );
+        let mut batches = training::Batches::new(split.items, split.run_seed, METHOD);
         let mut usage = colony_llm::UsageTotals::default();
         let (mut utility, mut failed_samples) = (Vec::new(), 0u64);
-        let mut next = 0usize;
         for step in 0..o.iterations {
             let t = u32::try_from(step).unwrap_or(u32::MAX);
-            let batch: Vec<&colony_qa::Item> = (0..o.batch)
-                .map(|_| {
-                    let item = &split.items[order[next % order.len()]];
-                    next += 1;
-                    item
-                })
-                .collect();
+            let batch = batches.take(o.batch);
             let method = format!("{METHOD}.train{step}");
             let runs = join_all(batch.iter().map(|item| {
                 let query = Query {
@@ -245,11 +235,7 @@ impl ReasoningPolicy for GptSwarm {
             let mut samples = Vec::new();
             for (query, graph, out) in runs {
                 let out = out?;
-                usage.calls += out.usage.run.calls;
-                usage.failed_calls += out.usage.run.failed_calls;
-                usage.usage += out.usage.run.usage;
-                usage.cached_usage += out.usage.run.cached_usage;
-                if out.usage.run.failed_calls > 0 {
+                if training::absorb(&mut usage, &out) {
                     failed_samples += 1;
                     continue;
                 }
