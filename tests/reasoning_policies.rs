@@ -389,7 +389,7 @@ async fn baselines_send_no_system_prompt_and_selforg_sends_the_role_cards() {
             );
         }
     }
-    let selforg = colony::policy::reasoning::selforg::SelfOrg::new(
+    let selforg = colony::policy::selforg::reasoning::SelfOrg::new(
         Default::default(),
         Arc::new(colony::embed::default_embedder()),
     )

@@ -2,7 +2,7 @@
 //! SelfOrg pure-math core: docs/design/selforg.md §1.7–§1.9, §1.11, §1.14 test vectors, §1.15 edge
 //! cases. Agents are 0-indexed here; the design note's §1.14 numbers agents from 1.
 
-use colony::policy::reasoning::selforg::{
+use colony::policy::selforg::reasoning::{
     aggregate, build_graph, build_graph_from, contributions, early_stop, s_min, similarity, Graph,
     GraphOptions, Rule,
 };

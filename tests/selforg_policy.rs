@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use colony::embed::default_embedder;
 use colony::llm::{AnswerKey, SharedModel, SimulatedConfig, SimulatedModel};
-use colony::policy::reasoning::selforg::{SelfOrg, SelfOrgOptions};
 use colony::policy::reasoning::{
     Member, PolicyOutput, Query, ReasoningPolicy, Roster, MASLAB_SAMPLING,
 };
+use colony::policy::selforg::reasoning::{SelfOrg, SelfOrgOptions};
 use colony::runtime::{Event, RoleCard};
 use colony_qa::{AnswerType, Item};
 
@@ -204,7 +204,7 @@ impl colony::embed::Embedder for Recording {
 
 #[tokio::test]
 async fn the_embedding_window_decides_what_is_embedded() {
-    use colony::policy::reasoning::selforg::EmbedInput;
+    use colony::policy::selforg::reasoning::EmbedInput;
     for (embed, name) in [
         (EmbedInput::Full, "selforg"),
         (EmbedInput::Tail, "selforg_tail"),

@@ -18,10 +18,10 @@ use colony::llm::{
     ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError, Role as MsgRole, SharedModel,
     SimulatedConfig, SimulatedModel, Usage,
 };
-use colony::policy::reasoning::swarmsys::{
+use colony::policy::reasoning::{PolicyOutput, Query, ReasoningPolicy};
+use colony::policy::swarmsys::reasoning::{
     Mode, ProfileScope, RolesMode, SwarmSys, SwarmSysOptions, SUBEVENTS_MARKER,
 };
-use colony::policy::reasoning::{PolicyOutput, Query, ReasoningPolicy};
 use colony_qa::Item;
 use serde_json::Value;
 
@@ -152,7 +152,7 @@ async fn results_do_not_depend_on_completion_order() {
     let exam = |sequential: bool, model: SharedModel| async move {
         let p = policy(SwarmSysOptions {
             mode: Mode::Exam,
-            counts: colony::policy::reasoning::swarmsys::RoleCounts::for_agents(12).unwrap(),
+            counts: colony::policy::swarmsys::reasoning::RoleCounts::for_agents(12).unwrap(),
             sequential,
             ..SwarmSysOptions::default()
         });

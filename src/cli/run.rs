@@ -106,10 +106,9 @@ pub async fn run(a: RunArgs, config: Option<&Path>, registry: &Registry) -> anyh
         (None, true) => None,
         (None, false) => Shard::from_env(|k| std::env::var(k).ok(), a.shards)?,
     };
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("runs").join(crate::suite::spec::safe_label(&suite.name)));
+    let out = a.out.clone().unwrap_or_else(|| {
+        PathBuf::from("runs").join(crate::suite::spec::file_component(&suite.name))
+    });
     let budget = crate::eval::budget::RunBudget::with_cost(
         a.max_tokens_total.or(suite.max_tokens_total),
         a.max_cost.or(suite.max_cost),

@@ -7,7 +7,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::policy::reasoning::selforg::{build_graph, Graph, GraphOptions, Rule, MAX_GRAPH_AGENTS};
+use crate::policy::selforg::reasoning::{build_graph, Graph, GraphOptions, Rule, MAX_GRAPH_AGENTS};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use ndarray::Array2;

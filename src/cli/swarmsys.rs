@@ -11,7 +11,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::policy::reasoning::swarmsys::matching::{
+use crate::policy::swarmsys::reasoning::matching::{
     distribution, DistributionRequest, EpsilonBounds, EPS_MAX, EPS_MIN, GAMMA, WINDOW,
 };
 use anyhow::{bail, Context};

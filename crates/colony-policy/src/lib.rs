@@ -7,11 +7,13 @@ pub mod env;
 mod options;
 pub mod reasoning;
 pub mod registry;
+pub mod selforg;
 mod spec;
+pub mod swarmsys;
 mod templates;
 
 pub use options::{choice, OptionError, PolicyOptions};
-pub use spec::{file_component, safe_label, PolicySpec, SpecError, MAX_LABEL_LEN};
+pub use spec::{file_component, PolicySpec, SpecError, MAX_LABEL_LEN};
 pub use templates::TEMPLATES;
 
 /// Splits a policy list as `--policy`/`--policies` spell it: `;` separates policies when

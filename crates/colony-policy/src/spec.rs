@@ -146,6 +146,12 @@ fn with_rounds(spec: &str, rounds: Option<u32>) -> String {
 /// `_`, a leading `.` or an empty name prefixed with `_`, and cut to [`MAX_LABEL_LEN`] bytes.
 /// Every name read from a run's files (labels, configurations, policies) goes through it
 /// before it becomes a path, so no file can steer a write or read outside the directory.
+///
+/// Decision: it is the one sanitizer of path components: episode, unit, suite and report
+/// names all go through it, so a label names the same directory in `compare`, `eval` and a
+/// suite, and two different valid labels never share one (an ASCII-only mapping would merge
+/// `a b` and `a_b`). A suite directory written before this change under a label with other
+/// characters (`llama3:8b` was `llama3_8b`) is not renamed: a rerun writes the new name.
 pub fn file_component(name: &str) -> String {
     if check_label(name, name).is_ok() {
         return name.to_string();
@@ -165,30 +171,6 @@ pub fn file_component(name: &str) -> String {
         });
     }
     out
-}
-
-/// A directory-name-safe form of a suite unit's label or a report's file stem: ASCII letters,
-/// digits and `-_=.,+` kept, everything else `_`, at most 120 characters, never empty or
-/// hidden. Decision: it stays apart from [`file_component`] (which keeps Unicode labels as
-/// they are) because existing suite directories and report files are named by it; both live
-/// here so every path component is sanitized in one place.
-pub fn safe_label(s: &str) -> String {
-    let out: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_=.,+".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(120)
-        .collect();
-    if out.is_empty() || out.starts_with('.') {
-        format!("_{out}")
-    } else {
-        out
-    }
 }
 
 /// A label must name a file in the output directory: not empty, not hidden, no path
@@ -292,5 +274,26 @@ mod tests {
             a.options(),
             PolicySpec::parse("selforg:k=2").unwrap().options()
         );
+    }
+
+    #[test]
+    fn one_sanitizer_keeps_valid_labels_and_never_merges_them() {
+        // Valid labels name themselves, so `a b` and `a_b` stay two directories.
+        for label in [
+            "a b",
+            "a_b",
+            "llama3:8b",
+            "camon:structured=true",
+            "Ünïcode",
+        ] {
+            assert_eq!(file_component(label), label);
+        }
+        assert_ne!(file_component("a b"), file_component("a_b"));
+        // What could leave the directory or hide in it is replaced.
+        assert_eq!(file_component("openai/gpt-4o"), "openai_gpt-4o");
+        assert_eq!(file_component("../up"), "_.._up");
+        assert_eq!(file_component(""), "_");
+        assert_eq!(file_component("a\nb"), "a_b");
+        assert!(file_component(&"é".repeat(100)).len() <= MAX_LABEL_LEN);
     }
 }

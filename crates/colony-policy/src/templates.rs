@@ -2,7 +2,7 @@
 //! under; [`crate::registry::Registry::builtin`] registers each (a plugin registers its own
 //! with [`crate::registry::Registry::template`]).
 
-use super::{embodied, reasoning};
+use super::{embodied, reasoning, swarmsys};
 
 /// (name, template text) of every built-in policy prompt.
 pub const TEMPLATES: &[(&str, &str)] = &[
@@ -29,43 +29,43 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("reasoning/dylan_rank", reasoning::dylan::RANK),
     (
         "reasoning/swarmsys_competence",
-        reasoning::swarmsys::encode::COMPETENCE,
+        swarmsys::reasoning::encode::COMPETENCE,
     ),
     (
         "reasoning/swarmsys_task_context",
-        reasoning::swarmsys::roles::TASK_CONTEXT,
+        swarmsys::reasoning::roles::TASK_CONTEXT,
     ),
     (
         "reasoning/swarmsys_explorer_card",
-        reasoning::swarmsys::roles::EXPLORER_CARD,
+        swarmsys::reasoning::roles::EXPLORER_CARD,
     ),
     (
         "reasoning/swarmsys_worker_card",
-        reasoning::swarmsys::roles::WORKER_CARD,
+        swarmsys::reasoning::roles::WORKER_CARD,
     ),
     (
         "reasoning/swarmsys_validator_card",
-        reasoning::swarmsys::roles::VALIDATOR_CARD,
+        swarmsys::reasoning::roles::VALIDATOR_CARD,
     ),
     (
         "reasoning/swarmsys_member_card",
-        reasoning::swarmsys::roles::MEMBER_CARD,
+        swarmsys::reasoning::roles::MEMBER_CARD,
     ),
     (
         "reasoning/swarmsys_event",
-        reasoning::swarmsys::turns::EVENT,
+        swarmsys::reasoning::turns::EVENT,
     ),
     (
         "reasoning/swarmsys_explorer",
-        reasoning::swarmsys::turns::EXPLORER,
+        swarmsys::reasoning::turns::EXPLORER,
     ),
     (
         "reasoning/swarmsys_worker",
-        reasoning::swarmsys::turns::WORKER,
+        swarmsys::reasoning::turns::WORKER,
     ),
     (
         "reasoning/swarmsys_validator",
-        reasoning::swarmsys::turns::VALIDATOR,
+        swarmsys::reasoning::turns::VALIDATOR,
     ),
     ("embodied/coela_message", embodied::coela::MESSAGE_PROMPT),
     ("embodied/coela_action", embodied::coela::ACTION_PROMPT),

@@ -32,8 +32,8 @@ use super::amplification::{run_policy_with, simulated_items, simulated_model, Po
 use colony_llm::embed::{EmbedError, Embedder};
 use colony_llm::stable_hash::hash_strs;
 use colony_llm::{approx_tokens, ChatModel, ChatRequest, ChatResponse, ModelError, SharedModel};
-use colony_policy::reasoning::selforg::embed_input::APPROX_CHARS_PER_TOKEN;
 use colony_policy::reasoning::PolicyError;
+use colony_policy::selforg::reasoning::embed_input::APPROX_CHARS_PER_TOKEN;
 use colony_runtime::RoleCard;
 
 /// The reference policy the gap is measured to.
@@ -237,7 +237,7 @@ mod tests {
     use super::*;
     use colony_llm::embed::HashingEmbedder;
     use colony_llm::{Message, SimulatedModel};
-    use colony_policy::reasoning::selforg::EmbedInput;
+    use colony_policy::selforg::reasoning::EmbedInput;
 
     #[test]
     fn chains_of_thought_are_seeded_answer_free_and_long_enough() {

@@ -167,7 +167,7 @@ pub struct SuiteOutcome {
 
 /// A unit's directory relative to the run's: `<model>/<label>`.
 pub fn unit_dir(model: &str, label: &str) -> PathBuf {
-    PathBuf::from(super::spec::safe_label(model)).join(super::spec::safe_label(label))
+    PathBuf::from(super::spec::file_component(model)).join(super::spec::file_component(label))
 }
 
 /// The directory a run (or its shard) writes.

@@ -339,7 +339,7 @@ fn line_of(text: &str, at: usize) -> usize {
         .map_or(1, |t| t.bytes().filter(|&b| b == b'\n').count() + 1)
 }
 
-pub use colony_policy::safe_label;
+pub use colony_policy::file_component;
 
 impl Suite {
     /// Reads and validates a suite file; its names are checked against `registry`.
@@ -482,7 +482,7 @@ impl Suite {
                 return Err(invalid(at, &key("limit"), "must be at least 1".into()));
             }
             datasets.push(DatasetUnit {
-                label: safe_label(t.label.as_deref().unwrap_or(DEFAULT_DATASET_GROUP)),
+                label: file_component(t.label.as_deref().unwrap_or(DEFAULT_DATASET_GROUP)),
                 dataset: name,
                 data: resolve(t.data.get_ref()),
                 maslab,
@@ -552,7 +552,7 @@ impl Suite {
                 .collect::<Vec<_>>()
                 .join("_");
             environments.push(EnvUnit {
-                label: safe_label(t.label.as_deref().unwrap_or(&default_label)),
+                label: file_component(t.label.as_deref().unwrap_or(&default_label)),
                 env: id,
                 set,
                 seeds,

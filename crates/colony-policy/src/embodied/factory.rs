@@ -1,15 +1,14 @@
-//! Embodied policies by name, as `colony compare --policies` and suites spell them (resolved
-//! at the door by the open [`crate::registry::Registry`] into an [`EmbodiedFactory`]; these
-//! built-ins are registered there like any plugin's):
-//! `independent`, `selforg`, `swarmsys`, the CREW-Wildfire frameworks `camon`, `coela`, `embodied`, `hmas2`,
-//! `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
-//! environment's heuristics).
+//! Embodied policies resolved at the door: the constructor type ([`BuildEmbodied`]), what an
+//! episode hands it ([`PolicyContext`]) and the factory a spec becomes ([`EmbodiedFactory`]),
+//! including `scripted:<name>` (any built-in of `colony env run`: `random`, `noop`, the
+//! environment's heuristics). The built-in LLM policies' table is the registry's
+//! (`crate::registry::BUILTIN_EMBODIED`).
 
 use std::sync::Arc;
 
 use colony_env_api::EnvEntry;
 
-use super::{CallerConfig, EmbodiedError, EmbodiedPolicy, Independent, Scripted};
+use super::{CallerConfig, EmbodiedError, EmbodiedPolicy, Scripted};
 use crate::PolicyOptions;
 
 /// An embodied policy's constructor: the spec's options (the part after `name:`, read through
@@ -17,109 +16,6 @@ use crate::PolicyOptions;
 /// episode's context.
 pub type BuildEmbodied =
     fn(&mut PolicyOptions, &PolicyContext) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError>;
-
-/// The built-in LLM embodied policies: name, one-line help, constructor (scripted ones are
-/// `scripted:<built-in>` of the environment). colony registers them in
-/// [`crate::registry::Registry::builtin`] like any plugin.
-pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
-    (
-        "independent",
-        "each agent answers its own prompt (the benchmark's own protocol); structured=true asks for \
-         schema-constrained action replies (response_format)",
-        independent,
-    ),
-    (
-        "camon",
-        "CAMON: a leader coordinates by dynamic broadcasts; structured=true constrains EXECUTION (wildfire)",
-        |o, c| framework::<super::camon::Camon>(o, c),
-    ),
-    (
-        "coela",
-        "COELA: modular agents that plan and talk",
-        |o, c| framework::<super::coela::Coela>(o, c),
-    ),
-    (
-        "embodied",
-        "Embodied: agents negotiate before acting",
-        |o, c| framework::<super::embodied_fw::EmbodiedFramework>(o, c),
-    ),
-    (
-        "hmas2",
-        "HMAS-2: a central planner with agent feedback",
-        |o, c| framework::<super::hmas2::Hmas2>(o, c),
-    ),
-    (
-        "selforg",
-        "SelfOrg's graph over the agents' proposals; structured=true constrains EXECUTION (wildfire)",
-        |o, c| {
-            let p = super::selforg::EmbodiedSelfOrg::with_options(c.caller.clone(), o)?;
-            needs_execution("selforg", &p, c)?;
-            Ok(Box::new(p))
-        },
-    ),
-    (
-        "swarmsys",
-        "SwarmSys: sub-goals as events, matched to agents; structured=true as for independent",
-        |o, c| {
-            // SwarmSys reads one option, `structured`; the registry refuses any other.
-            let structured = crate::choice(o, "structured", "true|false")?.is_some_and(|v| v == "true");
-            Ok(Box::new(
-                super::swarmsys::EmbodiedSwarmSys::new(c.caller.clone(), "", c.entry)?
-                    .structured(structured),
-            ))
-        },
-    ),
-];
-
-/// A CREW-Wildfire framework with its options; `structured=true` is refused where the
-/// environment has no EXECUTION call, the one call of a framework whose reply is the action.
-fn framework<S: super::framework_step::FrameworkSteps + 'static>(
-    o: &mut PolicyOptions,
-    c: &PolicyContext,
-) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
-    let f = super::framework_step::Framework::<S>::with_options(c.caller.clone(), o)?;
-    needs_execution(S::NAME, &f, c)?;
-    Ok(Box::new(f))
-}
-
-/// Refuses `structured=true` for a policy whose only action-producing call is the EXECUTION
-/// call, on an environment that has none.
-fn needs_execution(
-    name: &str,
-    policy: &dyn EmbodiedPolicy,
-    c: &PolicyContext,
-) -> Result<(), EmbodiedError> {
-    if !policy.structured() {
-        return Ok(());
-    }
-    let executes = c
-        .entry
-        .make(colony_env_api::EnvParams::default())
-        .is_ok_and(|env| env.calls().is_some());
-    if executes {
-        return Ok(());
-    }
-    Err(EmbodiedError::config(
-        name,
-        format!(
-            "structured=true constrains the EXECUTION call, which {} does not have \
-             (use it on wildfire, or independent/swarmsys here)",
-            c.entry.info().id
-        ),
-    ))
-}
-
-/// `independent` reads one option, `structured` (docs/design/tools.md §8); the registry
-/// refuses any other.
-fn independent(
-    o: &mut PolicyOptions,
-    ctx: &PolicyContext,
-) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
-    let structured = crate::choice(o, "structured", "true|false")?.is_some_and(|v| v == "true");
-    Ok(Box::new(
-        Independent::new(ctx.caller.clone()).structured(structured),
-    ))
-}
 
 /// What building a policy for one episode needs.
 #[derive(Clone)]

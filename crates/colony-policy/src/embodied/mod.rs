@@ -17,7 +17,7 @@
 //! environment's agent ids), and register it in [`registry`].
 
 mod call_roles;
-mod caller;
+pub(crate) mod caller;
 pub mod camon;
 pub mod coela;
 pub mod embodied_fw;
@@ -26,11 +26,9 @@ pub mod framework;
 pub mod framework_sim;
 pub mod framework_step;
 pub mod hmas2;
-mod independent;
+pub(crate) mod independent;
 mod script;
 mod scripted;
-pub mod selforg;
-pub mod swarmsys;
 pub mod tags;
 mod token_guard;
 /// ` (purpose P)` for the last failed call of `calls`, or nothing.
@@ -43,12 +41,10 @@ fn failed_purpose(calls: &[CallLog]) -> String {
 }
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 pub use caller::{CallLog, Caller, CallerConfig, CallerSlot, EMBODIED_SAMPLING};
-pub use factory::{
-    BuildEmbodied, EmbodiedBuild, EmbodiedFactory, PolicyContext, BUILTIN as BUILTIN_EMBODIED,
-};
+pub use factory::{BuildEmbodied, EmbodiedBuild, EmbodiedFactory, PolicyContext};
 pub use independent::Independent;
 pub use script::{ReplyScript, ScriptError};
 pub use scripted::Scripted;

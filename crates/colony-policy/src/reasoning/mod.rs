@@ -14,14 +14,15 @@
 pub mod agentverse;
 pub mod autogen;
 pub mod baseline_sim;
-mod builtin;
 pub mod code_sim;
 pub mod common;
+mod context;
 mod cot;
 mod debate;
 pub mod dylan;
 pub mod gdesigner;
 pub mod gptswarm;
+mod graph_error;
 pub mod macnet;
 pub mod mad;
 pub mod multipersona;
@@ -31,9 +32,7 @@ pub mod role_pool;
 mod seeds;
 mod self_consistency;
 pub mod self_refine;
-pub mod selforg;
 mod single;
-pub mod swarmsys;
 pub mod vote;
 
 pub use agentverse::{AgentVerse, AgentVerseOptions};
@@ -47,9 +46,10 @@ pub use multipersona::MultiPersona;
 pub use self_refine::SelfRefine;
 
 pub use crate::options::{choice, OptionError, PolicyOptions};
-pub use builtin::{BuildReasoning, ReasoningContext, BUILTIN as BUILTIN_REASONING};
+pub use context::{BuildReasoning, ReasoningContext};
 pub use cot::{cot_prompt, ChainOfThought, STEP_BY_STEP};
 pub use debate::{debate_prompt, Debate};
+pub use graph_error::GraphError;
 pub use react::{React, REACT_SYSTEM};
 pub use seeds::{below, derive_seed, llm_seed, shuffle, stream, uniform};
 pub use self_consistency::SelfConsistency;
@@ -274,7 +274,7 @@ pub enum PolicyError {
         policy: &'static str,
         /// What the graph builder reported.
         #[source]
-        source: selforg::GraphError,
+        source: GraphError,
     },
     /// A prompt template failed to compile or render.
     #[error("policy configuration: prompt template: {0}")]

@@ -9,13 +9,13 @@ use super::{DatasetEntry, Registry};
 
 /// Adds every built-in to `r`.
 pub(super) fn register(mut r: Registry) -> Registry {
-    for &(name, aliases, help, build) in crate::reasoning::BUILTIN_REASONING {
+    for &(name, aliases, help, build) in super::BUILTIN_REASONING {
         r = r.reasoning_policy(name, help, build);
         for alias in aliases {
             r = r.alias(alias);
         }
     }
-    for &(name, help, build) in crate::embodied::BUILTIN_EMBODIED {
+    for &(name, help, build) in super::BUILTIN_EMBODIED {
         r = r.embodied_policy(name, help, build);
     }
     for &dataset in colony_qa::Dataset::all() {
@@ -47,7 +47,7 @@ pub(super) fn register(mut r: Registry) -> Registry {
             },
         );
     use crate::embodied::framework_sim::FrameworkResponder;
-    r.responder(crate::reasoning::swarmsys::sim::SwarmSysResponder)
+    r.responder(crate::swarmsys::reasoning::sim::SwarmSysResponder)
         .responder(crate::reasoning::baseline_sim::BaselineResponder)
         .responder(crate::reasoning::self_refine::SelfRefineResponder)
         .responder(crate::reasoning::multipersona::MultiPersonaResponder)

@@ -25,10 +25,16 @@
 mod builtin;
 mod code_judge;
 mod dataset;
+mod embodied_builtin;
+mod reasoning_builtin;
 mod tools;
 
 pub use code_judge::{pass_at_k, CodeGradeError, CodeJudge, HUMANEVAL_TIMEOUT_SECS};
 pub use dataset::{DatasetEntry, DatasetGrader, DatasetLoader};
+/// The built-in embodied policies (name, help, constructor), as [`Registry::builtin`] registers them.
+pub use embodied_builtin::BUILTIN as BUILTIN_EMBODIED;
+/// The built-in reasoning policies (name, aliases, help, constructor), in `colony eval --help` order.
+pub use reasoning_builtin::BUILTIN as BUILTIN_REASONING;
 pub use tools::{ToolCtor, ToolEntry};
 
 use std::sync::Arc;

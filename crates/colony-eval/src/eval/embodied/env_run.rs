@@ -69,15 +69,19 @@ pub struct PolicyEpisodes {
     pub episodes: Vec<EpisodeOutcome>,
 }
 
-/// Mean and population standard deviation (0 for fewer than two values; NaN-free for none).
+/// Mean and population standard deviation (0 for fewer than two values; NaN-free for none),
+/// the layout of SwarmBench's tables (`np.std`). Decision: it is a view of the one helper,
+/// [`crate::eval::stats::mean_sd_ci`] (sample SD, n − 1), rescaled by √((n − 1)/n), so the
+/// variance is computed in one place and every sample-SD column agrees with it.
 pub fn mean_std(xs: &[f64]) -> (f64, f64) {
-    if xs.is_empty() {
-        return (0.0, 0.0);
+    match crate::eval::stats::mean_sd_ci(xs) {
+        None => (0.0, 0.0),
+        Some((mean, None, _)) => (mean, 0.0),
+        Some((mean, Some(sd), _)) => {
+            let n = xs.len() as f64;
+            (mean, sd * ((n - 1.0) / n).sqrt())
+        }
     }
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
-    (mean, var.sqrt())
 }
 
 /// A per-step render callback: `(step, picture)`.
@@ -236,4 +240,19 @@ pub fn markdown_table(all: &[PolicyEpisodes]) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mean_std;
+
+    #[test]
+    fn population_sd_is_the_sample_sd_rescaled() {
+        // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, population SD exactly 2 (sample SD √(32/7)).
+        let (mean, std) = mean_std(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!(mean, 5.0);
+        assert!((std - 2.0).abs() < 1e-12, "{std}");
+        assert_eq!(mean_std(&[3.0]), (3.0, 0.0));
+        assert_eq!(mean_std(&[]), (0.0, 0.0));
+    }
 }

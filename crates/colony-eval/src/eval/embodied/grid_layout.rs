@@ -264,7 +264,7 @@ impl<'a> GridRows<'a> {
 
     /// Writes `by_<key>.csv` and, over a numeric setting, the plots into `dir`.
     pub fn write(&self, dir: &Path) -> Result<(), CompareError> {
-        let key = colony_policy::safe_label(self.key);
+        let key = colony_policy::file_component(self.key);
         let path = dir.join(format!("by_{key}.csv"));
         crate::eval::results::write_atomic(&path, self.csv().as_bytes())
             .map_err(|source| CompareError::Io { path, source })?;
@@ -321,7 +321,10 @@ impl<'a> GridRows<'a> {
             } else {
                 (0.0, 1.0)
             };
-            let file = dir.join(format!("{}_by_{key}.svg", colony_policy::safe_label(&name)));
+            let file = dir.join(format!(
+                "{}_by_{key}.svg",
+                colony_policy::file_component(&name)
+            ));
             line_chart(
                 &file,
                 &Caption::new(format!("{name} per {} — {env}", self.key), self.simulated()),

@@ -28,7 +28,7 @@ pub const DATASET_ORDER: [&str; 8] = [
 /// can neither name a policy that does not exist nor miss a new built-in; a plugin's policies
 /// sort after them, by name.
 pub fn method_order() -> impl Iterator<Item = &'static str> {
-    colony_policy::reasoning::BUILTIN_REASONING
+    colony_policy::registry::BUILTIN_REASONING
         .iter()
         .map(|entry| entry.0)
 }

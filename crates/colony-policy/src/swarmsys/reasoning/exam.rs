@@ -24,7 +24,7 @@ use tokio::sync::OnceCell;
 
 use super::policy::{SwarmSys, TaskRun};
 use super::state::METHOD;
-use crate::reasoning::seeds::shuffle;
+use crate::reasoning::shuffle;
 use crate::reasoning::{derive_seed, PolicyError, PolicyOutput, Query, Roster};
 use colony_llm::{UsageReport, UsageTotals};
 use colony_runtime::{Event, Transcript, TranscriptEntry};

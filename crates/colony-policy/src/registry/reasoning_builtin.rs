@@ -16,19 +16,18 @@
 //! `gamma`, `eta`, …) must be finite. Errors name the policy and the option, and quote at most a short
 //! prefix of what was given.
 
-use std::sync::Arc;
-
 use colony_env_api::clip;
 
 use crate::options::{choice, PolicyOptions};
 
-use super::selforg::{EmbedInput, GraphOptions, Rule, SelfOrg, SelfOrgOptions};
-use super::swarmsys::{
-    EpsilonBounds, Mode, ProfileScope, RoleCounts, RolesMode, SwarmSys, SwarmSysOptions,
+use crate::reasoning::{
+    AgentVerse, AgentVerseOptions, BuildReasoning, ChainOfThought, Debate, Dylan, DylanOptions,
+    MacNet, MacNetOptions, PolicyError, React, ReasoningContext, ReasoningPolicy, SelfConsistency,
+    Single,
 };
-use super::{
-    AgentVerse, AgentVerseOptions, ChainOfThought, Debate, Dylan, DylanOptions, MacNet,
-    MacNetOptions, PolicyError, React, ReasoningPolicy, SelfConsistency, Single,
+use crate::selforg::reasoning::{EmbedInput, GraphOptions, Rule, SelfOrg, SelfOrgOptions};
+use crate::swarmsys::reasoning::{
+    EpsilonBounds, Mode, ProfileScope, RoleCounts, RolesMode, SwarmSys, SwarmSysOptions,
 };
 
 /// The built-in reasoning policies: name, aliases, one-line help (options and limits) and
@@ -138,26 +137,6 @@ pub const BUILTIN: &[(&str, &[&str], &str, BuildReasoning)] = &[
     ),
 ];
 
-/// A reasoning policy's constructor: reads its options (unread ones are an error afterwards)
-/// and builds the policy with what the run provides.
-pub type BuildReasoning =
-    fn(&mut PolicyOptions, &ReasoningContext) -> Result<Box<dyn ReasoningPolicy>, PolicyError>;
-
-/// What a run hands a reasoning policy's constructor.
-#[derive(Clone)]
-#[non_exhaustive]
-pub struct ReasoningContext {
-    /// The embedder of the run (`--embedder`; SelfOrg and SwarmSys use it).
-    pub embedder: Arc<dyn colony_llm::embed::Embedder>,
-}
-
-impl ReasoningContext {
-    /// A context with `embedder`.
-    pub fn new(embedder: Arc<dyn colony_llm::embed::Embedder>) -> Self {
-        Self { embedder }
-    }
-}
-
 fn single(
     _: &mut PolicyOptions,
     _: &ReasoningContext,
@@ -230,36 +209,40 @@ fn self_refine(
     options: &mut PolicyOptions,
     _: &ReasoningContext,
 ) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
-    Ok(Box::new(super::SelfRefine::from_options(options)?))
+    Ok(Box::new(crate::reasoning::SelfRefine::from_options(
+        options,
+    )?))
 }
 
 fn multipersona(
     options: &mut PolicyOptions,
     _: &ReasoningContext,
 ) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
-    Ok(Box::new(super::MultiPersona::from_options(options)?))
+    Ok(Box::new(crate::reasoning::MultiPersona::from_options(
+        options,
+    )?))
 }
 
 fn autogen(
     options: &mut PolicyOptions,
     _: &ReasoningContext,
 ) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
-    Ok(Box::new(super::AutoGen::from_options(options)?))
+    Ok(Box::new(crate::reasoning::AutoGen::from_options(options)?))
 }
 
 fn mad(
     options: &mut PolicyOptions,
     _: &ReasoningContext,
 ) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
-    Ok(Box::new(super::Mad::from_options(options)?))
+    Ok(Box::new(crate::reasoning::Mad::from_options(options)?))
 }
 
 fn gdesigner(
     options: &mut PolicyOptions,
     ctx: &ReasoningContext,
 ) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
-    Ok(Box::new(super::GDesigner::new(
-        super::GDesignerOptions::from_options(options)?,
+    Ok(Box::new(crate::reasoning::GDesigner::new(
+        crate::reasoning::GDesignerOptions::from_options(options)?,
         ctx.embedder.clone(),
     )?))
 }
@@ -268,8 +251,8 @@ fn gptswarm(
     options: &mut PolicyOptions,
     _: &ReasoningContext,
 ) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {
-    Ok(Box::new(super::GptSwarm::new(
-        super::GptSwarmOptions::from_options(options)?,
+    Ok(Box::new(crate::reasoning::GptSwarm::new(
+        crate::reasoning::GptSwarmOptions::from_options(options)?,
     )?))
 }
 
@@ -373,9 +356,9 @@ fn swarmsys_options(o: &mut PolicyOptions) -> Result<SwarmSysOptions, PolicyErro
         None => d.profile_scope,
     };
     let instruction = match choice(o, "instruction", "auto|long|short")?.as_deref() {
-        Some("long") => super::swarmsys::encode::Instruction::Long,
-        Some("short") => super::swarmsys::encode::Instruction::Short,
-        Some(_) => super::swarmsys::encode::Instruction::Auto,
+        Some("long") => crate::swarmsys::reasoning::encode::Instruction::Long,
+        Some("short") => crate::swarmsys::reasoning::encode::Instruction::Short,
+        Some(_) => crate::swarmsys::reasoning::encode::Instruction::Auto,
         None => d.instruction,
     };
     let rounds =
@@ -434,6 +417,7 @@ fn swarmsys_options(o: &mut PolicyOptions) -> Result<SwarmSysOptions, PolicyErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     /// The built-in policy `spec` with the default embedder.
     fn policy_by_name(spec: &str) -> Result<Box<dyn ReasoningPolicy>, PolicyError> {

@@ -375,11 +375,11 @@ impl Task<'_> {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::reasoning::swarmsys::options::{Mode, SwarmSysOptions};
-    use crate::reasoning::swarmsys::profile::AgentProfile;
-    use crate::reasoning::swarmsys::roles::{agent_order, RoleCounts};
-    use crate::reasoning::swarmsys::state::{Agent, Msg};
     use crate::reasoning::Query;
+    use crate::swarmsys::reasoning::options::{Mode, SwarmSysOptions};
+    use crate::swarmsys::reasoning::profile::AgentProfile;
+    use crate::swarmsys::reasoning::roles::{agent_order, RoleCounts};
+    use crate::swarmsys::reasoning::state::{Agent, Msg};
     use colony_qa::{AnswerType, Item};
 
     fn query() -> Query {

@@ -2,13 +2,13 @@
 //! colony's, following the issue that asked for it).
 //!
 //! Each step:
-//! 1. perceptions of the deciding agents ([`super::framework::perceive`]: the PERCEPTION call
+//! 1. perceptions of the deciding agents ([`crate::embodied::framework::perceive`]: the PERCEPTION call
 //!    on Wildfire, the observation text elsewhere);
 //! 2. every deciding agent **proposes** an action with a short rationale (purpose
 //!    `selforg.propose`): its observation prompt, exactly as `independent` sends it;
 //! 3. the proposals are embedded (the offline hashing embedder), and ψ, the DAG, the order and
 //!    the leader come from the reasoning policy's graph code unchanged
-//!    ([`crate::reasoning::selforg::graph::build_graph`], options `k`, `tau`, `rule`);
+//!    ([`crate::selforg::reasoning::graph::build_graph`], options `k`, `tau`, `rule`);
 //! 4. agents **revise** their proposal along the DAG (purpose `selforg.revise`): the prompt
 //!    is the observation followed by the proposals of the agent's parents, most useful
 //!    (highest ψ) first; agents whose parents are done run concurrently, as in the reasoning
@@ -28,14 +28,14 @@ use colony_env_api::{AgentId, DynEnvironment};
 use futures::future::join_all;
 use serde_json::json;
 
-use super::caller::merge_failure;
-use super::framework::{execute_all, perceive, Names};
-use super::independent::with_feedback;
-use super::tags::tag_content;
-use super::{
+use crate::embodied::caller::merge_failure;
+use crate::embodied::framework::{execute_all, perceive, Names};
+use crate::embodied::independent::with_feedback;
+use crate::embodied::tags::tag_content;
+use crate::embodied::{
     AgentView, CallLog, CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView,
 };
-use crate::reasoning::selforg::graph::{build_graph, GraphOptions, Rule};
+use crate::selforg::reasoning::graph::{build_graph, GraphOptions, Rule};
 use colony_llm::embed::{Embedder, HashingEmbedder};
 
 /// Most revision rounds per step.

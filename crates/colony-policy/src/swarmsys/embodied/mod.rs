@@ -20,7 +20,7 @@
 //!    the mixture of exploration ∝ compatibility and the centred sigmoid (γ = 10), one seeded
 //!    draw per agent (`derive_seed(seed, "", "swarmsys", step, agent, "match")`, so results
 //!    do not depend on completion order), all through
-//!    [`crate::reasoning::swarmsys::assign()`]. Decision: every agent is a worker with
+//!    [`crate::swarmsys::reasoning::assign()`]. Decision: every agent is a worker with
 //!    capacity 1 and each sub-goal has `ceil(agents / open sub-goals)` slots, so every
 //!    deciding agent draws a sub-goal; coverage repair may give a sub-goal nobody drew to an
 //!    agent that already has one, which then keeps the one it drew.
@@ -41,16 +41,18 @@ use colony_env_api::AgentId;
 use futures::future::join_all;
 use serde_json::json;
 
-use super::caller::merge_failure;
-use super::framework::abilities;
-use super::independent::decide_agent_with;
-use super::{CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView};
+use crate::embodied::caller::merge_failure;
+use crate::embodied::framework::abilities;
+use crate::embodied::independent::decide_agent_with;
+use crate::embodied::{
+    CallerConfig, CallerSlot, Decision, EmbodiedError, EmbodiedPolicy, StepView,
+};
 use crate::reasoning::stream;
-use crate::reasoning::swarmsys::encode::{
+use crate::swarmsys::reasoning::encode::{
     add_scaled, compatibility, deposit, norm, normalise, Cache,
 };
-use crate::reasoning::swarmsys::matching::{epsilon, uniform, EpsilonBounds, Role, GAMMA, WINDOW};
-use crate::reasoning::swarmsys::{assign, AssignInput, MatchAgent};
+use crate::swarmsys::reasoning::matching::{epsilon, uniform, EpsilonBounds, Role, GAMMA, WINDOW};
+use crate::swarmsys::reasoning::{assign, AssignInput, MatchAgent};
 use colony_env_api::{EnvEntry, EnvParams, SubGoal};
 use colony_llm::embed::Embedder;
 
@@ -114,7 +116,7 @@ impl EmbodiedSwarmSys {
         options: &str,
         entry: &dyn EnvEntry,
     ) -> Result<Self, EmbodiedError> {
-        super::framework::no_options("swarmsys", options)?;
+        crate::embodied::framework::no_options("swarmsys", options)?;
         if let Ok(env) = entry.make(EnvParams::default()) {
             if env.goals().is_none() {
                 return Err(unsupported(&entry.info().id));

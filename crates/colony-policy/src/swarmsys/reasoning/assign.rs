@@ -233,7 +233,7 @@ pub fn assign(input: &AssignInput<'_>) -> Assignment {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::reasoning::swarmsys::matching::{uniform, GAMMA};
+    use crate::swarmsys::reasoning::matching::{uniform, GAMMA};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 

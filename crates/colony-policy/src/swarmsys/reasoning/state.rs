@@ -15,7 +15,7 @@ use super::matching::{epsilon, uniform, Role};
 use super::options::{Mode, RolesMode, SwarmSysOptions};
 use super::profile::{AgentProfile, EventKind, EventProfile, EventStatus};
 use super::roles::Slot;
-use crate::reasoning::seeds::shuffle;
+use crate::reasoning::shuffle;
 use crate::reasoning::{derive_seed, PolicyError, Query};
 use colony_llm::embed::Embedder;
 

@@ -204,7 +204,7 @@ pub fn sample(p: &[f64], u: f64) -> Option<usize> {
 }
 
 /// A uniform draw in [0, 1) as §0.3 fixes it (the shared draw of every policy).
-pub use crate::reasoning::seeds::uniform;
+pub use crate::reasoning::uniform;
 
 /// What `colony swarmsys match` reads: compatibilities per agent, optional outcomes per
 /// agent (oldest first), and the parameters.

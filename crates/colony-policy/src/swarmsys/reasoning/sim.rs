@@ -93,7 +93,7 @@ mod tests {
     use super::super::parse::{parse_subevents, parse_terminate, parse_verdicts};
     use super::super::turns::{self, Shown};
     use super::*;
-    use crate::reasoning::swarmsys::matching::Role;
+    use crate::swarmsys::reasoning::matching::Role;
 
     fn last_answer(t: &str) -> Option<String> {
         t.rsplit("The answer is ")
