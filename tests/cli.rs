@@ -249,6 +249,23 @@ fn record_then_replay_offline_from_the_cli() {
 }
 
 #[test]
+fn bench_embodied_times_every_environment_at_its_own_defaults() {
+    // SwarmBench's 40×40 scale-up settings belong to SwarmBench: on cube and wildfire they
+    // were refused as unknown parameters.
+    for (env, id) in [
+        ("cube", "cube-v0"),
+        ("wildfire", "wildfire-v0"),
+        ("swarmbench", "swarmbench-v0"),
+    ] {
+        let out = colony(&["bench", "embodied", "--env", env, "--steps", "2"], &[]);
+        assert!(out.status.success(), "{env}: {}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        assert_eq!(v["env"], id, "{v}");
+        assert!(v["steps"].as_u64().unwrap() >= 1, "{v}");
+    }
+}
+
+#[test]
 fn benches_print_one_json_line() {
     let out = colony(
         &["bench", "client", "--calls", "300", "--concurrency", "8"],

@@ -164,3 +164,148 @@ fn keys_echoed_by_a_server_and_written_in_urls_never_leak() {
     assert!(details.contains("invalid credentials"), "{details}");
     assert_clean("eval files", &files);
 }
+
+/// A key with a slash, which PHP-style servers echo as `\/`.
+const SLASH_KEY: &str = "sk-ab/cd-ESCAPED-5151";
+
+/// Starts a server that answers every request with `status` and a chat completion (or, for an
+/// error status, an error message) quoting the request's bearer key JSON-escaped twice: with
+/// `\/` for each slash, and with its first letter as `\u0073`.
+fn escaped_echo_server(status: u16) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut key, mut length) = (String::new(), 0usize);
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if lower.starts_with("authorization: bearer ") {
+                    key = line[22..].trim().to_string();
+                }
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; length];
+            let _ = std::io::Read::read_exact(&mut reader, &mut body);
+            let slashed = key.replace('/', "\\/");
+            let unicode = format!("\\u0073{}", &slashed[1.min(slashed.len())..]);
+            let said = format!("the key is {slashed} or {unicode}");
+            let message = if status == 200 {
+                format!(
+                    "{{\"id\":\"x\",\"object\":\"chat.completion\",\"created\":0,\"model\":\"m\",\
+                     \"choices\":[{{\"index\":0,\"message\":{{\"role\":\"assistant\",\"content\":\
+                     \"{said}. The answer is 3.\"}},\"finish_reason\":\"stop\"}}],\
+                     \"usage\":{{\"prompt_tokens\":5,\"completion_tokens\":7,\"total_tokens\":12}}}}"
+                )
+            } else {
+                format!("{{\"error\": {{\"message\": \"invalid credentials: {said}\"}}}}")
+            };
+            let reason = if status == 200 { "OK" } else { "Unauthorized" };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{message}",
+                message.len()
+            );
+        }
+    });
+    addr
+}
+
+#[test]
+fn keys_echoed_json_escaped_are_redacted_after_decoding() {
+    let clean = |what: &str, text: &str| {
+        assert!(!text.contains(SLASH_KEY), "{what} leaks the key: {text}");
+        assert!(
+            !text.contains("ab/cd-ESCAPED"),
+            "{what} leaks most of the key: {text}"
+        );
+    };
+    // A 401 whose message quotes the key escaped.
+    let addr = escaped_echo_server(401);
+    let out = std::process::Command::new(BIN)
+        .args([
+            "chat",
+            "--base-url",
+            &format!("http://{addr}/v1"),
+            "--model",
+            "m",
+        ])
+        .args(["--api-key-env", "ESCAPED_KEY_VAR", "hello"])
+        .env("ESCAPED_KEY_VAR", SLASH_KEY)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("invalid credentials"), "{stderr}");
+    clean("the 401 error", &stderr);
+
+    // A reply quoting it: chat's output, an eval's results, call logs, record cache,
+    // `logs cat` and the viewer's page.
+    let addr = escaped_echo_server(200);
+    let url = format!("http://{addr}/v1");
+    let out = std::process::Command::new(BIN)
+        .args(["chat", "--base-url", &url, "--model", "m"])
+        .args(["--api-key-env", "ESCAPED_KEY_VAR", "hello"])
+        .env("ESCAPED_KEY_VAR", SLASH_KEY)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("the key is ***"), "{said}");
+    clean("chat output", &said);
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, record) = (tmp.path().join("run"), tmp.path().join("record"));
+    let out = std::process::Command::new(BIN)
+        .args(["eval", "--dataset", "gsm8k", "--data"])
+        .arg(gsm8k_sample())
+        .args([
+            "--limit",
+            "2",
+            "--policy",
+            "single",
+            "--base-url",
+            &url,
+            "--model",
+            "m",
+        ])
+        .args(["--api-key-env", "ESCAPED_KEY_VAR", "--quiet", "--record"])
+        .arg(&record)
+        .arg("--out")
+        .arg(&run)
+        .env("ESCAPED_KEY_VAR", SLASH_KEY)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cat = std::process::Command::new(BIN)
+        .args(["logs", "cat"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    let cat = String::from_utf8_lossy(&cat.stdout);
+    assert!(cat.contains("the key is ***"), "{cat}");
+    clean("logs cat", &cat);
+    let _ = std::process::Command::new(BIN)
+        .arg("view")
+        .arg(&run)
+        .output()
+        .unwrap();
+    let files = all_text(&run);
+    assert!(files.contains("the key is ***"), "the reply is kept");
+    clean("eval files", &files);
+    clean("record cache", &all_text(&record));
+}

@@ -28,7 +28,8 @@ pub struct EmbodiedBench {
     /// Environment id.
     #[arg(long, default_value = "swarmbench")]
     pub env: String,
-    /// Environment parameters (default: SwarmBench 40×40 with 100 agents).
+    /// Environment parameters (default: SwarmBench 40×40 with 100 agents on swarmbench, the
+    /// environment's own defaults elsewhere).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
     /// Steps to run.
@@ -70,15 +71,26 @@ impl ChatModel for Timed {
     }
 }
 
+/// The settings `colony bench embodied` uses when `--set` gives none. Decision: only SwarmBench
+/// has a scale-up default (40×40 with 100 agents and no round cap: the orchestration-overhead
+/// figure of docs/reference/benchmarks.md); every other environment, a plugin's included, is
+/// timed at its own defaults, since another environment's keys would be refused as unknown.
+fn bench_defaults(id: &str) -> Vec<String> {
+    match id {
+        "swarmbench-v0" => ["size=40", "agents=100", "max_round=100000"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Runs `colony bench embodied`.
 pub async fn run(a: EmbodiedBench, registry: &crate::registry::Registry) -> anyhow::Result<()> {
     anyhow::ensure!(a.steps > 0, "--steps must be at least 1");
+    let entry = registry.environment_entry(&a.env)?;
     let set = if a.set.is_empty() {
-        vec![
-            "size=40".to_string(),
-            "agents=100".to_string(),
-            "max_round=100000".to_string(),
-        ]
+        bench_defaults(entry.info().id.as_str())
     } else {
         a.set.clone()
     };

@@ -53,5 +53,13 @@ pub fn run(a: LogsArgs) -> anyhow::Result<()> {
             path.display()
         );
     }
+    for problem in &report.problems {
+        eprintln!("{problem}");
+    }
+    anyhow::ensure!(
+        report.problems.is_empty(),
+        "{} problem(s): some recorded calls could not be printed (listed above)",
+        report.problems.len()
+    );
     Ok(())
 }

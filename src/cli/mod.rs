@@ -216,24 +216,37 @@ where
             message: e.render().to_string().trim_end().to_string(),
         })?;
     try_init_logging(cli.verbose);
+    // This run's own stop flag: every thread of its runtime (and this one while it waits) is
+    // bound to it, so stopping it drops only its own appends (results::bind_run_stop).
+    let stopped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .on_thread_start({
+            let stopped = stopped.clone();
+            move || {
+                crate::eval::results::bind_run_stop(Some(stopped.clone()));
+            }
+        })
         .build()
         .map_err(|e| CommandError {
             message: format!("cannot start the async runtime: {e}"),
         })?;
-    crate::eval::results::stop_appends(false);
+    let outer = crate::eval::results::bind_run_stop(Some(stopped.clone()));
+    // The flag is set before the command's future is dropped, so nothing its cancellation
+    // causes is recorded.
+    let stop = async {
+        stop.await;
+        stopped.store(true, std::sync::atomic::Ordering::SeqCst);
+    };
     let end = runtime.block_on(async {
         tokio::select! {
             r = run(cli, registry) => r.map(|()| CommandEnd::Finished),
             () = stop => Ok(CommandEnd::Stopped),
         }
     });
-    if end.as_ref().is_ok_and(|e| *e == CommandEnd::Stopped) {
-        crate::eval::results::stop_appends(true);
-    }
     // Tasks the command spawned are cancelled with the runtime, not left running.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    crate::eval::results::bind_run_stop(outer);
     end.map_err(|e| CommandError {
         message: format!("{e:#}"),
     })

@@ -178,10 +178,76 @@ impl Endpoint {
     /// `body` with every configured credential replaced by `***`: a
     /// server that echoes the key (in a 401 message, or in a reply) must not put it into
     /// errors, logs, results or call logs. Free when no credential is configured.
+    ///
+    /// Decision: the raw bytes are scrubbed first, then, when the body has any JSON escape
+    /// (a `\`), every string of the decoded JSON too, because an escaped echo (`sk-ab\/cd`,
+    /// `\u0073k-…`) only becomes the key after parsing; a body with a changed string is
+    /// re-serialized. A body without a backslash cannot hide the key behind an escape, so
+    /// replies without escapes (embeddings) are not parsed twice.
     pub(crate) fn scrub(&self, body: bytes::Bytes) -> bytes::Bytes {
         if self.secrets.is_empty() {
             return body;
         }
+        let body = self.scrub_raw(body);
+        if memchr::memchr(b'\\', &body).is_none() {
+            return body;
+        }
+        let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&body) else {
+            return body;
+        };
+        if !self.scrub_strings(&mut value) {
+            return body;
+        }
+        serde_json::to_vec(&value).map_or(body, bytes::Bytes::from)
+    }
+
+    /// Replaces every credential inside the strings (and keys) of `value`; true if any was.
+    fn scrub_strings(&self, value: &mut serde_json::Value) -> bool {
+        use serde_json::Value;
+        let clean = |s: &str| -> Option<String> {
+            self.secrets
+                .iter()
+                .any(|k| s.contains(k.as_str()))
+                .then(|| {
+                    self.secrets
+                        .iter()
+                        .fold(s.to_string(), |t, k| t.replace(k.as_str(), "***"))
+                })
+        };
+        match value {
+            Value::String(s) => match clean(s) {
+                Some(c) => {
+                    *s = c;
+                    true
+                }
+                None => false,
+            },
+            Value::Array(items) => items
+                .iter_mut()
+                .fold(false, |any, v| self.scrub_strings(v) | any),
+            Value::Object(map) => {
+                let mut any = false;
+                let renamed: Vec<(String, String)> = map
+                    .keys()
+                    .filter_map(|k| clean(k).map(|c| (k.clone(), c)))
+                    .collect();
+                for (old, new) in renamed {
+                    if let Some(v) = map.remove(&old) {
+                        map.insert(new, v);
+                        any = true;
+                    }
+                }
+                for v in map.values_mut() {
+                    any |= self.scrub_strings(v);
+                }
+                any
+            }
+            _ => false,
+        }
+    }
+
+    /// `body` with every credential's raw bytes replaced by `***`.
+    fn scrub_raw(&self, body: bytes::Bytes) -> bytes::Bytes {
         let mut out: Option<Vec<u8>> = None;
         for secret in &self.secrets {
             let text = out.as_deref().unwrap_or(&body);

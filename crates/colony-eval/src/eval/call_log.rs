@@ -82,6 +82,9 @@ fn encoder(
 ) -> std::io::Result<zstd::stream::write::Encoder<'static, BufWriter<File>>> {
     let mut enc = zstd::stream::write::Encoder::new(file, LEVEL)?;
     enc.window_log(23)?;
+    // A content checksum per frame: a flipped byte is then reported as damage instead of
+    // decoding into other calls or passing for a log cut short.
+    enc.include_checksum(true)?;
     Ok(enc)
 }
 
@@ -202,14 +205,21 @@ pub struct ReadNotes {
     pub torn: bool,
     /// Lines longer than [`MAX_CALL_LINE_BYTES`], skipped.
     pub too_long: usize,
+    /// Complete lines that are not JSON (or not UTF-8), skipped: damage, never a call.
+    pub unreadable: usize,
+    /// The log could not be read past some point for another reason than a cut end: a
+    /// compressed stream that is corrupt (a checksum or block error). What the decoder said.
+    pub damaged: Option<String>,
 }
 
 /// A reader over a call log that ends where the log's readable part ends: a compressed
 /// stream cut short (a writer killed mid-run, or still writing) reads as end of file, and
-/// [`EndAtTear::torn`] says so.
+/// [`EndAtTear::torn`] says so; a stream that is corrupt (zstd's checksum or block errors)
+/// ends it too, and [`EndAtTear::damage`] says what the decoder reported.
 pub struct EndAtTear<R> {
     inner: R,
     torn: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    damage: std::sync::Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl<R> EndAtTear<R> {
@@ -218,12 +228,19 @@ impl<R> EndAtTear<R> {
         Self {
             inner,
             torn: Default::default(),
+            damage: Default::default(),
         }
     }
 
-    /// Whether the stream was cut short (shared flag, readable after the reader is consumed).
+    /// Whether the stream ended early, cut short or damaged (shared flag, readable after the
+    /// reader is consumed).
     pub fn torn(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
         self.torn.clone()
+    }
+
+    /// What made the stream unreadable when it was damaged rather than cut short (shared).
+    pub fn damage(&self) -> std::sync::Arc<std::sync::Mutex<Option<String>>> {
+        self.damage.clone()
     }
 }
 
@@ -235,7 +252,12 @@ impl<R: Read> Read for EndAtTear<R> {
         match self.inner.read(buf) {
             Ok(n) => Ok(n),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(e),
-            Err(_) => {
+            Err(e) => {
+                // zstd reports a stream that simply stops as UnexpectedEof ("incomplete
+                // frame"); anything else is corruption.
+                if e.kind() != std::io::ErrorKind::UnexpectedEof {
+                    *self.damage.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
+                }
                 self.torn.store(true, std::sync::atomic::Ordering::Relaxed);
                 Ok(0)
             }
@@ -316,13 +338,15 @@ fn read_lines(
         }
         buf.pop();
         match std::str::from_utf8(&buf) {
-            Ok(line) if !line.trim().is_empty() => {
+            Ok(line) if line.trim().is_empty() => {}
+            Ok(line) if serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok() => {
                 if !each(line) {
                     return Ok(notes);
                 }
             }
-            Ok(_) => {}
-            Err(_) => notes.torn = true,
+            // A complete line that is not JSON is damage (a flipped byte in a plain log):
+            // skipped and counted, never passed on as a call.
+            _ => notes.unreadable += 1,
         }
     }
 }
@@ -454,8 +478,10 @@ pub fn read_log_file(
 ) -> std::io::Result<ReadNotes> {
     let reader = open_log_file(path)?;
     let torn = reader.get_ref().torn();
+    let damage = reader.get_ref().damage();
     let mut notes = read_lines(Box::new(reader), &mut each)?;
     notes.torn |= torn.load(std::sync::atomic::Ordering::Relaxed);
+    notes.damaged = damage.lock().unwrap_or_else(|p| p.into_inner()).take();
     Ok(notes)
 }
 

@@ -43,6 +43,10 @@ pub struct CatReport {
     /// Logs that end early (an interrupted or running episode): their complete lines were
     /// printed.
     pub torn: Vec<PathBuf>,
+    /// What could not be printed, one line each naming the log (or episode) and how many
+    /// calls: a damaged or missing log, lines over the line limit or not JSON, fewer lines
+    /// than the episode recorded. `colony logs cat` prints them on stderr and fails.
+    pub problems: Vec<String>,
 }
 
 /// Errors of `colony logs cat`.
@@ -208,16 +212,26 @@ pub fn cat(run: &Path, filter: &LogFilter, out: &mut dyn Write) -> Result<CatRep
                 }
             )));
         }
+        let mut recorded = RecordedCalls::default();
         for (_, dir) in chosen {
+            let expected = recorded.of(dir);
+            report.episodes += 1;
+            let Some(path) = call_log_file(dir) else {
+                report.problems.push(format!(
+                    "{}: no readable call log (calls.jsonl.zst or calls.jsonl is missing, a \
+                     directory or not a regular file){}",
+                    dir.display(),
+                    expected.map_or(String::new(), |n| format!(
+                        "; {n} recorded call(s) not printed"
+                    ))
+                ));
+                continue;
+            };
             let mut sink = Lines::new(out);
             let notes = read_call_log(dir, |line| sink.put(line)).map_err(io_err(dir))?;
-            report.lines += sink.done()?;
-            report.episodes += 1;
-            if notes.torn {
-                report
-                    .torn
-                    .push(call_log_file(dir).unwrap_or_else(|| dir.clone()));
-            }
+            let printed = sink.done()?;
+            report.lines += printed;
+            note_problems(&path, &notes, printed, expected, &mut report);
         }
     }
     if want_items {
@@ -235,10 +249,9 @@ pub fn cat(run: &Path, filter: &LogFilter, out: &mut dyn Write) -> Result<CatRep
                 sink.put(line)
             })
             .map_err(io_err(path))?;
-            report.lines += sink.done()?;
-            if notes.torn {
-                report.torn.push(path.clone());
-            }
+            let printed = sink.done()?;
+            report.lines += printed;
+            note_problems(path, &notes, printed, None, &mut report);
         }
         if let (Some(id), false) = (&filter.item, found) {
             return Err(LogCatError::NoMatch(format!(
@@ -250,6 +263,96 @@ pub fn cat(run: &Path, filter: &LogFilter, out: &mut dyn Write) -> Result<CatRep
     }
     out.flush().map_err(LogCatError::Output)?;
     Ok(report)
+}
+
+/// Adds to `report` what reading the log at `path` could not print. `expected`: the calls
+/// the episode recorded in its unit's `episodes.jsonl` (`None`: not finished, or not an
+/// episode). Decision: a torn end is only a note while the episode is not recorded as
+/// finished (it may still be running); once it is, every missing call is a problem.
+fn note_problems(
+    path: &Path,
+    notes: &super::call_log::ReadNotes,
+    printed: u64,
+    expected: Option<u64>,
+    report: &mut CatReport,
+) {
+    let p = path.display();
+    if let Some(why) = &notes.damaged {
+        report.problems.push(format!(
+            "{p}: the log is damaged ({why}): {printed} call(s) were printed before it was \
+             detected (they may be damaged too); the rest could not be printed"
+        ));
+    } else if notes.torn && expected.is_none() {
+        report.torn.push(path.to_path_buf());
+    }
+    if notes.too_long > 0 {
+        report.problems.push(format!(
+            "{p}: {} call(s) longer than the {} MiB line limit not printed",
+            notes.too_long,
+            super::call_log::MAX_CALL_LINE_BYTES >> 20
+        ));
+    }
+    if notes.unreadable > 0 {
+        report.problems.push(format!(
+            "{p}: {} damaged line(s) (not JSON) not printed",
+            notes.unreadable
+        ));
+    }
+    if let Some(n) = expected.filter(|&n| n > printed) {
+        report.problems.push(format!(
+            "{p}: {} of the episode's {n} recorded call(s) not printed",
+            n - printed
+        ));
+    }
+}
+
+/// The calls each finished episode recorded (`calls + failed_calls` of its line in the unit's
+/// `episodes.jsonl`), by episode directory; read once per unit.
+#[derive(Default)]
+struct RecordedCalls {
+    units: std::collections::HashMap<PathBuf, std::collections::HashMap<PathBuf, u64>>,
+}
+
+/// The fields of an `episodes.jsonl` line that name an episode and count its calls.
+#[derive(serde::Deserialize)]
+struct EpisodeCalls {
+    policy: String,
+    seed: u64,
+    #[serde(default)]
+    config: String,
+    #[serde(default)]
+    calls: u64,
+    #[serde(default)]
+    failed_calls: u64,
+}
+
+impl RecordedCalls {
+    /// The recorded calls of the episode in `dir` (`UNIT/episodes/…`), if its unit records it.
+    fn of(&mut self, dir: &Path) -> Option<u64> {
+        let unit = dir
+            .ancestors()
+            .find(|a| a.file_name().is_some_and(|n| n == "episodes"))?
+            .parent()?
+            .to_path_buf();
+        let known = self.units.entry(unit.clone()).or_insert_with(|| {
+            let mut known = std::collections::HashMap::new();
+            let file = unit.join("episodes.jsonl");
+            // Only a regular file: a device would never end.
+            if !std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+                return known;
+            }
+            let _ = super::call_log::read_log_file(&file, |line| {
+                if let Ok(e) = serde_json::from_str::<EpisodeCalls>(line) {
+                    let at =
+                        super::embodied::compare::episode_dir(&unit, &e.config, &e.policy, e.seed);
+                    known.insert(at, e.calls.saturating_add(e.failed_calls));
+                }
+                true
+            });
+            known
+        });
+        known.get(dir).copied()
+    }
 }
 
 #[cfg(test)]

@@ -146,16 +146,34 @@ pub struct JsonlFile<T> {
     kind: PhantomData<fn(&T)>,
 }
 
-/// Set while an in-process command is being stopped ([`stop_appends`]).
-static APPENDS_STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+thread_local! {
+    /// The stop flag of the run this thread works for ([`bind_run_stop`]); `None` outside any.
+    static RUN_STOP: std::cell::RefCell<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>> =
+        const { std::cell::RefCell::new(None) };
+}
 
-/// Stops (or, with `false`, resumes) every append of this process. Decision: an embedder
-/// stopping a command (Ctrl-C in Python) cancels its tasks; tasks cancelled
-/// one after another would otherwise record their neighbours' disappearance as errored
-/// episodes ("the agent has stopped"). What finished before the stop is on disk; work in
-/// flight is dropped and redone by the resume.
-pub fn stop_appends(stopped: bool) {
-    APPENDS_STOPPED.store(stopped, std::sync::atomic::Ordering::SeqCst);
+/// Binds this thread to a run's stop flag (or, with `None`, to none) and returns the former
+/// binding. Once the flag is set, appends made on threads bound to it are dropped.
+///
+/// Decision: an embedder stopping a command (Ctrl-C in Python) cancels its tasks; tasks
+/// cancelled one after another would otherwise record their neighbours' disappearance as
+/// errored episodes ("the agent has stopped"). What finished before the stop is on disk; work
+/// in flight is dropped and redone by the resume. The flag belongs to one run, never to the
+/// process: each in-process command runs on its own runtime whose worker threads are bound to
+/// its flag (`on_thread_start`), so stopping one run cannot truncate another running beside it.
+pub fn bind_run_stop(
+    flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+) -> Option<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    RUN_STOP.with(|s| std::mem::replace(&mut *s.borrow_mut(), flag))
+}
+
+/// Whether the run this thread works for has been stopped.
+fn run_stopped() -> bool {
+    RUN_STOP.with(|s| {
+        s.borrow()
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
+    })
 }
 
 /// An append-only file of JSON lines of any serializable values, never read back by the
@@ -212,7 +230,7 @@ impl AppendLog {
 
     /// Appends one value as a whole line and flushes it.
     pub fn append<S: Serialize + ?Sized>(&self, r: &S) -> Result<(), ResultsError> {
-        if APPENDS_STOPPED.load(std::sync::atomic::Ordering::SeqCst) {
+        if run_stopped() {
             return Ok(());
         }
         let mut line = serde_json::to_string(r).map_err(|e| ResultsError::Corrupt {

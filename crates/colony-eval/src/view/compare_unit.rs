@@ -57,14 +57,21 @@ struct CompareSettings {
 }
 
 /// Reads one episode's steps (typed; the first [`MAX_STEPS_KEPT`]).
-fn read_steps(path: &std::path::Path, notes: &mut Notes) -> Result<Vec<StepRecord>, ViewError> {
+fn read_steps(
+    path: &std::path::Path,
+    root: &std::path::Path,
+    notes: &mut Notes,
+) -> Result<(Vec<StepRecord>, bool), ViewError> {
     let mut steps = Vec::new();
     let mut more = 0usize;
     if !path.is_file() {
         notes.push(format!("{}: missing", path.display()));
-        return Ok(steps);
+        return Ok((steps, false));
     }
-    for_each_line(path, MAX_LINE_BYTES, notes, |_, v| {
+    if !inside(root, path, notes) {
+        return Ok((steps, true));
+    }
+    let read = for_each_line(path, MAX_LINE_BYTES, notes, |_, v| {
         if steps.len() >= MAX_STEPS_KEPT {
             more += 1;
             return Ok(());
@@ -73,27 +80,77 @@ fn read_steps(path: &std::path::Path, notes: &mut Notes) -> Result<Vec<StepRecor
             serde_json::from_value(v).map_err(|e| format!("not a step record: {e}"))?;
         steps.push(r);
         Ok(())
-    })?;
+    });
+    let damaged = damage_note(read, "steps", notes)?;
     if more > 0 {
         notes.push(format!("{}: {more} later steps left out", path.display()));
     }
-    Ok(steps)
+    Ok((steps, damaged))
+}
+
+/// Whether `path` really lies inside `root` (the unit's directory). Decision: a file that is
+/// a link leading out of the run (to the host's files) is not read, as `view --serve`
+/// refuses such paths; the episode gets a note instead.
+fn inside(root: &std::path::Path, path: &std::path::Path, notes: &mut Notes) -> bool {
+    let ok = match (root.canonicalize(), path.canonicalize()) {
+        (Ok(root), Ok(real)) => real.starts_with(root),
+        _ => false,
+    };
+    if !ok {
+        notes.push(format!(
+            "{}: resolves outside the run directory (a link); not read",
+            path.display()
+        ));
+    }
+    ok
+}
+
+/// The outcome of reading an episode file: a line that does not parse marks the episode as
+/// damaged (a note; what was read before it is kept) instead of refusing the whole report.
+/// Any other error (the file cannot be read at all) is returned. True: damaged.
+fn damage_note(
+    read: Result<(), ViewError>,
+    what: &str,
+    notes: &mut Notes,
+) -> Result<bool, ViewError> {
+    match read {
+        Ok(()) => Ok(false),
+        Err(ViewError::Corrupt {
+            path,
+            line,
+            message,
+        }) => {
+            notes.push(format!(
+                "{}:{line}: damaged ({message}); the {what} from there on are not shown",
+                path.display()
+            ));
+            Ok(true)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Reads one episode's calls as JSON (the first [`MAX_CALLS_KEPT`]).
 /// Compact (`calls.jsonl.zst`) and plain logs read the same; a compressed log cut short (a
 /// run still writing, or killed) gives its complete lines and a note.
-fn read_calls(dir: &std::path::Path, notes: &mut Notes) -> Result<Vec<Value>, ViewError> {
+fn read_calls(
+    dir: &std::path::Path,
+    root: &std::path::Path,
+    notes: &mut Notes,
+) -> Result<(Vec<Value>, bool), ViewError> {
     let mut calls = Vec::new();
-    let Some((path, reader)) =
-        crate::eval::call_log::open_call_log(dir).map_err(ViewError::io(dir))?
-    else {
-        return Ok(calls);
+    let Some(path) = crate::eval::call_log::call_log_file(dir) else {
+        return Ok((calls, false));
     };
+    if !inside(root, &path, notes) {
+        return Ok((calls, true));
+    }
+    let reader = crate::eval::call_log::open_log_file(&path).map_err(ViewError::io(&path))?;
     let torn = reader.get_ref().torn();
+    let damage = reader.get_ref().damage();
     let path = path.as_path();
     let mut more = 0usize;
-    for_each_line_in(reader, path, MAX_LINE_BYTES, notes, |_, v| {
+    let read = for_each_line_in(reader, path, MAX_LINE_BYTES, notes, |_, v| {
         if !v.is_object() {
             return Err("a call line must be an object".into());
         }
@@ -103,17 +160,25 @@ fn read_calls(dir: &std::path::Path, notes: &mut Notes) -> Result<Vec<Value>, Vi
             calls.push(v);
         }
         Ok(())
-    })?;
+    });
+    let mut damaged = damage_note(read, "calls", notes)?;
     if more > 0 {
         notes.push(format!("{}: {more} later calls left out", path.display()));
     }
-    if torn.load(std::sync::atomic::Ordering::Relaxed) {
+    if let Some(why) = damage.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        damaged = true;
+        notes.push(format!(
+            "{}: the compressed log is damaged after {} calls ({why}); the rest are not shown",
+            path.display(),
+            calls.len() + more
+        ));
+    } else if torn.load(std::sync::atomic::Ordering::Relaxed) {
         notes.push(format!(
             "{}: the compressed log ends early (an interrupted or running episode); its complete calls are shown",
             path.display()
         ));
     }
-    Ok(calls)
+    Ok((calls, damaged))
 }
 
 /// Writes the details of every episode of `unit` and returns its index entry.
@@ -164,6 +229,7 @@ pub fn write_unit(
     }
     let mut rows = Vec::new();
     let mut replay_errors = 0usize;
+    let mut damaged_episodes = 0usize;
     for key in &order {
         if rows.len() >= MAX_ROWS {
             notes.push(format!("only the first {MAX_ROWS} episodes are shown"));
@@ -174,8 +240,10 @@ pub fn write_unit(
         };
         let dir = episode_dir(&unit.dir, &r.config, &r.policy, r.seed);
         let mut ep_notes = Notes::default();
-        let steps = read_steps(&dir.join("steps.jsonl"), &mut ep_notes)?;
-        let calls = read_calls(&dir, &mut ep_notes)?;
+        let (steps, bad_steps) = read_steps(&dir.join("steps.jsonl"), &unit.dir, &mut ep_notes)?;
+        let (calls, bad_calls) = read_calls(&dir, &unit.dir, &mut ep_notes)?;
+        let damaged = bad_steps || bad_calls;
+        damaged_episodes += usize::from(damaged);
         let initial = match crate::eval::embodied::initial_state::read_initial_state(
             &unit.dir, &r.config, &r.policy, r.seed,
         ) {
@@ -222,6 +290,7 @@ pub fn write_unit(
             "frames": frames,
             "warnings": warnings,
             "notes": ep_notes.to_json(),
+            "damaged": damaged,
         });
         let d = page.fitted_detail(&mut detail, &["calls", "steps", "frames"])?;
         rows.push(json!([
@@ -240,6 +309,12 @@ pub fn write_unit(
             (r.wall_s * 1000.0).round() / 1000.0,
             d
         ]));
+    }
+    if damaged_episodes > 0 {
+        notes.push(format!(
+            "{damaged_episodes} episode(s) have damaged or unreadable files; the rest of each \
+             is shown (see their notes)"
+        ));
     }
     if replay_errors > 0 {
         notes.push(format!(
