@@ -1023,3 +1023,27 @@ fn compare_dry_run_estimates_the_run_and_writes_nothing() {
         );
     }
 }
+
+#[test]
+fn a_policy_named_twice_is_refused_naming_both_specs() {
+    for (policies, first, second) in [
+        ("independent,independent", "independent", "independent"),
+        ("camon;camon:;", "camon", "camon:"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("o");
+        let (ok, _, err) = colony(&compare_args(
+            "wildfire",
+            &[],
+            policies,
+            &["--seeds", "0"],
+            &out,
+        ));
+        assert!(!ok, "{policies}");
+        assert!(
+            err.contains(&format!("`{first}` and `{second}` are one policy")),
+            "{policies}: {err}"
+        );
+        assert!(!out.join("episodes.jsonl").exists(), "nothing ran");
+    }
+}

@@ -206,9 +206,10 @@ fn swarmsys_asks_for_cubes_plan_schema_too() {
 }
 
 /// The CREW-Wildfire frameworks constrain their EXECUTION call (the one whose reply is the
-/// action) and only that one; where an environment has none, the option is refused.
+/// action) and only that one; where an environment has none, they add one, and only it is
+/// constrained.
 #[test]
-fn frameworks_constrain_the_execution_call_and_refuse_without_one() {
+fn frameworks_constrain_the_execution_call_and_add_one_where_there_is_none() {
     for policy in ["camon:structured=true", "selforg:structured=true"] {
         let root = tempfile::tempdir().unwrap();
         let requests = root.path().join("requests.jsonl");
@@ -250,19 +251,120 @@ fn frameworks_constrain_the_execution_call_and_refuse_without_one() {
             executions > 0 && others > 0,
             "{policy}: {executions} {others}"
         );
-        let bad = colony_cmd(compare_args(
+        // CUBE has no EXECUTION call: the added one carries CUBE's plan schema, the
+        // planning and dialogue calls none.
+        let cube_requests = root.path().join("cube-requests.jsonl");
+        let m = Mock::start(&["--log-requests", cube_requests.to_str().unwrap()], &[]);
+        let cube_out = root.path().join("cube");
+        let rest = [
+            "--seeds",
+            "0",
+            "--max-steps",
+            "2",
+            "--base-url",
+            &m.url,
+            "--model",
+            "sim",
+        ];
+        let run = colony_cmd(compare_args(
             "cube",
-            &[],
+            &["--set", "n=2"],
             policy,
-            &["--seeds", "0"],
-            &root.path().join("bad"),
+            &rest,
+            &cube_out,
         ))
         .output()
         .unwrap();
-        let err = String::from_utf8_lossy(&bad.stderr);
+        assert_ok(&run);
+        let (mut executions, mut others) = (0, 0);
+        for r in &jsonl(&cube_requests) {
+            let msgs = r["messages"].as_array().unwrap();
+            let user = msgs[msgs.len() - 1]["content"].as_str().unwrap_or("");
+            if user.contains("written as the JSON object the response format describes") {
+                executions += 1;
+                let schema = &r["response_format"]["json_schema"]["schema"];
+                assert_eq!(schema["properties"]["plan"]["maxItems"], 3, "{policy}: {r}");
+            } else {
+                others += 1;
+                assert!(r.get("response_format").is_none(), "{policy}: {r}");
+            }
+        }
         assert!(
-            !bad.status.success() && err.contains("which cube-v0 does not have"),
-            "{policy}: {err}"
+            executions > 0 && others > 0,
+            "{policy}: {executions} {others}"
         );
+        let logged = common::logged_calls(&cube_out, "0");
+        assert!(
+            logged.iter().any(|c| c["purpose"] == "execution"
+                && (c.get("action").is_some() || c.get("parse_error").is_some())),
+            "{policy}: the added call is the deciding one"
+        );
+    }
+}
+
+/// Offline, the simulated model answers a structured request with JSON in the schema's shape
+/// that keeps its plain reply's content: on SwarmBench the same first moves as without
+/// `structured=true` (later prompts differ: each agent's history holds its JSON replies), on
+/// CUBE its plan, with no fallback either way.
+#[test]
+fn the_simulated_model_answers_in_the_schema_and_keeps_its_choices() {
+    let root = tempfile::tempdir().unwrap();
+    let run = |env: &str, set: &[&str], policy: &str, out: &Path| {
+        let rest = ["--seeds", "0..2", "--max-steps", "3", "--model", "sim"];
+        assert_ok(
+            &colony_cmd(compare_args(env, set, policy, &rest, out))
+                .output()
+                .unwrap(),
+        );
+    };
+    let (plain, shaped) = (root.path().join("plain"), root.path().join("shaped"));
+    run("swarmbench", &[], "independent", &plain);
+    run("swarmbench", &[], "independent:structured=true", &shaped);
+    let moves = |dir: &Path, policy: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        for seed in 0..2 {
+            for c in common::logged_calls(dir, &format!("{policy}/{seed}")) {
+                if c["step"] != 0 {
+                    continue;
+                }
+                out.push(
+                    c["action"]
+                        .as_str()
+                        .unwrap_or("")
+                        .lines()
+                        .next()
+                        .unwrap_or("")
+                        .to_string(),
+                );
+                if policy.contains("structured") {
+                    let reply: serde_json::Value =
+                        serde_json::from_str(c["reply"].as_str().unwrap()).unwrap();
+                    assert!(reply["action"].is_string(), "{c}");
+                }
+            }
+        }
+        out
+    };
+    let a = moves(&plain, "independent");
+    assert!(!a.is_empty());
+    assert_eq!(a, moves(&shaped, "independent:structured=true"));
+    for dir in [&plain, &shaped] {
+        for e in jsonl(&dir.join("episodes.jsonl")) {
+            assert_eq!(e["fallbacks"], 0, "{e}");
+        }
+    }
+    let cube = root.path().join("cube");
+    run(
+        "cube",
+        &["--set", "n=2"],
+        "independent:structured=true",
+        &cube,
+    );
+    for c in common::logged_calls(&cube, "independent:structured=true/0") {
+        let reply: serde_json::Value = serde_json::from_str(c["reply"].as_str().unwrap()).unwrap();
+        assert!(reply["plan"].is_array(), "{c}");
+    }
+    for e in jsonl(&cube.join("episodes.jsonl")) {
+        assert_eq!(e["fallbacks"], 0, "{e}");
     }
 }

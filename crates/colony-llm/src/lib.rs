@@ -37,6 +37,7 @@ mod sampling;
 mod scripted;
 mod secret;
 mod simulated;
+mod simulated_structured;
 mod simulated_tools;
 pub mod stable_hash;
 mod tools;

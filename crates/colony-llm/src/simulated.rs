@@ -203,7 +203,15 @@ impl ChatModel for SimulatedModel {
                 if let Some(call) = call {
                     return Ok(self.tool_call_response(request, call));
                 }
-                self.reply_text(cfg, request)
+                let text = self.reply_text(cfg, request);
+                match &request.response_format {
+                    Some(format) => super::simulated_structured::structured_reply(
+                        &text,
+                        format,
+                        request_seed(cfg, request),
+                    ),
+                    None => text,
+                }
             }
             Mode::Scripted(m) => return m.chat(request).await,
         };

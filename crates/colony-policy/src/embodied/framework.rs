@@ -372,10 +372,22 @@ pub async fn open_step<'a>(
     })
 }
 
+/// The prompt of the execution call a structured framework adds on an environment without an
+/// EXECUTION call of its own (docs/design/tools.md §8); `{action}` is the chosen text action.
+pub const STRUCTURED_EXECUTION: &str = "Your chosen action is: {action}\n\nReply with exactly \
+     this action, written as the JSON object the response format describes, and nothing else.";
+
 /// Turns a chosen text action of `agent` into the reply its environment parses: the EXECUTION
 /// call where the environment has one (purpose `execution`, §11.2; `system` in place of the
 /// agent's instructions when given), else the text itself. The returned call, if any, is
 /// marked as the one whose reply became the action.
+///
+/// Decision (docs/design/tools.md §8): a policy running structured on an environment without
+/// an EXECUTION call (CUBE, SwarmBench) gets one, with [`STRUCTURED_EXECUTION`] as its
+/// prompt: the planning and dialogue calls keep their own tagged formats, and only the call
+/// whose reply becomes the action is constrained to the environment's reply schema, as on
+/// Wildfire. It costs one more call per deciding agent and step, which the call log shows
+/// under purpose `execution`.
 pub async fn execute(
     caller: &Caller,
     step: u64,
@@ -389,6 +401,14 @@ pub async fn execute(
             // the policy runs structured.
             let mut log = caller
                 .ask_action(step, agent, "execution", system, prompter(action))
+                .await?;
+            log.decides = true;
+            Ok((log.reply.clone().unwrap_or_default(), Some(log)))
+        }
+        None if agent.reply_schema.is_some() => {
+            let prompt = STRUCTURED_EXECUTION.replace("{action}", action);
+            let mut log = caller
+                .ask_action(step, agent, "execution", system, prompt)
                 .await?;
             log.decides = true;
             Ok((log.reply.clone().unwrap_or_default(), Some(log)))

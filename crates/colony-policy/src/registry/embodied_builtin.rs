@@ -42,7 +42,6 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
         "SelfOrg's graph over the agents' proposals; structured=true constrains EXECUTION (wildfire)",
         |o, c| {
             let p = crate::selforg::embodied::EmbodiedSelfOrg::with_options(c.caller.clone(), o)?;
-            needs_execution("selforg", &p, c)?;
             Ok(Box::new(p))
         },
     ),
@@ -60,42 +59,15 @@ pub const BUILTIN: &[(&str, &str, BuildEmbodied)] = &[
     ),
 ];
 
-/// A CREW-Wildfire framework with its options; `structured=true` is refused where the
-/// environment has no EXECUTION call, the one call of a framework whose reply is the action.
+/// A CREW-Wildfire framework with its options (`structured=true` constrains the call whose
+/// reply is the action: the environment's EXECUTION call, or the one the framework adds where
+/// there is none; `crate::embodied::framework::execute`).
 fn framework<S: crate::embodied::framework_step::FrameworkSteps + 'static>(
     o: &mut PolicyOptions,
     c: &PolicyContext,
 ) -> Result<Box<dyn EmbodiedPolicy>, EmbodiedError> {
     let f = crate::embodied::framework_step::Framework::<S>::with_options(c.caller.clone(), o)?;
-    needs_execution(S::NAME, &f, c)?;
     Ok(Box::new(f))
-}
-
-/// Refuses `structured=true` for a policy whose only action-producing call is the EXECUTION
-/// call, on an environment that has none.
-fn needs_execution(
-    name: &str,
-    policy: &dyn EmbodiedPolicy,
-    c: &PolicyContext,
-) -> Result<(), EmbodiedError> {
-    if !policy.structured() {
-        return Ok(());
-    }
-    let executes = c
-        .entry
-        .make(colony_env_api::EnvParams::default())
-        .is_ok_and(|env| env.calls().is_some());
-    if executes {
-        return Ok(());
-    }
-    Err(EmbodiedError::config(
-        name,
-        format!(
-            "structured=true constrains the EXECUTION call, which {} does not have \
-             (use it on wildfire, or independent/swarmsys here)",
-            c.entry.info().id
-        ),
-    ))
 }
 
 /// `independent` reads one option, `structured` (docs/design/tools.md §8); the registry

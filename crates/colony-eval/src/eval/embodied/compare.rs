@@ -493,12 +493,16 @@ pub async fn write_compare_reports(
 /// of the table: refused, as `colony eval` refuses them (`camon` and `camon:` are one spec).
 fn check_unique_policies(policies: &[EmbodiedFactory]) -> Result<(), CompareError> {
     let canonical = |s: &str| s.trim().trim_end_matches(':').trim().to_string();
-    let mut seen = BTreeSet::new();
+    let mut seen = std::collections::BTreeMap::new();
     for p in policies {
-        if !seen.insert(canonical(p.spec())) {
+        if let Some(first) = seen.insert(canonical(p.spec()), p.spec()) {
             return Err(CompareError::Policy(EmbodiedError::Config {
                 policy: p.spec().to_string(),
-                message: "is named twice in the policy list; each policy runs once".into(),
+                message: format!(
+                    "`{first}` and `{}` are one policy, named twice in the policy list; each \
+                     policy runs once",
+                    p.spec()
+                ),
             }));
         }
     }
