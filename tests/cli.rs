@@ -374,3 +374,82 @@ fn base_url_without_model_uses_the_servers_only_model() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+#[test]
+fn errors_are_one_clipped_line_said_once() {
+    let huge = "9".repeat(500);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    let out = out.to_str().unwrap();
+    let compare = |extra: &[&str]| {
+        let mut args = vec![
+            "compare",
+            "--env",
+            "cube",
+            "--policies",
+            "scripted:noop",
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        let o = colony(&args, &[]);
+        assert!(!o.status.success(), "{extra:?}");
+        stderr(&o)
+    };
+    for extra in [
+        vec!["--seeds".to_string(), huge.clone()],
+        vec!["--seeds".to_string(), format!("0..{huge}")],
+        vec![
+            "--seeds".to_string(),
+            "0".into(),
+            "--max-steps".into(),
+            huge.clone(),
+        ],
+        vec![
+            "--seeds".to_string(),
+            "0".into(),
+            "--set".into(),
+            format!("n={huge}"),
+        ],
+    ] {
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let err = compare(&extra);
+        let first = err.lines().next().unwrap_or("");
+        assert!(first.len() < 300, "{} characters: {first}", first.len());
+        assert!(!err.contains(&"9".repeat(120)), "{err}");
+    }
+    // A bad setting is said once, not twice through the error chain.
+    let err = compare(&["--seeds", "0", "--set", "nn=3"]);
+    assert_eq!(err.matches("unknown parameter").count(), 1, "{err}");
+    // A context the HTTP model refuses is refused for the simulated one too.
+    let o = colony(
+        &[
+            "compare",
+            "--env",
+            "cube",
+            "--policies",
+            "independent",
+            "--seeds",
+            "0",
+            "--context-tokens",
+            "0",
+            "--out",
+            out,
+        ],
+        &[],
+    );
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("context_tokens") && err.contains("got 0"),
+        "{err}"
+    );
+    // A TOML error is one line naming the file and the line.
+    let toml = tmp.path().join("models.toml");
+    std::fs::write(&toml, "[models.a]\nkind = \"simulated\"\nbogus = \n").unwrap();
+    let o = colony(&["models", "--models-config", toml.to_str().unwrap()], &[]);
+    let err = stderr(&o);
+    assert!(!o.status.success());
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("{}:3:", toml.display())), "{err}");
+}

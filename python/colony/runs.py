@@ -31,10 +31,12 @@ def _flags(options: Mapping[str, Any]) -> list[str]:
         if value is True:
             args.append(flag)
         elif isinstance(value, (list, tuple)):
-            for v in value:
-                args += [flag, str(v)]
+            # `--flag=value`: a value starting with `-` (`max_steps=-1`) stays a value, so
+            # the command line names the flag that refused it.
+            args += [f"{flag}={v}" for v in value]
         else:
-            args += [flag, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
+            text = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+            args.append(f"{flag}={text}")
     return args
 
 
@@ -80,6 +82,7 @@ def eval(
     """
     args = ["eval", "--dataset", dataset, "--out", os.fspath(out)]
     # Always `;`-separated (a trailing `;` included): a spec's own commas stay its options.
+    _check_unique_names(policies)
     args += ["--policy", ";".join(_solver_spec(p) for p in policies) + ";"]
     args += _flags(
         {"data": data, "model": model, "base_url": base_url, "quiet": quiet, **options}
@@ -117,7 +120,8 @@ def compare(
     (``grid=["level=13,14"]``, ``max_steps=30``, ``baseline="scripted:noop"``).
     """
     if not isinstance(seeds, str):
-        seeds = ",".join(str(int(s)) for s in seeds)
+        seeds = _seed_list(seeds)
+    _check_unique_names(policies)
     policies = [_policy_spec(p) for p in policies]
     args = ["compare", "--env", env, "--out", os.fspath(out), "--seeds", seeds]
     args += ["--policies", ";".join(policies) + ";"]
@@ -127,11 +131,61 @@ def compare(
     return _summary(out)
 
 
+# The most seeds a comparison takes (as `colony compare --seeds`).
+MAX_SEEDS = 1_000_000
+
+
+def _seed_list(seeds: Iterable[int]) -> str:
+    """``seeds`` as ``--seeds`` text: a step-1 ``range`` as ``a..b`` (never expanded), any
+    other iterable read up to ``MAX_SEEDS`` + 1 items, so ``range(10**9)`` or an endless
+    generator is a clear error, not exhausted memory."""
+    if isinstance(seeds, range) and seeds.step == 1:
+        if len(seeds) > MAX_SEEDS:
+            raise _colony.ColonyError(
+                f"seeds: {len(seeds)} seeds (at most {MAX_SEEDS})"
+            )
+        if len(seeds) == 0:
+            raise _colony.ColonyError("seeds: the range is empty")
+        return f"{seeds.start}..{seeds.stop}"
+    out = []
+    for s in seeds:
+        if len(out) == MAX_SEEDS:
+            raise _colony.ColonyError(f"seeds: more than {MAX_SEEDS} seeds")
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0 or s >= 2**64:
+            raise _colony.ColonyError(
+                f"seeds: {str(s)[:80]!s} is not an integer in 0..2^64"
+            )
+        out.append(str(s))
+    return ",".join(out)
+
+
+def _object_name(policy: Any) -> str:
+    return str(getattr(policy, "name", None) or type(policy).__name__)
+
+
+def _check_unique_names(policies: Sequence[Any]) -> None:
+    """Refuses two policies that would be one row (and write one directory): two Python
+    objects with the same ``name``, or a spec given twice, naming both."""
+    seen: dict[str, str] = {}
+    for p in policies:
+        if isinstance(p, str):
+            label, shown = p.strip().rstrip(":").strip(), repr(p)
+        else:
+            label = f"python:{_object_name(p)}"
+            shown = f"a {type(p).__name__} object named {_object_name(p)!r}"
+        if label in seen:
+            raise _colony.ColonyError(
+                f"policies: {seen[label]} and {shown} are both the row {label}; "
+                "give each policy a distinct name"
+            )
+        seen[label] = shown
+
+
 def _solver_spec(policy: Any) -> str:
     """A reasoning policy spec, registering a Python object as ``python:<name>``."""
     if isinstance(policy, str):
         return policy
-    name = str(getattr(policy, "name", None) or type(policy).__name__)
+    name = _object_name(policy)
     _colony.register_solver(name, policy)
     return f"python:name={name},label=python:{name}"
 
@@ -140,8 +194,8 @@ def _policy_spec(policy: Any) -> str:
     """A policy spec, registering a Python policy object as ``python:<name>``."""
     if isinstance(policy, str):
         return policy
-    name = getattr(policy, "name", None) or type(policy).__name__
-    _colony.register_policy(str(name), policy)
+    name = _object_name(policy)
+    _colony.register_policy(name, policy)
     return f"python:{name}"
 
 
@@ -168,8 +222,12 @@ def load_results(run_dir: PathLike, *, as_dataframe: bool = False) -> Any:
     run (from ``episodes.jsonl``). With ``as_dataframe=True`` returns a pandas DataFrame
     (pandas is needed then, and only then)."""
     root = Path(run_dir)
+    if not root.is_dir():
+        raise _colony.ColonyError(f"{root}: not a run directory (it does not exist or is a file)")
     records: list[dict[str, Any]] = []
     episodes = root / "episodes.jsonl"
+    if episodes.exists() and not episodes.is_file():
+        raise _colony.ColonyError(f"{episodes}: not a regular file")
     if episodes.is_file():
         records = _read_jsonl(episodes)
     else:
@@ -184,10 +242,32 @@ def load_results(run_dir: PathLike, *, as_dataframe: bool = False) -> Any:
     return records
 
 
+# The largest results file `load_results` reads, and its longest line.
+MAX_RESULTS_BYTES = 1 << 30
+MAX_LINE_BYTES = 64 << 20
+
+
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The JSON lines of ``path``, bounded: only a regular file (a link to a device such as
+    ``/dev/zero`` is refused), at most ``MAX_RESULTS_BYTES`` in all and ``MAX_LINE_BYTES`` per
+    line, each a ``ColonyError`` naming the file."""
+    if not path.is_file():
+        raise _colony.ColonyError(f"{path}: not a regular file")
+    size = path.stat().st_size
+    if size > MAX_RESULTS_BYTES:
+        raise _colony.ColonyError(
+            f"{path}: {size} bytes, more than load_results reads ({MAX_RESULTS_BYTES})"
+        )
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        while True:
+            line = f.readline(MAX_LINE_BYTES + 1)
+            if not line:
+                break
+            if len(line) > MAX_LINE_BYTES:
+                raise _colony.ColonyError(
+                    f"{path}: a line longer than {MAX_LINE_BYTES} bytes"
+                )
             line = line.strip()
             if line:
                 try:

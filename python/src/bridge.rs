@@ -114,3 +114,36 @@ pub fn ask_and_wait<A>(
         .map_err(|_| colony_error("ask: the run stopped"))?
         .map_err(colony_error)
 }
+
+/// The integer attribute `name` of `object` within `range`, `default` when the object has
+/// none. Decision: a value that is not an int (a string `"3"`, a float `2.5`, a bool) or is
+/// out of range is an error naming the attribute, never read as the default.
+pub(crate) fn int_attribute(
+    object: &pyo3::Bound<'_, pyo3::PyAny>,
+    name: &str,
+    default: u64,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<u64, String> {
+    use pyo3::types::{PyAnyMethods, PyBool, PyInt};
+    let Ok(value) = object.getattr(name) else {
+        return Ok(default);
+    };
+    let shown = || {
+        value
+            .repr()
+            .map(|r| colony::env_api::clip(&r.to_string()))
+            .unwrap_or_else(|_| "?".into())
+    };
+    if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
+        return Err(format!("{name} = {}: not an integer", shown()));
+    }
+    match value.extract::<i128>() {
+        Ok(n) if n >= 0 && range.contains(&(n as u64)) && n <= u64::MAX as i128 => Ok(n as u64),
+        _ => Err(format!(
+            "{name} = {}: not in {}..={}",
+            shown(),
+            range.start(),
+            range.end()
+        )),
+    }
+}

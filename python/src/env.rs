@@ -11,6 +11,11 @@ use pyo3::types::PyBytes;
 
 use crate::colony_error;
 
+/// The most bytes of numeric observations one reset or step returns (every agent's, end to
+/// end). Decision: settings whose observations exceed it (`size=2000, view=1999`) are refused
+/// when the environment is built, naming the figures, instead of failing an allocation later.
+pub const MAX_OBSERVATION_BYTES: u64 = 256 << 20;
+
 /// An environment and what Python asks of it often: the agent order and numeric spaces.
 pub(crate) struct Inner {
     /// The environment.
@@ -29,14 +34,54 @@ impl Inner {
             .map_err(colony_error)?;
         env.reset(0);
         let agents = env.agents();
-        let spaces = agents
+        let spaces: Vec<Option<NumericSpaces>> = agents
             .iter()
             .map(|a| env.numeric().and_then(|n| n.numeric_spaces(a)))
             .collect();
+        let values: u64 = spaces
+            .iter()
+            .map(|s| {
+                s.as_ref().map_or(0u64, |s| {
+                    s.shape
+                        .iter()
+                        .fold(1u64, |n, &d| n.saturating_mul(d as u64))
+                })
+            })
+            .fold(0u64, u64::saturating_add);
+        let bytes = values.saturating_mul(4);
+        if bytes > MAX_OBSERVATION_BYTES {
+            return Err(colony_error(format!(
+                "{}: the numeric observations of its {} agents are {} MB per reset or step, more \
+                 than the {} MB a Python environment returns; use a smaller view, grid or team",
+                env.id(),
+                agents.len(),
+                bytes / 1_000_000,
+                MAX_OBSERVATION_BYTES / 1_000_000
+            )));
+        }
         Ok(Self {
             env,
             agents,
             spaces,
+        })
+    }
+
+    /// Every agent's numeric observation as little-endian f32 bytes, written once, straight
+    /// into the Python `bytes` returned (allocation failure is Python's `MemoryError`).
+    pub fn observation_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let n = self.observation_len();
+        PyBytes::new_with(py, n * 4, |buf| {
+            match bytemuck::try_cast_slice_mut::<u8, f32>(buf) {
+                Ok(values) if cfg!(target_endian = "little") => {
+                    self.observe_all(values).map_err(colony_error)
+                }
+                _ => {
+                    let mut values = vec![0.0f32; n];
+                    self.observe_all(&mut values).map_err(colony_error)?;
+                    buf.copy_from_slice(&crate::bytes::from_f32(&values));
+                    Ok(())
+                }
+            }
         })
     }
 
@@ -142,14 +187,7 @@ impl Env {
 
     /// Every agent's numeric observation as f32 bytes, end to end in agent order.
     fn observe_all<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let raw = py.detach(|| {
-            self.with(|i| {
-                let mut out = vec![0.0f32; i.observation_len()];
-                i.observe_all(&mut out).map_err(colony_error)?;
-                Ok(out)
-            })
-        })?;
-        Ok(PyBytes::new(py, &crate::bytes::from_f32(&raw)))
+        self.with(|i| i.observation_bytes(py))
     }
 
     /// One step from int64 action codes (bytes, end to end in agent order); returns

@@ -22,6 +22,18 @@ use crate::bridge::{ask_and_wait, exception_line, AskRequest, ObjectTable};
 
 /// The largest team a Python reasoning policy may ask for.
 const MAX_AGENTS: usize = 64;
+/// Asks one item may make by default (the object's `max_asks` attribute overrides it, up to
+/// [`MAX_ASKS_CAP`]). Decision: every ask carries the agent's whole conversation, so prompt
+/// tokens grow with the square of the asks; a solver looping on `ask` fails its item with a
+/// clear error instead of exhausting memory.
+pub const DEFAULT_MAX_ASKS: u64 = 256;
+/// The most `max_asks` may raise the bound to.
+pub const MAX_ASKS_CAP: u64 = 100_000;
+/// Bytes of prompts and replies one item may exchange by default (the object's
+/// `max_conversation_bytes` overrides it, up to [`MAX_CONVERSATION_CAP`]).
+pub const DEFAULT_MAX_CONVERSATION_BYTES: u64 = 8 << 20;
+/// The most `max_conversation_bytes` may raise the bound to.
+pub const MAX_CONVERSATION_CAP: u64 = 1 << 30;
 
 /// Python reasoning policy objects by name, registered by `colony.eval` before a run.
 static SOLVERS: ObjectTable = ObjectTable::new();
@@ -40,14 +52,20 @@ pub fn build(
     let name = options
         .text("name")
         .ok_or_else(|| PolicyError::Config("python: needs name=<registered object>".into()))?;
-    let (object, agents) = Python::attach(|py| {
+    let (object, read) = Python::attach(|py| {
         let object = SOLVERS.get(py, &name)?;
-        let agents = object
-            .bind(py)
-            .getattr("agents")
-            .and_then(|a| a.extract::<usize>())
-            .unwrap_or(1);
-        Some((object, agents))
+        let bound = object.bind(py);
+        let read = (
+            crate::bridge::int_attribute(bound, "agents", 1, 1..=MAX_AGENTS as u64),
+            crate::bridge::int_attribute(bound, "max_asks", DEFAULT_MAX_ASKS, 1..=MAX_ASKS_CAP),
+            crate::bridge::int_attribute(
+                bound,
+                "max_conversation_bytes",
+                DEFAULT_MAX_CONVERSATION_BYTES,
+                1..=MAX_CONVERSATION_CAP,
+            ),
+        );
+        Some((object, read))
     })
     .ok_or_else(|| {
         PolicyError::Config(format!(
@@ -55,15 +73,16 @@ pub fn build(
              itself to colony.eval)"
         ))
     })?;
-    if !(1..=MAX_AGENTS).contains(&agents) {
-        return Err(PolicyError::Config(format!(
-            "python:{name}: agents = {agents}, not 1 to {MAX_AGENTS}"
-        )));
-    }
+    let bad = |e: String| PolicyError::Config(format!("python:{name}: {e}"));
+    let agents = read.0.map_err(bad)? as usize;
+    let max_asks = read.1.map_err(bad)?;
+    let max_bytes = read.2.map_err(bad)?;
     Ok(Box::new(PythonSolver {
         label: format!("python:{name}"),
         object,
         agents,
+        max_asks,
+        max_bytes,
     }))
 }
 
@@ -72,6 +91,10 @@ struct PythonSolver {
     label: String,
     object: Py<PyAny>,
     agents: usize,
+    /// Asks one item may make.
+    max_asks: u64,
+    /// Prompt and reply bytes one item may exchange.
+    max_bytes: u64,
 }
 
 /// The `ask` handle of a Python reasoning policy: `ask(prompt, agent=0) -> str`.
@@ -113,9 +136,31 @@ impl ReasoningPolicy for PythonSolver {
         });
         let mut failure: Option<PolicyError> = None;
         let mut index = 0u32;
+        let mut bytes = 0u64;
         let done = loop {
             tokio::select! {
                 Some(r) = incoming.recv() => {
+                    bytes = bytes.saturating_add(r.prompt.len() as u64);
+                    let over = if u64::from(index) >= self.max_asks {
+                        Some(format!(
+                            "ask: the item made {} asks, the limit (set `max_asks` on the policy \
+                             object to raise it)",
+                            self.max_asks
+                        ))
+                    } else if bytes > self.max_bytes {
+                        Some(format!(
+                            "ask: the item's prompts and replies passed {} bytes, the limit (set \
+                             `max_conversation_bytes` on the policy object to raise it)",
+                            self.max_bytes
+                        ))
+                    } else {
+                        None
+                    };
+                    if let Some(why) = over {
+                        let _ = r.reply.send(Err(why.clone()));
+                        failure.get_or_insert(PolicyError::Config(format!("{}: {why}", self.label)));
+                        continue;
+                    }
                     let Some(agent) = ids.get(r.agent) else {
                         let _ = r.reply.send(Err(format!(
                             "ask: agent {} is not in the team of {}", r.agent, ids.len()
@@ -128,6 +173,7 @@ impl ReasoningPolicy for PythonSolver {
                     index += 1;
                     match team.ask_with(agent, r.prompt, options).await {
                         Ok(reply) => {
+                            bytes = bytes.saturating_add(reply.text.len() as u64);
                             let _ = r.reply.send(Ok(reply.text));
                         }
                         Err(e) => {

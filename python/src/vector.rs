@@ -37,6 +37,12 @@ pub struct VecEnv {
     agents: usize,
 }
 
+/// The most bytes a vector environment may hold in its copies' observations and states.
+/// Decision: one copy is built first and measured (its observation bytes plus its state as
+/// JSON, a stand-in for its size in memory), and `count` copies are refused when the total
+/// passes this, naming both numbers, before any more are built.
+pub const MAX_VECTOR_BYTES: u64 = 2 << 30;
+
 /// What one step of one copy returns.
 type CopyStep = (Vec<f64>, bool, bool);
 
@@ -53,10 +59,26 @@ impl VecEnv {
             )));
         }
         let copies = py.detach(|| {
-            (0..count)
+            let first = Inner::build(name, &settings)?;
+            let state = serde_json::to_vec(&first.env.state_json()).map_or(0, |s| s.len() as u64);
+            let per_copy = (first.observation_len() as u64 * 4).saturating_add(state);
+            let total = per_copy.saturating_mul(count as u64);
+            if total > MAX_VECTOR_BYTES {
+                return Err(colony_error(format!(
+                    "{}: {count} copies × {:.1} MB per copy (observations and state) = {:.1} GB, \
+                     more than the {} GB a vector environment may hold; use fewer copies or a \
+                     smaller environment",
+                    first.env.id(),
+                    per_copy as f64 / 1e6,
+                    total as f64 / 1e9,
+                    MAX_VECTOR_BYTES >> 30
+                )));
+            }
+            let rest = (1..count)
                 .into_par_iter()
                 .map(|_| Inner::build(name, &settings))
-                .collect::<PyResult<Vec<Inner>>>()
+                .collect::<PyResult<Vec<Inner>>>()?;
+            Ok::<_, PyErr>(std::iter::once(first).chain(rest).collect::<Vec<Inner>>())
         })?;
         let first = &copies[0];
         let mut width = 0;

@@ -129,3 +129,76 @@ def test_ctrl_c_stops_a_run_cleanly_and_it_resumes(tmp_path):
     rows = colony.load_results(out)
     assert len(rows) == 300 and len({r["seed"] for r in rows}) == 300
     assert summary["policies"]["independent"]["episodes"] == 300
+
+
+class _Stay:
+    def __init__(self, name):
+        self.name = name
+
+    def decide(self, views, ask):
+        return {v["id"]: "ACTION: STAY" for v in views}
+
+
+class _Other(_Stay):
+    pass
+
+
+def test_two_policies_with_one_name_are_refused_naming_both(tmp_path):
+    # Two objects named alike would be one row writing one directory at once.
+    with pytest.raises(colony.ColonyError) as e:
+        colony.compare(
+            "swarmbench",
+            out=tmp_path / "a",
+            policies=[_Stay("same"), _Other("same")],
+            seeds="0..1",
+        )
+    message = str(e.value)
+    assert "_Stay" in message and "_Other" in message and "python:same" in message, message
+    with pytest.raises(colony.ColonyError, match="'camon' and 'camon:'"):
+        colony.compare("wildfire", out=tmp_path / "b", policies=["camon", "camon:"])
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_seeds_are_bounded_before_they_are_expanded(tmp_path):
+    with pytest.raises(colony.ColonyError, match="at most 1000000"):
+        colony.compare(
+            "swarmbench", out=tmp_path / "a", policies=["scripted:noop"], seeds=range(10**9)
+        )
+
+    def endless():
+        n = 0
+        while True:
+            yield n
+            n += 1
+
+    with pytest.raises(colony.ColonyError, match="more than 1000000"):
+        colony.compare("swarmbench", out=tmp_path / "b", policies=["scripted:noop"], seeds=endless())
+    for bad in ([2**64], [-1], [1.5], ["3"]):
+        with pytest.raises(colony.ColonyError, match="not an integer"):
+            colony.compare("swarmbench", out=tmp_path / "c", policies=["scripted:noop"], seeds=bad)
+    summary = colony.compare(
+        "swarmbench", out=tmp_path / "d", policies=["scripted:noop"], seeds=range(2, 4), max_steps=2
+    )
+    assert summary["policies"]["scripted:noop"]["seeds"] == [2, 3]
+
+
+def test_load_results_is_bounded_and_refuses_what_is_not_a_run(tmp_path):
+    with pytest.raises(colony.ColonyError, match="not a run directory"):
+        colony.load_results(tmp_path / "missing")
+    run = tmp_path / "run"
+    run.mkdir()
+    os.symlink("/dev/zero", run / "episodes.jsonl")
+    with pytest.raises(colony.ColonyError, match="not a regular file"):
+        colony.load_results(run)
+    os.remove(run / "episodes.jsonl")
+    (run / "episodes.jsonl").write_text('{"seed": 1}\n' + "x" * (64 << 20) + "y\n")
+    with pytest.raises(colony.ColonyError, match="a line longer than"):
+        colony.load_results(run)
+
+
+def test_a_negative_option_is_named_by_its_flag(tmp_path):
+    with pytest.raises(colony.ColonyError) as e:
+        colony.compare("swarmbench", out=tmp_path / "a", policies=["scripted:noop"], max_steps=-1)
+    message = str(e.value)
+    assert "--max-steps" in message and "unexpected argument" not in message, message
+    assert "\n" not in message, message

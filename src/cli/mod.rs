@@ -143,9 +143,17 @@ pub fn main_with(registry: Registry) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let registry = &registry;
-    let matches = with_registry_help(Cli::command(), registry).get_matches();
-    let cli = match Cli::from_arg_matches(&matches) {
+    let parsed = with_registry_help(Cli::command(), registry)
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // clap echoes a bad value whole (a 500-digit number, twice): clipped as every
+            // other message of colony is.
+            eprintln!("{}", clip_long_words(e.render().to_string().trim_end()));
+            return ExitCode::from(2);
+        }
         Err(e) => e.exit(),
     };
     try_init_logging(cli.verbose);
@@ -175,12 +183,46 @@ pub fn main_with(registry: Registry) -> ExitCode {
 }
 
 /// Why an in-process command ([`run_args_until`]) did not finish: the one-line message the
-/// command line prints after `error: `, or clap's usage text for bad arguments and `--help`.
+/// command line prints after `error: ` (bad arguments included), or the help text for
+/// `--help`.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct CommandError {
     /// The message, as the command line would print it.
     pub message: String,
+}
+
+/// A clap error as an embedder shows it: `--help` and `--version` in full, every other error
+/// as its one line (`invalid value '-1' for '--max-steps <N>': …`), without the usage block
+/// that follows it on a terminal.
+fn clap_message(e: &clap::Error) -> String {
+    use clap::error::ErrorKind;
+    let text = e.render().to_string();
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        return text.trim_end().to_string();
+    }
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    clip_long_words(first.trim().trim_start_matches("error:").trim())
+}
+
+/// `text` with every word longer than 100 characters cut to its first 80 and `…`.
+fn clip_long_words(text: &str) -> String {
+    text.split_inclusive(char::is_whitespace)
+        .map(|w| {
+            let word = w.trim_end();
+            if word.chars().count() > 100 {
+                let cut: String = word.chars().take(80).collect();
+                format!("{cut}…{}", &w[word.len()..])
+            } else {
+                w.to_string()
+            }
+        })
+        .collect()
 }
 
 /// How an in-process command ended.
@@ -213,7 +255,7 @@ where
         .try_get_matches_from(argv)
         .and_then(|m| Cli::from_arg_matches(&m))
         .map_err(|e| CommandError {
-            message: e.render().to_string().trim_end().to_string(),
+            message: clap_message(&e),
         })?;
     try_init_logging(cli.verbose);
     // This run's own stop flag: every thread of its runtime (and this one while it waits) is

@@ -245,8 +245,16 @@ impl ModelsConfig {
     /// Parses TOML text; `path` is used in errors and to resolve relative paths.
     pub fn parse(text: &str, path: Option<&Path>) -> Result<Self, ModelError> {
         let shown = path.map_or("models.toml".to_string(), |p| p.display().to_string());
-        let mut cfg: ModelsConfig =
-            toml::from_str(text).map_err(|e| ModelError::Config(format!("{shown}: {e}")))?;
+        // One line naming the file and line (toml's own message spans several, with a
+        // picture of the line).
+        let mut cfg: ModelsConfig = toml::from_str(text).map_err(|e| {
+            let line = e.span().map_or(1, |s| {
+                text.get(..s.start)
+                    .map_or(1, |t| t.matches('\n').count() + 1)
+            });
+            let message = e.message().replace('\n', " ");
+            ModelError::Config(format!("{shown}:{line}: {}", message.trim()))
+        })?;
         let base = path.and_then(Path::parent).map(Path::to_path_buf);
         for (name, spec) in &mut cfg.models {
             spec.name = name.clone();
@@ -428,11 +436,7 @@ impl ModelSpec {
                 })?;
         }
         if let Some(n) = self.context_tokens {
-            if !(1..=MAX_CONTEXT_TOKENS).contains(&n) {
-                return Err(ModelError::Config(format!(
-                    "model {name}: context_tokens (or --context-tokens) must be 1..={MAX_CONTEXT_TOKENS}, got {n}"
-                )));
-            }
+            check_context_tokens(name, n)?;
             settings.context_tokens = Some(n);
         }
         if let Some(spelling) = self.structured_output {
@@ -506,12 +510,28 @@ impl ModelSpec {
 
     /// Builds the model this spec describes; a simulated model is taught by `responders`.
     pub fn build(&self, responders: &Responders) -> Result<SharedModel, ModelError> {
+        // Checked for every kind: the simulated model takes no context window, but a value an
+        // HTTP model refuses must not pass silently because the model is offline.
+        if let Some(n) = self.context_tokens {
+            check_context_tokens(&self.name, n)?;
+        }
         Ok(match self.kind {
             ModelKind::Openai => Arc::new(self.build_client()?),
             ModelKind::Simulated => {
                 Arc::new(SimulatedModel::new(self.simulated_config(responders)?))
             }
         })
+    }
+}
+
+/// `context_tokens` must be `1..=MAX_CONTEXT_TOKENS`.
+fn check_context_tokens(name: &str, n: u64) -> Result<(), ModelError> {
+    if (1..=MAX_CONTEXT_TOKENS).contains(&n) {
+        Ok(())
+    } else {
+        Err(ModelError::Config(format!(
+            "model {name}: context_tokens (or --context-tokens) must be 1..={MAX_CONTEXT_TOKENS}, got {n}"
+        )))
     }
 }
 

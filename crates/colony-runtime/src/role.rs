@@ -138,9 +138,16 @@ impl RoleCard {
     /// Parses and validates a card from TOML text; `origin` names it in errors.
     pub fn parse(text: &str, origin: impl AsRef<Path>) -> Result<Self, RoleError> {
         let path = origin.as_ref();
-        let card: RoleCard = toml::from_str(text).map_err(|e| RoleError::Parse {
-            path: path.to_path_buf(),
-            message: e.to_string().trim_end().to_string(),
+        let card: RoleCard = toml::from_str(text).map_err(|e| {
+            // One line with the line number, not toml's multi-line picture.
+            let line = e.span().map_or(1, |s| {
+                text.get(..s.start)
+                    .map_or(1, |t| t.matches('\n').count() + 1)
+            });
+            RoleError::Parse {
+                path: path.to_path_buf(),
+                message: format!("line {line}: {}", e.message().replace('\n', " ").trim()),
+            }
         })?;
         card.validate().map_err(|message| RoleError::Invalid {
             path: path.to_path_buf(),

@@ -25,13 +25,15 @@ pub enum EnvLookupError {
         /// The known ids, comma-separated.
         known: String,
     },
-    /// The environment refused its settings (the error names the parameter).
-    #[error("configuring {env}: {source}")]
+    /// The environment refused its settings (the error names the parameter). Decision: the
+    /// reason is part of the message and not a `source`, so a printed error chain (`{:#}`)
+    /// says it once.
+    #[error("configuring {env}: {reason}")]
     Config {
         /// The environment id.
         env: String,
         /// What is wrong.
-        source: EnvError,
+        reason: EnvError,
     },
 }
 
@@ -64,9 +66,9 @@ pub fn build<S: AsRef<str>>(
     entry: &'static dyn EnvEntry,
     settings: &[S],
 ) -> Result<Box<dyn DynEnvironment>, EnvLookupError> {
-    let config = |source| EnvLookupError::Config {
+    let config = |reason| EnvLookupError::Config {
         env: entry.info().id,
-        source,
+        reason,
     };
     let params = EnvParams::parse(settings).map_err(config)?;
     entry.make(params).map_err(config)

@@ -31,14 +31,15 @@ pub fn parse_compare_seeds(spec: &str) -> Result<(Vec<u64>, bool), SeedsError> {
 
 /// Parses `A..B`, `A..=B`, `A` or `A,B,…` into a list of seeds.
 pub fn parse_seeds(spec: &str) -> Result<Vec<u64>, SeedsError> {
+    // Echoed text is clipped (a 500-digit typo is not repeated whole, twice).
     let err = |message: String| SeedsError {
-        spec: spec.to_string(),
+        spec: colony_env_api::clip(spec),
         message,
     };
     let num = |s: &str| -> Result<u64, SeedsError> {
         s.trim()
             .parse()
-            .map_err(|_| err(format!("{s:?} is not a number")))
+            .map_err(|_| err(format!("{:?} is not a number", colony_env_api::clip(s))))
     };
     // Inclusive bounds throughout, so `A..=u64::MAX` needs no `u64::MAX + 1`.
     let range = |a: u64, last: Option<u64>| -> Result<Vec<u64>, SeedsError> {
