@@ -296,3 +296,64 @@ fn compare_costs_come_from_prices() {
     let md = std::fs::read_to_string(out.join("results.md")).unwrap();
     assert!(md.contains("cost (USD, all episodes)"), "{md}");
 }
+
+/// A simulated model priced at `prompt` USD per million prompt tokens, in `dir/models.toml`.
+fn sim_priced(dir: &Path, prompt: f64) -> std::path::PathBuf {
+    let path = dir.join("models.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[models.p]\nkind = \"simulated\"\nprice.prompt_per_mtok = {prompt:?}\n\
+             price.completion_per_mtok = 4.0\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn a_resume_under_other_prices_is_refused_naming_both() {
+    let tmp = tempfile::tempdir().unwrap();
+    for kind in ["eval", "compare"] {
+        let out = tmp.path().join(kind);
+        let go = |prompt: f64| {
+            let models = sim_priced(tmp.path(), prompt);
+            let mut cmd = common::colony_cmd(["--models-config", models.to_str().unwrap()]);
+            if kind == "eval" {
+                cmd.args(["eval", "--dataset", "gsm8k", "--data"])
+                    .arg(common::eval_run::gsm8k_sample())
+                    .args(["--policy", "single", "--limit", "2"]);
+            } else {
+                cmd.args([
+                    "compare",
+                    "--env",
+                    "cube",
+                    "--set",
+                    "n=1",
+                    "--policies",
+                    "independent",
+                ])
+                .args(["--seeds", "0", "--max-steps", "2"]);
+            }
+            let o = cmd
+                .args(["--model", "p", "--quiet", "--out", out.to_str().unwrap()])
+                .output()
+                .unwrap();
+            (
+                o.status.success(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+            )
+        };
+        let (ok, err) = go(1.0);
+        assert!(ok, "{kind}: {err}");
+        assert!(out.join("prices.json").is_file());
+        let (ok, err) = go(2.0);
+        assert!(!ok, "{kind}: a resume at other prices must be refused");
+        assert!(
+            err.contains("model p") && err.contains("prompt 1") && err.contains("prompt 2"),
+            "{kind}: {err}"
+        );
+        let (ok, err) = go(1.0);
+        assert!(ok, "{kind}: the earlier prices resume: {err}");
+    }
+}

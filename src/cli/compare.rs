@@ -212,6 +212,7 @@ pub async fn run(
                 (Vec::new(), None)
             };
             budget.check_priced(specs.iter().map(|s| (s.name.as_str(), s.price.is_some())))?;
+            crate::eval::prices::claim(&a.out, &specs)?;
             // Every model, of a `--models` list too, is recorded or replayed as the flags say.
             let calls =
                 CallRouting::from_dirs(a.model.record.as_deref(), a.model.replay.as_deref());

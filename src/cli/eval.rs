@@ -262,11 +262,9 @@ pub async fn run(
         None => None,
     };
     let budget = crate::eval::budget::RunBudget::with_cost(a.max_tokens_total, a.max_cost);
-    budget.check_priced(
-        model_specs(&a, config)?
-            .iter()
-            .map(|s| (s.name.as_str(), s.price.is_some())),
-    )?;
+    let specs = model_specs(&a, config)?;
+    budget.check_priced(specs.iter().map(|s| (s.name.as_str(), s.price.is_some())))?;
+    crate::eval::prices::claim(&a.out, &specs)?;
     let progress = EvalBars::new(a.quiet);
     let outcome = run_dataset(
         DatasetRun {

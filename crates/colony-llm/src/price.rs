@@ -24,7 +24,7 @@ use super::{ChatModel, ChatRequest, ChatResponse, ModelError, SharedModel, Usage
 pub const MAX_PRICE_PER_MTOK: f64 = 100_000.0;
 
 /// A model's prices, in US dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Price {
     /// Prompt tokens.

@@ -25,6 +25,7 @@ pub mod log_cat;
 pub mod models;
 pub mod partial;
 pub mod plot;
+pub mod prices;
 pub mod reasoning;
 pub mod resources;
 pub mod results;

@@ -80,6 +80,9 @@ pub enum SuiteRunError {
     /// A dataset or grid could not be expanded.
     #[error(transparent)]
     Plan(#[from] PlanError),
+    /// A unit's model is priced otherwise than its directory's earlier costs.
+    #[error(transparent)]
+    Prices(#[from] crate::eval::prices::PricesError),
     /// Another colony process runs into the same suite directory.
     #[error(transparent)]
     Lock(#[from] crate::eval::lock::LockError),
@@ -234,6 +237,7 @@ pub async fn run_suite(
         let rel = unit.rel_dir();
         (hooks.unit_started)(&rel);
         let out = dir.join(&rel);
+        crate::eval::prices::claim(&out, std::slice::from_ref(&spec))?;
         let report = match &unit.work {
             UnitWork::Datasets { entries, .. } => {
                 let mut last = None;
