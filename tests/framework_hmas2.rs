@@ -259,3 +259,50 @@ fn prompts_too_long_for_the_context_are_cut_to_fit_and_counted() {
         "{row}"
     );
 }
+
+/// A context the client learnt from the server (`GET /props`, no `--context-tokens`) is
+/// recorded with the calls, so the replay, which asks no server, refuses and cuts the same
+/// prompts and finds every cut one in the cache (before, it stopped at a cache miss).
+#[test]
+fn a_context_learnt_from_the_server_replays_as_it_ran() {
+    let m = common::Mock::start(&["--context-tokens", "1050"], &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let args = [
+            &[
+                "--seeds",
+                "0",
+                "--max-steps",
+                "2",
+                "--base-url",
+                m.url.as_str(),
+                "--model",
+                "sim",
+            ][..],
+            extra,
+        ]
+        .concat();
+        let (ok, _, err) = common::colony(&common::compare_args(
+            "wildfire",
+            &["--set", "level=1"],
+            "hmas2",
+            &args,
+            &out,
+        ));
+        assert!(ok, "{name}: {err}");
+        (out.clone(), common::timeless(&common::summary(&out)))
+    };
+    let (out, recorded) = run("recorded", &["--record", rec.to_str().unwrap()]);
+    let calls = common::jsonl(&out.join("episodes/hmas2/0/calls.jsonl"));
+    assert!(
+        calls.iter().any(|c| !c["truncated"].is_null()),
+        "the server's context cut no prompt"
+    );
+    let context: Value =
+        serde_json::from_str(&std::fs::read_to_string(rec.join("context.json")).unwrap()).unwrap();
+    assert_eq!(context["sim"], 1050, "{context}");
+    let (_, replayed) = run("replayed", &["--replay", rec.to_str().unwrap()]);
+    assert_eq!(replayed, recorded);
+}

@@ -20,7 +20,7 @@ use reqwest::StatusCode;
 
 mod server_context;
 
-pub use server_context::MAX_CONTEXT_TOKENS;
+pub use server_context::{MAX_CONTEXT_TOKENS, PROPS_ORIGIN};
 
 use super::adaptive::is_overload;
 use super::endpoint::{Endpoint, EndpointPool};

@@ -131,8 +131,27 @@ pub struct ReplayModel {
     /// The recorded model is the simulated one (known from the inner model when recording,
     /// told by [`ReplayModel::marked_simulated`] when replaying).
     simulated: bool,
-    /// The configured context of the replayed model ([`ReplayModel::with_context_tokens`]).
+    /// The configured context of the replayed model ([`ReplayModel::with_context_tokens`]),
+    /// or the server's, as recorded in [`CONTEXT_FILE`].
     context_tokens: Option<u64>,
+    /// Where `context_tokens` comes from, as the client names it in its refusal.
+    context_origin: &'static str,
+}
+
+/// The file of a record directory that keeps, per model id, the context its server reported
+/// (`GET /props`) when a recorded run had a prompt refused for it. Decision: a replay reads it
+/// and refuses the same prompts, so the caller cuts them as the recorded run did and the
+/// replay finds every cut prompt in the cache, instead of stopping at a bare cache miss.
+pub const CONTEXT_FILE: &str = "context.json";
+
+/// The contexts recorded in `dir`'s [`CONTEXT_FILE`] (empty when there is none or it cannot
+/// be read: a replay then behaves as before).
+fn recorded_contexts(dir: &Path) -> std::collections::BTreeMap<String, u64> {
+    colony_env_api::bounded::read_string_if_exists(&dir.join(CONTEXT_FILE), 1 << 20)
+        .ok()
+        .flatten()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
 }
 
 impl std::fmt::Debug for ReplayModel {
@@ -168,6 +187,7 @@ impl ReplayModel {
             live: Mutex::new(HashMap::new()),
             writer: Mutex::new(Some(file)),
             context_tokens: None,
+            context_origin: "`context_tokens`",
         })
     }
 
@@ -189,7 +209,8 @@ impl ReplayModel {
             live: Mutex::new(HashMap::new()),
             writer: Mutex::new(None),
             simulated: false,
-            context_tokens: None,
+            context_tokens: recorded_contexts(dir).get(model_id).copied(),
+            context_origin: super::client::PROPS_ORIGIN,
         })
     }
 
@@ -197,11 +218,37 @@ impl ReplayModel {
     /// (`context_tokens` in models.toml or `--context-tokens`), before looking them up: a
     /// refusal is never recorded, and the caller's answer to it (the embodied token guard cuts
     /// the prompt and asks again) must replay as it ran, also from a cache recorded with a
-    /// larger context. A context the client learnt from the server (`GET /props`) is not known
-    /// here; such runs need it configured to replay.
+    /// larger context. A context the client learnt from the server (`GET /props`) comes from
+    /// the recording's [`CONTEXT_FILE`] instead; a configured one wins over it.
     pub fn with_context_tokens(mut self, context_tokens: Option<u64>) -> Self {
-        self.context_tokens = context_tokens;
+        // A configured context wins over one recorded from the server, as in the client.
+        if context_tokens.is_some() {
+            self.context_tokens = context_tokens;
+            self.context_origin = "`context_tokens`";
+        }
         self
+    }
+
+    /// Notes in [`CONTEXT_FILE`] the server context a recorded refusal was made at.
+    fn record_context(&self, context_tokens: u64) {
+        static WRITING: Mutex<()> = Mutex::new(());
+        let _one = WRITING.lock().unwrap_or_else(|p| p.into_inner());
+        let mut all = recorded_contexts(&self.dir);
+        if all.get(&self.id) == Some(&context_tokens) {
+            return;
+        }
+        all.insert(self.id.clone(), context_tokens);
+        let path = self.dir.join(CONTEXT_FILE);
+        let written = serde_json::to_vec_pretty(&all)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| {
+                let tmp = path.with_extension("json.tmp");
+                std::fs::write(&tmp, bytes)?;
+                std::fs::rename(&tmp, &path)
+            });
+        if let Err(e) = written {
+            tracing::warn!(file = %path.display(), "cannot record the server's context: {e}");
+        }
     }
 
     /// This replay, marked as replaying the simulated model's calls (its results then say
@@ -405,7 +452,7 @@ impl ChatModel for ReplayModel {
                     model: self.id.clone(),
                     prompt_tokens,
                     context_tokens,
-                    origin: "`context_tokens`",
+                    origin: self.context_origin,
                 });
             }
         }
@@ -442,7 +489,18 @@ impl ChatModel for ReplayModel {
                 asked_model = true;
                 self.call_and_append(key, request)
             })
-            .await?;
+            .await;
+        if let Err(ModelError::ContextOverflow {
+            context_tokens,
+            origin,
+            ..
+        }) = &response
+        {
+            if *origin == super::client::PROPS_ORIGIN {
+                self.record_context(*context_tokens);
+            }
+        }
+        let response = response?;
         Ok(ChatResponse {
             cached: !asked_model,
             ..response.clone()

@@ -24,6 +24,9 @@ use super::OpenAiClient;
 pub const MAX_CONTEXT_TOKENS: u64 = 1 << 24;
 use crate::endpoint::Endpoint;
 
+/// The origin a context learnt from the server is reported under.
+pub const PROPS_ORIGIN: &str = "as the server reports on GET /props";
+
 /// Longest wait for a `/props` answer: the question must not hold up a run against a server
 /// that accepts connections and never answers it.
 const PROPS_TIMEOUT: Duration = Duration::from_secs(10);
@@ -38,7 +41,7 @@ impl OpenAiClient {
         self.server_context
             .get_or_init(|| self.ask_server_context())
             .await
-            .map(|n| (n, "as the server reports on GET /props"))
+            .map(|n| (n, PROPS_ORIGIN))
     }
 
     async fn ask_server_context(&self) -> Option<u64> {
