@@ -421,6 +421,9 @@ fn errors_are_one_clipped_line_said_once() {
     // A bad setting is said once, not twice through the error chain.
     let err = compare(&["--seeds", "0", "--set", "nn=3"]);
     assert_eq!(err.matches("unknown parameter").count(), 1, "{err}");
+    // A setting typo gets the hint policy-option typos get.
+    let err = compare(&["--seeds", "0", "--set", "num_agent=3"]);
+    assert!(err.contains("did you mean `num_agents`?"), "{err}");
     // A context the HTTP model refuses is refused for the simulated one too.
     let o = colony(
         &[

@@ -204,13 +204,8 @@ impl PolicyOptions {
         let known = if self.asked.is_empty() {
             format!(" ({} takes no options)", self.policy)
         } else {
-            let hint = self
-                .asked
-                .iter()
-                .map(|k| (edit_distance(key, k), k))
-                .filter(|(d, k)| *d <= 2 && *d < k.len())
-                .min()
-                .map(|(_, k)| format!("; did you mean `{k}`?"))
+            let hint = colony_env_api::suggest::closest(key, self.asked.iter().map(String::as_str))
+                .map(|k| format!("; did you mean `{k}`?"))
                 .unwrap_or_default();
             format!(" (known: {}){hint}", self.asked.join(", "))
         };
@@ -246,22 +241,6 @@ pub fn choice(
 
 /// Levenshtein distance of two short keys (option names are a few characters; keys longer
 /// than 64 characters are never a typo of one).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    if a.len() > 64 || b.len() > 64 {
-        return usize::MAX;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
 
 #[cfg(test)]
 mod tests {

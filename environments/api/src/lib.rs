@@ -24,6 +24,7 @@ pub mod policy;
 pub mod pyrandom;
 pub mod registry;
 pub mod rng;
+pub mod suggest;
 
 use std::collections::BTreeMap;
 

@@ -76,9 +76,12 @@ impl EnvParams {
             None => Ok(()),
             Some(key) => {
                 let names: Vec<&str> = known.iter().map(|p| p.name.as_str()).collect();
+                let hint = crate::suggest::closest(&key, names.iter().copied())
+                    .map(|k| format!("; did you mean `{k}`?"))
+                    .unwrap_or_default();
                 Err(EnvError::Param {
                     key: clip(&key),
-                    message: format!("unknown parameter; known: {}", names.join(", ")),
+                    message: format!("unknown parameter; known: {}{hint}", names.join(", ")),
                 })
             }
         }
@@ -88,6 +91,16 @@ impl EnvParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_setting_typo_gets_the_closest_name() {
+        let known = [ParamSpec::new("max_round", "100", "rounds")];
+        let e = EnvParams::parse(&["max_rond=3"])
+            .unwrap()
+            .finish(&known)
+            .unwrap_err();
+        assert!(e.to_string().contains("did you mean `max_round`?"), "{e}");
+    }
 
     #[test]
     fn typed_values_and_clear_errors() {
