@@ -239,9 +239,6 @@ pub fn choice(
     }
 }
 
-/// Levenshtein distance of two short keys (option names are a few characters; keys longer
-/// than 64 characters are never a typo of one).
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,7 +278,7 @@ mod tests {
             .to_string();
         assert!(e.contains("`fast` needs a value"), "{e}");
         assert!(PolicyOptions::parse("cot", "k=1,k=2").is_err());
-        assert_eq!(edit_distance("rounds", "rouns"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(colony_env_api::suggest::edit_distance("rounds", "rouns"), 1);
+        assert_eq!(colony_env_api::suggest::edit_distance("", "abc"), 3);
     }
 }
