@@ -30,6 +30,12 @@ pub struct CompareArgs {
     /// An environment parameter, `key=value` (repeatable; see `colony env list`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Send OpenTelemetry traces of the run (run → item or episode → step → model call, with
+    /// the GenAI semantic conventions) to the OTLP/HTTP collector at URL, its base
+    /// (`http://127.0.0.1:4318`; `/v1/traces` is added). Default: $OTEL_EXPORTER_OTLP_ENDPOINT.
+    /// A collector that is down slows and fails nothing; unsent spans are counted and warned.
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     // documented by the flattened type's own docs (clap help)
@@ -244,6 +250,23 @@ pub async fn run(
             .map(|m| tools.wrap(m))
             .collect();
     }
+    let tracing = crate::eval::otlp::Tracing::from_flag(
+        a.otlp.as_deref(),
+        "colony compare",
+        &[
+            ("colony.env", env.info().id.to_string()),
+            ("colony.policies", a.policies.clone()),
+            ("colony.out", a.out.display().to_string()),
+        ],
+    )?;
+    if tracing.is_some() {
+        side.caller.models = side
+            .caller
+            .models
+            .into_iter()
+            .map(crate::eval::otlp::traced)
+            .collect();
+    }
     let run_config = CompareConfig {
         env,
         set: a.set.clone(),
@@ -325,7 +348,16 @@ pub async fn run(
             }
         })
     };
-    let result = run_compare(run_config, progress.clone()).await;
+    let result = match &tracing {
+        Some(t) => t.run(run_compare(run_config, progress.clone())).await,
+        None => run_compare(run_config, progress.clone()).await,
+    };
+    if let Some(t) = tracing {
+        let error = result.as_ref().err().map(ToString::to_string);
+        if let Some(warning) = t.finish(error.as_deref()) {
+            eprintln!("{warning}");
+        }
+    }
     ticker.abort();
     // The ticker may stop before it saw the last episode: the closing line comes from here.
     report();

@@ -27,6 +27,12 @@ pub struct EvalArgs {
     #[allow(missing_docs)]
     // documented by the flattened type's own docs (clap help)
     pub code: super::sandbox_args::SandboxArgs,
+    /// Send OpenTelemetry traces of the run (run → item or episode → step → model call, with
+    /// the GenAI semantic conventions) to the OTLP/HTTP collector at URL, its base
+    /// (`http://127.0.0.1:4318`; `/v1/traces` is added). Default: $OTEL_EXPORTER_OTLP_ENDPOINT.
+    /// A collector that is down slows and fails nothing; unsent spans are counted and warned.
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     // documented by the flattened type's own docs (clap help)
@@ -265,8 +271,22 @@ pub async fn run(
     let specs = model_specs(&a, config)?;
     budget.check_priced(specs.iter().map(|s| (s.name.as_str(), s.price.is_some())))?;
     crate::eval::prices::claim(&a.out, &specs)?;
+    let tracing = crate::eval::otlp::Tracing::from_flag(
+        a.otlp.as_deref(),
+        "colony eval",
+        &[
+            ("colony.dataset", dataset.name.clone()),
+            ("colony.out", a.out.display().to_string()),
+        ],
+    )?;
+    let mut roster = roster;
+    if tracing.is_some() {
+        for m in &mut roster.members {
+            m.model = crate::eval::otlp::traced(m.model.clone());
+        }
+    }
     let progress = EvalBars::new(a.quiet);
-    let outcome = run_dataset(
+    let run = run_dataset(
         DatasetRun {
             dataset,
             items,
@@ -289,8 +309,18 @@ pub async fn run(
             train: train.into(),
         },
         &progress,
-    )
-    .await?;
+    );
+    let outcome = match &tracing {
+        Some(t) => t.run(run).await,
+        None => run.await,
+    };
+    if let Some(t) = tracing {
+        let error = outcome.as_ref().err().map(ToString::to_string);
+        if let Some(warning) = t.finish(error.as_deref()) {
+            eprintln!("{warning}");
+        }
+    }
+    let outcome = outcome?;
     // Decision: a stopped run prints no table before its error (as compare does): a partial
     // table on stdout reads like a result; results.md keeps it, under its partial banner.
     if let Some((name, why)) = outcome.stopped {

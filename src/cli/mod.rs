@@ -75,7 +75,7 @@ enum Cmd {
     Merge(merge::MergeArgs),
     /// Compare coordination policies on one embodied task, same seeds, side by side
     /// (resumable; table, plots, trajectories and call logs).
-    Compare(compare::CompareArgs),
+    Compare(Box<compare::CompareArgs>),
     /// Tools to look inside SelfOrg (graph formation from embedding vectors).
     Selforg(selforg::SelforgArgs),
     /// Tools to look inside SwarmSys (`match`: the ε-greedy matching distribution).
@@ -119,7 +119,7 @@ async fn run(cli: Cli, registry: &Registry) -> anyhow::Result<()> {
         Cmd::Eval(a) => eval::run(*a, config, r).await,
         Cmd::Run(a) => run::run(a, config, r).await,
         Cmd::Merge(a) => merge::run(a, r).await,
-        Cmd::Compare(a) => compare::run(a, config, r).await,
+        Cmd::Compare(a) => compare::run(*a, config, r).await,
         Cmd::Selforg(a) => selforg::run(a),
         Cmd::Swarmsys(a) => swarmsys::run(a),
         Cmd::Datasets(a) => grade::datasets(a, r),

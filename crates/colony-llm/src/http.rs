@@ -9,13 +9,19 @@
 
 use std::sync::Once;
 
-/// A reqwest client builder with the process's TLS provider installed.
-pub fn client_builder() -> reqwest::ClientBuilder {
+/// Installs the process's TLS provider (once): for a client another crate builds (the
+/// OpenTelemetry exporter's), which must exist after it.
+pub fn ensure_tls_provider() {
     static PROVIDER: Once = Once::new();
     PROVIDER.call_once(|| {
         // Err means another provider is already the process default: that one serves.
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
+}
+
+/// A reqwest client builder with the process's TLS provider installed.
+pub fn client_builder() -> reqwest::ClientBuilder {
+    ensure_tls_provider();
     reqwest::Client::builder()
 }
 

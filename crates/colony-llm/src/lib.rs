@@ -41,6 +41,7 @@ mod simulated_structured;
 mod simulated_tools;
 pub mod stable_hash;
 mod tools;
+pub mod trace_parent;
 mod types;
 mod usage;
 pub mod wire;
@@ -70,6 +71,7 @@ pub use tools::{
     wire_tool_name, ResponseFormat, ToolCall, ToolChoice, ToolExchange, ToolSpec, ToolTally,
     MAX_TOOL_NAME,
 };
+pub use trace_parent::TraceParent;
 pub use types::{
     approx_prompt_tokens, approx_tokens, duration_micros, ChatRequest, ChatResponse, FinishReason,
     Message, Role, Usage,

@@ -122,6 +122,10 @@ pub struct ChatRequest {
     /// The shape the reply must take (omitted: free text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_format: Option<ResponseFormat>,
+    /// The trace context of the call ([`super::TraceParent`]): not sent, not serialized, not
+    /// part of equality or replay keys.
+    #[serde(skip)]
+    pub trace: super::TraceParent,
 }
 
 impl ChatRequest {

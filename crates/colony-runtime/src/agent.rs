@@ -327,6 +327,7 @@ impl Agent {
             sample_index: options.sample_index,
             purpose: options.purpose.clone(),
             response_format: options.response_format.clone(),
+            trace: options.trace.clone(),
             ..ChatRequest::default()
         }
     }

@@ -34,6 +34,9 @@ pub struct AskOptions {
     pub system: Option<String>,
     /// The shape this call's reply must take (`response_format`: structured output).
     pub response_format: Option<colony_llm::ResponseFormat>,
+    /// The asker's trace context, captured by [`crate::Team::ask_with`] and carried to the
+    /// model call in the agent's task ([`colony_llm::TraceParent`]).
+    pub trace: colony_llm::TraceParent,
 }
 
 impl AskOptions {

@@ -222,8 +222,9 @@ impl Team {
         &self,
         agent: impl AsRef<str>,
         prompt: impl Into<String>,
-        options: AskOptions,
+        mut options: AskOptions,
     ) -> Result<Reply, RuntimeError> {
+        options.trace = colony_llm::trace_parent::capture();
         let handle = self.handle(agent.as_ref())?;
         if let Err(e) = self.inner.shared.budget.check() {
             let (kind, limit, used) = (e.kind, e.limit, e.used);

@@ -23,6 +23,7 @@ pub mod latency_histogram;
 pub mod lock;
 pub mod log_cat;
 pub mod models;
+pub mod otlp;
 pub mod partial;
 pub mod plot;
 pub mod prices;

@@ -190,6 +190,7 @@ fn to_chat_request(r: ChatCompletionRequest) -> ChatRequest {
         // Offered tools reach the backing model, so the simulated one calls them.
         tools: r.tools,
         tool_choice: r.tool_choice,
+        trace: Default::default(),
     }
 }
 

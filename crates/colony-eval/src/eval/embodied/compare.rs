@@ -347,15 +347,30 @@ pub async fn run_compare(
         .store(jobs.len() as u64, Ordering::Relaxed);
     let results = Arc::new(results);
     let stop = Arc::new(std::sync::Mutex::new(None));
+    // Spawned episodes do not inherit the trace context: each is put under the run's.
+    let trace_parent = crate::eval::otlp::current();
     let mut stream = futures::stream::iter(jobs)
         .map(|(sub, policy, seed)| {
-            let task = one_episode(
-                sub,
-                policy,
-                seed,
-                results.clone(),
-                progress.clone(),
-                stop.clone(),
+            let name = format!("episode {}/{seed}", policy.spec());
+            let attributes = vec![
+                opentelemetry::KeyValue::new("colony.policy", policy.spec().to_string()),
+                opentelemetry::KeyValue::new("colony.seed", seed as i64),
+                opentelemetry::KeyValue::new("colony.config", sub.label.clone()),
+            ];
+            let task = crate::eval::otlp::under(
+                trace_parent.clone(),
+                crate::eval::otlp::in_span(
+                    name,
+                    attributes,
+                    one_episode(
+                        sub,
+                        policy,
+                        seed,
+                        results.clone(),
+                        progress.clone(),
+                        stop.clone(),
+                    ),
+                ),
             );
             async move {
                 match tokio::spawn(task).await {

@@ -204,7 +204,12 @@ pub async fn run_episode(
                                 env_delivers_messages: delivers,
                                 env: policy.wants_snapshot().then(|| env.snapshot()),
                             };
-                            policy.decide(view).await
+                            crate::eval::otlp::in_span(
+                                format!("step {step}"),
+                                vec![opentelemetry::KeyValue::new("colony.step", step as i64)],
+                                policy.decide(view),
+                            )
+                            .await
                         }
                         Err(e) => Err(e),
                     }

@@ -255,7 +255,13 @@ pub async fn run_policy(
     let mut finished = stream::iter(pending)
         .map(|item| {
             let policy = policy.clone();
-            async move {
+            let span = format!("item {}", item.id);
+            let attributes = vec![
+                opentelemetry::KeyValue::new("colony.item", item.id.clone()),
+                opentelemetry::KeyValue::new("colony.policy", policy.name().to_string()),
+                opentelemetry::KeyValue::new("colony.dataset", config.dataset.name.clone()),
+            ];
+            crate::eval::otlp::in_span(span, attributes, async move {
                 // Checked when the item would start, so items in flight always finish.
                 if !config.budget.may_start() {
                     return None;
@@ -280,7 +286,7 @@ pub async fn run_policy(
                 config.budget.spend_cost(r.cost_usd);
                 spend_judge(&config.budget, r.judge.as_ref());
                 Some(r)
-            }
+            })
         })
         .buffer_unordered(config.concurrency.max(1));
     let mut stopped = None;
