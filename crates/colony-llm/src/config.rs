@@ -652,7 +652,7 @@ accuracy = 0.9
         let err = ModelsConfig::parse("[models.a]\nbase_url = 3\n", Some(Path::new("m.toml")))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("m.toml") && err.contains("line 2"), "{err}");
+        assert!(err.contains("m.toml:2:"), "{err}");
         let err = ModelsConfig::parse("[models.a]\nbase_ulr = \"x\"\n", None)
             .unwrap_err()
             .to_string();
