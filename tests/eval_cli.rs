@@ -54,6 +54,61 @@ fn every_policy_over_http_with_exact_token_totals() {
     assert!(acc > 0.0 && acc < 1.0, "{acc}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("| self_consistency:k=3 |"));
     assert!(dir.path().join("results.csv").is_file());
+    // One policy order in every table and file of the run: the results table's (the
+    // paper's), also in the latency table (once alphabetical), the stdout table and the CSV.
+    let results = std::fs::read_to_string(dir.path().join("results.md")).unwrap();
+    let order = policy_orders(&results)[0].clone();
+    assert_eq!(order.len(), FILES.len(), "{results}");
+    for t in policy_orders(&results) {
+        // Tables of some policies only (metrics) keep the same relative order.
+        let places: Vec<usize> = t
+            .iter()
+            .map(|p| order.iter().position(|o| o == p).unwrap())
+            .collect();
+        assert!(places.windows(2).all(|w| w[0] < w[1]), "{results}");
+    }
+    let latency = std::fs::read_to_string(dir.path().join("latency.md")).unwrap();
+    assert_eq!(policy_orders(&latency), vec![order.clone()], "{latency}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(policy_orders(&stdout)[0], order, "{stdout}");
+    let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+    let mut csv_order: Vec<String> = Vec::new();
+    for line in csv.lines().skip(1) {
+        // The method column, quoted when the label holds a comma.
+        let method = match line.split_once(',').map(|(_, rest)| rest) {
+            Some(rest) if rest.starts_with('"') => rest[1..].split('"').next().unwrap(),
+            Some(rest) => rest.split(',').next().unwrap(),
+            None => "",
+        };
+        assert!(FILES.contains(&method), "{line}");
+        if !csv_order.iter().any(|m| m == method) {
+            csv_order.push(method.to_string());
+        }
+    }
+    assert_eq!(csv_order, order, "{csv}");
+}
+
+/// For each Markdown table of `text` that names the run's policies in its first column, the
+/// policies in row order.
+fn policy_orders(text: &str) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut current: Vec<String> = Vec::new();
+    for line in text.lines().chain(std::iter::once("")) {
+        if let Some(rest) = line.strip_prefix("| ") {
+            let first = rest
+                .split(" |")
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            if FILES.contains(&first.as_str()) {
+                current.push(first);
+            }
+        } else if !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    out
 }
 
 /// `summary.json` with wall times zeroed (they differ run to run).

@@ -289,6 +289,61 @@ fn runs_are_traced_to_a_real_collector_with_parents_and_tokens() {
         total(&s, "prompt_tokens")
     );
 
+    // Tool calls: one `execute_tool` span per call, a child of the ask's `chat` span, a
+    // failed one marked with its kind (serve-mock's script: a malformed call, then 3 + 4).
+    let script = tmp.path().join("script.jsonl");
+    std::fs::write(
+        &script,
+        "{\"tool_calls\": [{\"name\": \"calculator\", \"arguments\": \"{oops\"}, \
+         {\"name\": \"calculator\", \"arguments\": {\"expression\": \"3 + 4\"}}]}\n\
+         {\"content\": \"The answer is \\\\boxed{7}.\"}\n",
+    )
+    .unwrap();
+    let mock = common::Mock::start(&["--script", script.to_str().unwrap()], &[]);
+    let tooled = tmp.path().join("tools");
+    let run = common::eval_run::eval_command(
+        "single",
+        &mock.url,
+        &tooled,
+        &["--tools", "calculator", "--limit", "1", "--otlp", &p.url],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let start = Instant::now();
+    let tools = loop {
+        let found = spans(&p).into_values().find(|t| {
+            t.iter()
+                .filter(|s| s["name"].as_str().unwrap().starts_with("execute_tool "))
+                .count()
+                >= 2
+        });
+        if let Some(t) = found {
+            break t;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "no tool spans");
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    let links = parent_names(&tools);
+    let under_chat = links
+        .iter()
+        .filter(|(c, q)| c == "execute_tool calculator" && q.starts_with("chat "))
+        .count();
+    assert_eq!(under_chat, 2, "{links:?}");
+    let failed: Vec<&Value> = tools
+        .iter()
+        .filter(|s| s["name"] == "execute_tool calculator")
+        .filter(|s| s["attributes"]["error.type"] == "invalid_json")
+        .collect();
+    assert_eq!(failed.len(), 1, "{tools:?}");
+    assert!(tools
+        .iter()
+        .any(|s| s["attributes"]["gen_ai.tool.name"] == "calculator"));
+
     // A collector that is down: the same results, and a warning with the count.
     let down = tmp.path().join("down");
     let dead = format!("http://127.0.0.1:{}", free_port());

@@ -146,6 +146,25 @@ fn every_plot_of_real_runs_stays_inside_its_canvas() {
     for dir in [&eval, &cmp, &study] {
         for svg in svgs(dir) {
             let texts = check_plot(&svg, true);
+            // Useful ticks: no tick label repeated beyond once per axis (a range of equal
+            // scores drawn over 1e-9 labelled every tick "0").
+            let mut ticks: std::collections::BTreeMap<&str, usize> = Default::default();
+            for t in texts.iter().filter(|t| t.parse::<f64>().is_ok()) {
+                *ticks.entry(t.as_str()).or_default() += 1;
+            }
+            assert!(
+                ticks.values().all(|&n| n <= 2),
+                "{}: {ticks:?}",
+                svg.display()
+            );
+            if dir == &cmp {
+                // Titles carry the configuration, not only the environment.
+                assert!(
+                    texts.iter().any(|t| t.contains("cube-v0, n=2")),
+                    "{}: {texts:?}",
+                    svg.display()
+                );
+            }
             if svg.ends_with("score.svg") {
                 // Every policy is named under its column, not on a numeric axis.
                 for p in ["independent", "scripted:noop", "camon", "hmas2"] {
@@ -200,6 +219,7 @@ fn hostile_inputs_keep_plots_readable() {
         &caption,
         "tokens per query",
         "accuracy (%)",
+        None,
         &bubbles,
     )
     .unwrap();
@@ -209,6 +229,59 @@ fn hostile_inputs_keep_plots_readable() {
         texts.iter().any(|t| t == "10k" || t == "1M" || t == "100k"),
         "{texts:?}"
     );
+    // Every method 100% correct: the accuracy axis ends at 100, not 200.
+    let perfect: Vec<Bubble> = (0..3)
+        .map(|i| Bubble {
+            label: format!("m{i}"),
+            x: 1.0 + f64::from(i),
+            y: 100.0,
+            radius: 8,
+            interval: None,
+        })
+        .collect();
+    let perfect_svg = tmp.path().join("perfect.svg");
+    bubble_chart(
+        &perfect_svg,
+        &caption,
+        "tokens per query",
+        "accuracy (%)",
+        Some((0.0, 100.0)),
+        &perfect,
+    )
+    .unwrap();
+    let texts = check_plot(&perfect_svg, false);
+    let numbers: Vec<f64> = texts.iter().filter_map(|t| t.parse().ok()).collect();
+    assert!(numbers.contains(&100.0), "{texts:?}");
+    assert!(
+        numbers.iter().all(|&v| (0.0..=100.0).contains(&v)),
+        "{texts:?}"
+    );
+    // A scripted policy's 0 tokens beside models' thousands: symlog, 0 at the origin.
+    let mixed: Vec<Bubble> = [0.0, 40.0, 25_000.0]
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| Bubble {
+            label: format!("p{i}"),
+            x,
+            y: 50.0,
+            radius: 8,
+            interval: None,
+        })
+        .collect();
+    let mixed_svg = tmp.path().join("mixed.svg");
+    bubble_chart(&mixed_svg, &caption, "tokens", "score", None, &mixed).unwrap();
+    let texts = check_plot(&mixed_svg, false);
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("(log scale above 1, linear from 0)")),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t == "0") && texts.iter().any(|t| t == "10k"),
+        "{texts:?}"
+    );
+    assert!(!texts.iter().any(|t| t.starts_with('-')), "{texts:?}");
     // Lines with NaN, one x value, and thirty series (the legend summarises the rest).
     let lines: Vec<Line> = (0..30)
         .map(|i| Line {

@@ -50,6 +50,24 @@ fn grid_rows(dom: &str, step: usize) -> Vec<String> {
         .collect()
 }
 
+/// The texts of the first `n` cells of each table row of `dom`, in page order.
+fn first_cells(dom: &str, n: usize) -> Vec<Vec<String>> {
+    dom.split("<tr data-row=")
+        .skip(1)
+        .map(|row| {
+            let row = row.split("</tr>").next().unwrap_or_default();
+            row.split("<td")
+                .skip(1)
+                .take(n)
+                .map(|cell| {
+                    let inner = cell.split_once('>').map_or("", |(_, rest)| rest);
+                    inner.split("</td>").next().unwrap_or_default().to_string()
+                })
+                .collect()
+        })
+        .collect()
+}
+
 fn view(run: &Path) -> PathBuf {
     let (ok, out, err) = colony(&["view", run.to_str().unwrap()]);
     assert!(ok, "colony view: {err}");
@@ -142,6 +160,15 @@ fn reasoning_run_table_selforg_graph_calls_side_by_side_and_search() {
 
     let home = dom(&browser, t, &page, "");
     assert_eq!(count(&home, "<tr data-row="), 10, "5 items × 2 policies");
+    // Rows in the tables' order: the paper's method order (single before selforg), then
+    // item ids as numbers.
+    let want: Vec<Vec<String>> = ["single", "selforg"]
+        .iter()
+        .flat_map(|p| (0..5).map(move |i| vec![p.to_string(), "gsm8k".into(), i.to_string()]))
+        .collect();
+    assert_eq!(first_cells(&home, 3), want);
+    // The offline model's numbers are labelled on the page as in results.md and the CSV.
+    assert!(home.contains("SIMULATION: offline simulated model"));
 
     // A SelfOrg item: one graph per round, a node per agent (4 role cards by default).
     let so = dom(&browser, t, &page, "#unit=.&policy=selforg&item=2");
@@ -298,13 +325,38 @@ fn embodied_suite_table_replayed_grids_and_side_by_side() {
         ],
     );
     std::fs::write(suite.join("manifest.json"), r#"{"suite": "viewer-test"}"#).unwrap();
+    // Episodes recorded in another order than the tables' (as concurrent ones finish).
+    let log = swarm.join("episodes.jsonl");
+    let mut lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines.reverse();
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
     let page = view(&suite);
     let Some(browser) = chromium() else { return };
     let t = tmp.path();
 
     let home = dom(&browser, t, &page, "#unit=swarm");
     assert_eq!(count(&home, "<tr data-row="), 4, "2 policies × 2 seeds");
+    // Rows sorted by policy (in the run's order) then seed.
+    assert_eq!(
+        first_cells(&home, 2),
+        [
+            ["independent", "0"],
+            ["independent", "1"],
+            ["scripted:heuristic", "0"],
+            ["scripted:heuristic", "1"]
+        ]
+    );
     assert!(home.contains("data-unit=\"fire\"") && home.contains("manifest.json"));
+    // The index says which unit's figures come from the simulated model: the one with a
+    // model policy (the scripted-only units asked no model).
+    assert_eq!(count(&home, " · SIMULATION</a>"), 1);
+    let at = home.find(" · SIMULATION</a>").unwrap();
+    let link = &home[home[..at].rfind("<a ").unwrap()..at];
+    assert!(link.contains("data-unit=\"swarm\""), "{link}");
 
     // A deep link to a step shows that step's grid (replayed) and its recorded actions.
     let steps = jsonl(&swarm.join("episodes/scripted:heuristic/1/steps.jsonl"));

@@ -291,6 +291,10 @@ pub struct ToolExchange {
     /// serialized: a replayed transcript equals the recorded one byte for byte).
     #[serde(skip)]
     pub cached: bool,
+    /// When the call ended (not serialized, as `cached`): a trace places the call's span
+    /// from `finished_at - elapsed_us` to `finished_at`.
+    #[serde(skip)]
+    pub finished_at: Option<std::time::SystemTime>,
 }
 
 /// What a list of exchanges adds up to: calls, failed calls, microseconds in tools (the one

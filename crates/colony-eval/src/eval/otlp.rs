@@ -15,7 +15,8 @@
 //!   duration, so a model call finds its parent in the current context (the step, item or
 //!   episode span it runs under) without a handle threaded through every policy. Calls a
 //!   policy makes from a task it spawns itself have no parent in the trace.
-//! - Parents: run → episode (compare) or item (eval) → step (embodied) → `chat MODEL`.
+//! - Parents: run → episode (compare) or item (eval) → step (embodied) → `chat MODEL` →
+//!   `execute_tool NAME` (one per tool call the ask made, see [`tool_spans`]).
 //!   Token attributes are the provider's counts (`usage`), so a trace's tokens add up to the
 //!   run's.
 
@@ -266,6 +267,43 @@ pub fn under<F: Future>(cx: Context, future: F) -> impl Future<Output = F::Outpu
     future.with_context(cx)
 }
 
+/// One `execute_tool NAME` span per tool call of a tool-using ask (the GenAI conventions'
+/// tool spans), children of its `chat` span. Decision: the tool loop runs inside the traced
+/// call, so the spans are made from the reply's exchanges once it returns, each placed at the
+/// time the call ended minus its measured duration (a replayed call's, the recorded one).
+fn tool_spans(
+    tracer: &global::BoxedTracer,
+    chat: &Context,
+    exchanges: &[colony_llm::ToolExchange],
+) {
+    for x in exchanges {
+        let name = x.tool.clone().unwrap_or_else(|| x.call.name.clone());
+        let end = x.finished_at.unwrap_or_else(std::time::SystemTime::now);
+        let start = end
+            .checked_sub(Duration::from_micros(x.elapsed_us))
+            .unwrap_or(end);
+        let mut attributes = vec![
+            KeyValue::new("gen_ai.operation.name", "execute_tool"),
+            KeyValue::new("gen_ai.tool.name", name.clone()),
+            KeyValue::new("gen_ai.tool.call.id", x.call.id.clone()),
+        ];
+        if x.cached {
+            attributes.push(KeyValue::new("colony.replayed", true));
+        }
+        let mut span = tracer
+            .span_builder(format!("execute_tool {name}"))
+            .with_kind(SpanKind::Internal)
+            .with_start_time(start)
+            .with_attributes(attributes)
+            .start_with_context(tracer, chat);
+        if let Some(kind) = &x.error {
+            span.set_attribute(KeyValue::new("error.type", kind.clone()));
+            span.set_status(Status::error(colony_env_api::clip(&x.result)));
+        }
+        span.end_with_timestamp(end);
+    }
+}
+
 /// A model whose calls are `chat MODEL` spans (GenAI client spans) under the current context.
 pub struct TracedModel {
     inner: SharedModel,
@@ -311,14 +349,17 @@ impl ChatModel for TracedModel {
             .get::<Context>()
             .cloned()
             .unwrap_or_else(Context::current);
-        let mut span = tracer
+        let span = tracer
             .span_builder(format!("chat {}", self.inner.id()))
             .with_kind(SpanKind::Client)
             .with_attributes(attributes)
             .start_with_context(&tracer, &parent);
+        let cx = parent.with_span(span);
+        let span = cx.span();
         let r = self.inner.chat(request).await;
         match &r {
             Ok(resp) => {
+                tool_spans(&tracer, &cx, &resp.tool_trace);
                 span.set_attributes([
                     KeyValue::new("gen_ai.response.model", resp.model.clone()),
                     KeyValue::new("gen_ai.usage.input_tokens", resp.usage.prompt_tokens as i64),

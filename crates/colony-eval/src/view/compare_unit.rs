@@ -196,18 +196,30 @@ pub fn write_unit(
             path: settings_path.clone(),
             message: e.to_string(),
         })?;
-    // The settings of each grid configuration, by label ("" without a grid).
-    let sets: HashMap<String, Vec<String>> = if settings.grid.is_empty() {
-        HashMap::from([(String::new(), settings.set.clone())])
+    // The settings of each grid configuration, by label ("" without a grid), in grid order.
+    let grid: Vec<(String, Vec<String>)> = if settings.grid.is_empty() {
+        vec![(String::new(), settings.set.clone())]
     } else {
-        configurations(&settings.set, &settings.grid)
-            .map_err(|e| ViewError::BadFile {
-                path: settings_path.clone(),
-                message: e.to_string(),
-            })?
-            .into_iter()
-            .collect()
+        configurations(&settings.set, &settings.grid).map_err(|e| ViewError::BadFile {
+            path: settings_path.clone(),
+            message: e.to_string(),
+        })?
     };
+    let config_rank: HashMap<&str, usize> = grid
+        .iter()
+        .enumerate()
+        .map(|(i, (label, _))| (label.as_str(), i))
+        .collect();
+    let summary = json_file(&unit.dir.join("summary.json"), &mut notes);
+    // The run's policy order (summary.json `order`, the user's), as in its tables.
+    let policy_rank: HashMap<String, usize> = summary["order"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .enumerate()
+        .map(|(i, p)| (p.to_string(), i))
+        .collect();
     let mut order: Vec<(String, String, u64)> = Vec::new();
     let mut latest: BTreeMap<(String, String, u64), EpisodeResult> = BTreeMap::new();
     let episodes = unit.dir.join("episodes.jsonl");
@@ -227,6 +239,21 @@ pub fn write_unit(
             episodes.display()
         ));
     }
+    // Rows by configuration, policy (the tables' order), then seed: never in the order
+    // concurrent episodes happened to finish.
+    order.sort_by_cached_key(|(config, policy, seed)| {
+        (
+            config_rank
+                .get(config.as_str())
+                .copied()
+                .unwrap_or(usize::MAX),
+            config.clone(),
+            policy_rank.get(policy).copied().unwrap_or(usize::MAX),
+            policy.clone(),
+            *seed,
+        )
+    });
+    let sets: HashMap<String, Vec<String>> = grid.into_iter().collect();
     let mut rows = Vec::new();
     let mut replay_errors = 0usize;
     let mut damaged_episodes = 0usize;
@@ -321,6 +348,7 @@ pub fn write_unit(
             "{replay_errors} episodes could not be replayed (see their warnings)"
         ));
     }
+    let simulated = summary["simulated"] == true;
     Ok(json!({
         "kind": "compare",
         "path": unit.rel,
@@ -332,9 +360,10 @@ pub fn write_unit(
         "grid": settings.grid,
         "compare": raw,
         "legend": legend(environments, &settings.env),
+        "simulated": simulated,
         "cols": COMPARE_COLUMNS,
         "rows": rows,
-        "summary": json_file(&unit.dir.join("summary.json"), &mut notes),
+        "summary": summary,
         "results_md": text_file(&unit.dir.join("results.md"), &mut notes),
         "plots": plots(&unit.dir, &mut notes)?,
         "notes": notes.to_json(),

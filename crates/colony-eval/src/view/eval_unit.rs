@@ -215,15 +215,41 @@ pub fn write_unit(unit: &Unit, page: &mut PageWriter) -> Result<Value, ViewError
             ]));
         }
     }
+    // Rows in the tables' policy and dataset order, then by item id (numbers as numbers):
+    // never in the order concurrent items happened to finish.
+    rows.sort_by_cached_key(|row| {
+        let text = |k: usize| row[k].as_str().unwrap_or_default().to_string();
+        let id = text(2);
+        (
+            crate::eval::reasoning::table_order::method_key(&text(0)),
+            crate::eval::reasoning::table_order::dataset_key(&text(1)),
+            id.parse::<u64>().map_or((1, 0), |n| (0, n)),
+            id,
+        )
+    });
+    let summary = json_file(&unit.dir.join("summary.json"), &mut notes);
+    let settings = json_file(&unit.dir.join("settings.json"), &mut notes);
+    // As the run's own tables decide it (`Summary::simulated`): some policy's run on some
+    // dataset had a simulated agent (settings.json: dataset → policy → settings).
+    let simulated = settings
+        .as_object()
+        .into_iter()
+        .flat_map(|per| per.values())
+        .filter_map(Value::as_object)
+        .flat_map(|per| per.values())
+        .filter_map(|s| s["agents"].as_array())
+        .flatten()
+        .any(|agent| agent["simulated"] == true);
     Ok(json!({
         "kind": "eval",
         "path": unit.rel,
         "dir": unit.dir.display().to_string(),
+        "simulated": simulated,
         "cols": EVAL_COLUMNS,
         "rows": rows,
         "calls_files": with_calls,
-        "summary": json_file(&unit.dir.join("summary.json"), &mut notes),
-        "settings": json_file(&unit.dir.join("settings.json"), &mut notes),
+        "summary": summary,
+        "settings": settings,
         "results_md": text_file(&unit.dir.join("results.md"), &mut notes),
         "plots": plots(&unit.dir, &mut notes)?,
         "notes": notes.to_json(),

@@ -184,6 +184,7 @@ fn exchange(
         error: rec.error,
         elapsed_us,
         cached,
+        finished_at: Some(std::time::SystemTime::now()),
     }
 }
 

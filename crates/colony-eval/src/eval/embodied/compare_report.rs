@@ -159,6 +159,16 @@ pub struct CompareSummary {
     pub stopped: Option<String>,
 }
 
+impl CompareSummary {
+    /// The environment with its settings, as chart titles name it: `cube-v0, n=4`.
+    pub fn configuration(&self) -> String {
+        std::iter::once(self.env.as_str())
+            .chain(self.config.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// The environment's baseline score per seed ([`colony_env_api::EnvEntry::baseline_policy`];
 /// Wildfire's Do-Nothing, design §13.1), taken from `scripted:<baseline>` episodes of this run
 /// when present, else measured now; `None` for environments without a baseline.
@@ -370,7 +380,7 @@ pub fn write_report(
             }
         })
         .collect();
-    let what = format!("{} — model {}", summary.env, summary.model);
+    let what = format!("{} — model {}", summary.configuration(), summary.model);
     let (bars_are, y_label) = if with_ci {
         (
             "mean and 95% t interval over seeds",
@@ -407,12 +417,8 @@ pub fn write_report(
         .collect();
     let lo = ys.iter().cloned().fold(f64::INFINITY, f64::min);
     let hi = ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    let (lo, hi) = if lo.is_finite() {
-        let span = (hi - lo).max(1e-9);
-        (lo - 0.1 * span, hi + 0.15 * span)
-    } else {
-        (0.0, 1.0)
-    };
+    // Equal scores (every episode 0, say) get a unit either side, not a 1e-9 sliver.
+    let (lo, hi) = crate::eval::plot::padded(lo, hi, 0.1, 0.15);
     line_chart(
         &dir.join("score_vs_tokens.svg"),
         &Caption::new(

@@ -272,7 +272,19 @@ impl<'a> GridRows<'a> {
         if x_label != self.key {
             return Ok(());
         }
-        let env = self.rows.first().map_or("", |(_, s)| s.env.as_str());
+        // The settings every row shares (the varied one is the x axis): `cube-v0, agents=4`.
+        let varied = format!("{}=", self.key);
+        let env = self.rows.first().map_or(String::new(), |(_, s)| {
+            std::iter::once(s.env.as_str())
+                .chain(
+                    s.config
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|c| !c.starts_with(&varied)),
+                )
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
         let series = |value: &dyn Fn(&CompareSummary, &str) -> Option<f64>| -> Vec<Line> {
             self.policies()
                 .into_iter()
@@ -313,14 +325,7 @@ impl<'a> GridRows<'a> {
                 .collect();
             let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let range = if lo.is_finite() && hi > lo {
-                let pad = 0.08 * (hi - lo);
-                (lo - pad, hi + pad)
-            } else if lo.is_finite() {
-                (lo - lo.abs().max(1.0), hi + hi.abs().max(1.0))
-            } else {
-                (0.0, 1.0)
-            };
+            let range = crate::eval::plot::padded(lo, hi, 0.08, 0.08);
             let file = dir.join(format!(
                 "{}_by_{key}.svg",
                 colony_policy::file_component(&name)

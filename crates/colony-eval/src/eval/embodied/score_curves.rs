@@ -91,15 +91,10 @@ pub fn write_score_curves(
         .collect();
     let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let range = if hi > lo {
-        let pad = 0.08 * (hi - lo);
-        (lo - pad, hi + pad)
-    } else {
-        (lo - lo.abs().max(1.0), hi + hi.abs().max(1.0))
-    };
+    let range = crate::eval::plot::padded(lo, hi, 0.08, 0.08);
     let what = match label {
-        "" => format!("{} — model {}", summary.env, summary.model),
-        l => format!("{} {l} — model {}", summary.env, summary.model),
+        "" => format!("{} — model {}", summary.configuration(), summary.model),
+        l => format!("{} {l} — model {}", summary.configuration(), summary.model),
     };
     line_chart_with_bands(
         &dir.join("score_by_step.svg"),

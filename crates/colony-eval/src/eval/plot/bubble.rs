@@ -20,17 +20,22 @@ fn extent(values: impl Iterator<Item = f64>) -> (f64, f64) {
         })
 }
 
-/// Draws a bubble chart to `path` (SVG) and its PNG copy.
+/// Draws a bubble chart to `path` (SVG) and its PNG copy; the y axis stays within
+/// `y_limits` when given (`Some((0.0, 100.0))` for a percentage).
 pub fn bubble_chart(
     path: &Path,
     caption: &Caption,
     x_label: &str,
     y_label: &str,
+    y_limits: Option<(f64, f64)>,
     bubbles: &[Bubble],
 ) -> Result<(), PlotError> {
     let xs = Scale::of(bubbles.iter().map(|b| b.x));
     let (x0, x1) = extent(bubbles.iter().map(|b| xs.to(b.x)));
-    let x = if xs.log {
+    let x = if xs.zero {
+        // Symlog token axes start at zero too: no negative token counts on the axis.
+        (0.0, padded(0.0, x1, 0.0, 0.12).1)
+    } else if xs.log {
         padded(x0, x1, 0.12, 0.12)
     } else {
         // Linear token axes start at zero, as the paper's figure does.
@@ -42,6 +47,11 @@ pub fn bubble_chart(
         [b.y, lo, hi]
     }));
     let y = padded(y0, y1, 0.15, 0.15);
+    let y = match y_limits {
+        // A percentage axis ends at 100% (and starts at 0) however close the values come.
+        Some((lo, hi)) if lo < hi => (y.0.max(lo), y.1.min(hi)),
+        _ => y,
+    };
     let entries = dots(bubbles.iter().map(|b| &b.label));
     let ticks = |v: f64| xs.label(v);
     let axes = Axes {

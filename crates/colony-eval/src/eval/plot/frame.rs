@@ -144,51 +144,69 @@ pub(super) fn legend<E: std::error::Error + Send + Sync>(
 }
 
 /// A numeric axis: linear, or log10 when the values span more than two orders of magnitude.
+/// Decision: when zeros occur beside values spanning decades (the token axis with a scripted
+/// policy's 0 tokens), the axis is "symlog": linear from 0 to 1, log10 above, so 0 is drawn
+/// at the origin and every decade keeps its room (drawn position 1 + log10 v for v ≥ 1).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Scale {
+    /// Drawn on a log scale (above 1 when `zero` is set).
     pub(super) log: bool,
+    /// Linear from 0 to 1 below the log part (symlog).
+    pub(super) zero: bool,
 }
 
 impl Scale {
-    /// The scale for positive-or-not `values`: log when all are positive and the largest is
-    /// more than 100 times the smallest.
+    /// The scale for `values`: log when all are positive and the largest is more than 100
+    /// times the smallest; symlog when the positive ones do so (reaching 100) and the rest
+    /// are 0.
     pub(super) fn of(values: impl Iterator<Item = f64>) -> Self {
-        let (lo, hi) = values
-            .filter(|v| v.is_finite())
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-                (a.min(v), b.max(v))
-            });
+        let (mut lo, mut positive, mut hi) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+        for v in values.filter(|v| v.is_finite()) {
+            lo = lo.min(v);
+            hi = hi.max(v);
+            if v > 0.0 {
+                positive = positive.min(v);
+            }
+        }
+        let zero = lo == 0.0 && positive.is_finite() && hi >= 100.0 && hi / positive > 100.0;
         Self {
-            log: lo > 0.0 && hi / lo > 100.0,
+            log: zero || (lo > 0.0 && hi / lo > 100.0),
+            zero,
         }
     }
 
     /// Where `v` is drawn.
     pub(super) fn to(self, v: f64) -> f64 {
-        if self.log {
-            v.log10()
-        } else {
-            v
+        match (self.log, self.zero) {
+            (true, true) if v < 1.0 => v,
+            (true, true) => 1.0 + v.log10(),
+            (true, false) => v.log10(),
+            (false, _) => v,
         }
     }
 
     /// The tick label at drawn position `v`.
     pub(super) fn label(self, v: f64) -> String {
-        tick_label(if self.log { 10f64.powf(v) } else { v })
+        tick_label(match (self.log, self.zero) {
+            (true, true) if v < 1.0 => v,
+            (true, true) => 10f64.powf(v - 1.0),
+            (true, false) => 10f64.powf(v),
+            (false, _) => v,
+        })
     }
 
     /// The axis description, saying when the scale is logarithmic.
     pub(super) fn describe(self, desc: &str) -> String {
-        if self.log {
-            format!("{desc} (log scale)")
-        } else {
-            desc.to_string()
+        match (self.log, self.zero) {
+            (true, true) => format!("{desc} (log scale above 1, linear from 0)"),
+            (true, false) => format!("{desc} (log scale)"),
+            (false, _) => desc.to_string(),
         }
     }
 }
 
 /// `lo..hi` widened by `below` and `above` of its span, never empty.
-pub(super) fn padded(lo: f64, hi: f64, below: f64, above: f64) -> (f64, f64) {
+pub fn padded(lo: f64, hi: f64, below: f64, above: f64) -> (f64, f64) {
     if !(lo.is_finite() && hi.is_finite()) {
         return (0.0, 1.0);
     }
@@ -384,8 +402,21 @@ mod tests {
             }
         }
         assert!(Scale::of([10.0, 5000.0].into_iter()).log);
-        assert!(!Scale::of([0.0, 5000.0].into_iter()).log);
+        let symlog = Scale::of([0.0, 10.0, 5000.0].into_iter());
+        assert!(symlog.log && symlog.zero);
+        assert_eq!(
+            (symlog.to(0.0), symlog.to(1.0), symlog.to(1000.0)),
+            (0.0, 1.0, 4.0)
+        );
+        assert_eq!(symlog.label(5.0), "10k");
+        assert!(!Scale::of([0.0, 50.0].into_iter()).log);
+        assert!(!Scale::of([0.0, 900.0, 5000.0].into_iter()).log);
+        assert!(!Scale::of([-1.0, 0.0, 5000.0].into_iter()).log);
         assert!(!Scale::of([10.0, 900.0].into_iter()).log);
-        assert_eq!(Scale { log: true }.label(4.0), "10k");
+        let log = Scale {
+            log: true,
+            zero: false,
+        };
+        assert_eq!(log.label(4.0), "10k");
     }
 }

@@ -43,7 +43,9 @@ pub fn line_chart_with_bands(
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
             (a.min(v), b.max(v))
         });
-    let x = if x0.is_finite() && x1 > x0 {
+    let x = if xs.zero {
+        (0.0, padded(0.0, x1, 0.0, 0.03).1)
+    } else if x0.is_finite() && x1 > x0 {
         padded(x0, x1, 0.03, 0.03)
     } else {
         padded(x0, x1, 0.5, 0.5)

@@ -8,7 +8,12 @@
 //!   legend in a panel of its own right of the data (never over it), axis labels sized from
 //!   their measured text.
 //! - An axis whose values span more than two orders of magnitude is drawn on a log scale,
-//!   with human ticks (`10k`, `1M`), and says so in its description.
+//!   with human ticks (`10k`, `1M`), and says so in its description; with zeros among them
+//!   (a scripted policy's tokens) it is symlog: linear from 0 to 1, log above.
+//! - A range of equal values is widened to a unit either side, so its ticks still say
+//!   something ([`padded`]); a percentage axis never passes 0 or 100 ([`bubble_chart`]'s
+//!   `y_limits`).
+//! - Titles name the configuration (`cube-v0, n=4`), not only the environment.
 //! - Policies sit on a categorical axis, named under their column.
 //! - Point labels are placed beside their point where they overlap nothing; otherwise they
 //!   are left out, and the legend still names every series.
@@ -28,6 +33,7 @@ use thiserror::Error;
 
 pub use bubble::bubble_chart;
 pub use error_bars::error_bar_chart;
+pub use frame::padded;
 pub use line::{line_chart, line_chart_with_bands};
 pub use text::tick_label;
 

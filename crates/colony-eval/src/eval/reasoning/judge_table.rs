@@ -26,12 +26,11 @@ fn num(x: Option<f64>) -> String {
 
 /// The judge table of `summary`, or `None` when no policy was judged.
 pub fn judge_markdown(summary: &Summary) -> Option<String> {
-    let mut judged: Vec<(&String, &JudgeSummary)> = summary
-        .policies
-        .iter()
+    let judged: Vec<(&String, &JudgeSummary)> = summary
+        .policies_in_order()
+        .into_iter()
         .filter_map(|(m, p)| p.judge.as_ref().map(|j| (m, j)))
         .collect();
-    judged.sort_by_key(|(m, _)| super::table_order::method_key(m));
     if judged.is_empty() {
         return None;
     }
@@ -62,8 +61,8 @@ pub fn judge_markdown(summary: &Summary) -> Option<String> {
         );
     }
     let pairwise: Vec<_> = summary
-        .policies
-        .iter()
+        .policies_in_order()
+        .into_iter()
         .filter_map(|(m, p)| p.judge.as_ref()?.pairwise.as_ref().map(|w| (m, w)))
         .collect();
     if !pairwise.is_empty() {

@@ -286,6 +286,7 @@ pub fn accuracy_vs_tokens(summary: &Summary, path: &Path) -> Result<(), PlotErro
         ),
         "tokens per query (prompt + completion)",
         "AVG accuracy (%)",
+        Some((0.0, 100.0)),
         &bubbles,
     )
 }

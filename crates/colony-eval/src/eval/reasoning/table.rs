@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::summary::{PolicySummary, Summary};
+use crate::eval::embodied::compare_table::csv_field;
 
 /// Accuracy in percent rounded to 2 decimals, the precision ranks use (design §5.3).
 fn percent2(accuracy: f64) -> f64 {
@@ -37,6 +38,14 @@ pub const SIMULATION_BANNER: &str = "**SIMULATION**: offline simulated model (`s
      numbers test the pipeline, not a model.\n\n";
 
 impl Summary {
+    /// Every policy with its totals in the table's row order ([`super::table_order`]), the
+    /// one order of every table and list of the run (results, metrics, latency, judge).
+    pub fn policies_in_order(&self) -> Vec<(&String, &PolicySummary)> {
+        let mut out: Vec<(&String, &PolicySummary)> = self.policies.iter().collect();
+        out.sort_by_cached_key(|(m, _)| super::table_order::method_key(m));
+        out
+    }
+
     /// The table: one row per policy in the SelfOrg paper's row order (see
     /// [`super::table_order`]), AVG and AVG-R by the dense-rank rule of design §5.3.
     pub fn rows(&self) -> Vec<TableRow> {
@@ -291,8 +300,10 @@ impl Summary {
                         .call_latency_ms
                         .map_or([None, None, None], |[a, b, c]| [Some(a), Some(b), Some(c)]);
                     out.push_str(&format!(
-                        "{label},{},{d},{},{},{},{},{},{},{},{:.3},{},{},{},{},{},{},{},{},{}",
-                        row.method,
+                        "{label},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{},{},{},{},{},{}",
+                        // A label may hold commas (`debate:agents=3,rounds=2`): quoted.
+                        csv_field(&row.method),
+                        csv_field(&d),
                         opt(s.accuracy, 6),
                         s.n,
                         s.correct,
@@ -318,7 +329,7 @@ impl Summary {
                         match &s.judge {
                             Some(j) => out.push_str(&format!(
                                 ",{},{},{},{},{},{}",
-                                j.grader,
+                                csv_field(&j.grader),
                                 opt(j.accuracy, 6),
                                 opt(j.mean_score, 6),
                                 opt(j.kappa, 6),
@@ -370,8 +381,8 @@ pub fn metrics_markdown(summary: &Summary) -> Option<String> {
     out.push_str(&"---|".repeat(names.len() + 1));
     out.push('\n');
     for (method, p) in summary
-        .policies
-        .iter()
+        .policies_in_order()
+        .into_iter()
         .filter(|(_, p)| !p.metrics.is_empty())
     {
         let _ = write!(out, "| {method} |");
@@ -393,8 +404,8 @@ pub fn metrics_markdown(summary: &Summary) -> Option<String> {
 /// or `None` when no call was timed.
 pub fn latency_markdown(summary: &Summary) -> Option<String> {
     let rows: Vec<String> = summary
-        .policies
-        .iter()
+        .policies_in_order()
+        .into_iter()
         .filter_map(|(name, s)| {
             let [p50, p95, p99] = s.call_latency_ms?;
             let rate = if s.wall_s > 0.0 {

@@ -182,6 +182,8 @@ function renderRows(unit, tbody, status) {
 
 function unitView(unit) {
   var head = [h("h2", { text: (unit.kind === "eval" ? "Reasoning run " : "Embodied comparison ") + unit.path })];
+  // Simulated numbers are never shown unlabelled (results.md and the CSV say it too).
+  if (unit.simulated) head.push(h("p", { class: "warning simulation", text: "SIMULATION: offline simulated model (sim); these figures are not a real model's answers" }));
   if (unit.kind === "compare") {
     head.push(kv([["environment", unit.env], ["settings", (unit.set || []).join(" ")], ["max steps", unit.max_steps],
       ["model", unit.model], ["grid", (unit.grid || []).map(function (g) { return g.key + "=" + g.values.join(","); }).join(" ")]]));
@@ -298,7 +300,7 @@ function buildShell() {
     if (e.key === "Enter") { var p = parseHash(); go({ unit: p.unit, q: search.value }); }
   });
   var nav = h("nav", { class: "units" }, units.length > 1 ? units.map(function (u) {
-    return h("a", { href: hashOf({ unit: u.path }), "data-unit": u.path, text: u.path + " · " + (u.kind === "eval" ? "eval" : "compare") + " (" + u.rows.length + ")" });
+    return h("a", { href: hashOf({ unit: u.path }), "data-unit": u.path, text: u.path + " · " + (u.kind === "eval" ? "eval" : "compare") + " (" + u.rows.length + ")" + (u.simulated ? " · SIMULATION" : "") });
   }) : null);
   var header = h("header", null, [h("h1", { text: "colony view: " + INDEX.title }), h("span", { class: "root", text: INDEX.root + " · " + INDEX.generator }), search]);
   if (INDEX.manifest) header.appendChild(jsonBlock("manifest.json", INDEX.manifest));
