@@ -109,10 +109,30 @@ pub fn ask_and_wait<A>(
     };
     requests
         .send(request)
-        .map_err(|_| colony_error(format!("ask: called after {scope} returned")))?;
-    py.detach(|| rx.blocking_recv())
-        .map_err(|_| colony_error("ask: the run stopped"))?
-        .map_err(colony_error)
+        .map_err(|_| colony_error(format!("ask: called after {scope} returned or timed out")))?;
+    py.detach(|| match rx.blocking_recv() {
+        Ok(reply) => reply,
+        // The request was dropped unanswered: the run that served it stopped (a timed-out
+        // call's waiting asks are answered with an error). The interpreter may be exiting, and
+        // taking the GIL back then would end this thread through colony's frames, which aborts
+        // the process (crate::worker), so the thread stays here, holding nothing, for good.
+        Err(_) => loop {
+            std::thread::park();
+        },
+    })
+    .map_err(colony_error)
+}
+
+/// Answers every ask still queued in `incoming` with an error and closes it, once the call
+/// that sent them returned or timed out: a request dropped unanswered would hold its thread
+/// for good (see [`ask_and_wait`]).
+pub fn refuse_waiting<A>(incoming: &mut mpsc::UnboundedReceiver<AskRequest<A>>, scope: &str) {
+    incoming.close();
+    while let Ok(r) = incoming.try_recv() {
+        let _ = r.reply.send(Err(format!(
+            "ask: called after {scope} returned or timed out"
+        )));
+    }
 }
 
 /// The integer attribute `name` of `object` within `range`, `default` when the object has

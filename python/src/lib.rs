@@ -21,6 +21,7 @@ mod policy;
 mod reasoning;
 mod run;
 mod vector;
+mod worker;
 
 pyo3::create_exception!(
     _colony,

@@ -4,8 +4,8 @@
 //! call is logged in the episode's call log, counted in the tables, recorded and replayed,
 //! and seeded per (episode, step, agent, purpose) like the built-ins' calls.
 //!
-//! Decision: the Python `decide` runs on a blocking thread (holding the GIL only while Python
-//! runs); each `ask` sends its request to the episode's task, which makes the call with the
+//! Decision: the Python `decide` runs on a daemon Python thread ([`crate::worker`]: a stopped
+//! run does not wait for it, and it may run `timeout_seconds` between asks); each `ask` sends its request to the episode's task, which makes the call with the
 //! policy's [`Caller`] and sends the reply back. A failed call raises `ColonyError` in Python
 //! and fails the step even if the Python code catches it, so a failure is never scored as a
 //! decision.
@@ -21,7 +21,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tokio::sync::mpsc;
 
-use crate::bridge::{ask_and_wait, exception_line, AskRequest, ObjectTable};
+use crate::bridge::{ask_and_wait, exception_line, refuse_waiting, AskRequest, ObjectTable};
+use crate::worker::{CallEnd, PythonCall};
 
 /// Python policy objects by name, registered by `colony.compare` before a run.
 static POLICIES: ObjectTable = ObjectTable::new();
@@ -47,10 +48,21 @@ pub fn build(
                   colony.compare)"
                 .into(),
         })?;
+    let label = format!("python:{name}");
+    let timeout_seconds = Python::attach(|py| {
+        crate::bridge::int_attribute(
+            object.bind(py),
+            "timeout_seconds",
+            crate::worker::DEFAULT_TIMEOUT_SECONDS,
+            1..=crate::worker::MAX_TIMEOUT_SECONDS,
+        )
+    })
+    .map_err(|message| config_error(&label, message))?;
     Ok(Box::new(PythonPolicy {
-        label: format!("python:{name}"),
+        label,
         object,
         slot: CallerSlot::new(ctx.caller.clone()),
+        timeout_seconds,
     }))
 }
 
@@ -59,6 +71,8 @@ struct PythonPolicy {
     label: String,
     object: Py<PyAny>,
     slot: CallerSlot,
+    /// Seconds `decide` may run between asks ([`crate::worker::DEFAULT_TIMEOUT_SECONDS`]).
+    timeout_seconds: u64,
 }
 
 /// The `ask` handle a Python policy receives: `ask(agent, prompt, purpose="act") -> str`.
@@ -131,19 +145,17 @@ impl EmbodiedPolicy for PythonPolicy {
         let (requests, mut incoming) = mpsc::unbounded_channel();
         let views = Python::attach(|py| views_to_python(py, &view).map(|v| v.unbind()))
             .map_err(|e| python_error(&label, e))?;
-        let mut python = tokio::task::spawn_blocking(move || {
-            Python::attach(|py| -> PyResult<BTreeMap<String, String>> {
-                let ask = Py::new(py, Ask { requests })?;
-                object
-                    .bind(py)
-                    .call_method1("decide", (views, ask))?
-                    .extract()
-            })
-        });
+        let mut python = PythonCall::start(object, "decide", move |py| {
+            let ask = Py::new(py, Ask { requests })?;
+            pyo3::types::PyTuple::new(py, [views.into_any(), ask.into_any()])
+        })
+        .await
+        .map_err(|e| python_error(&label, e))?;
         let mut calls: Vec<CallLog> = Vec::new();
         let mut failure: Option<EmbodiedError> = None;
         let by_id: BTreeMap<&str, &AgentView> =
             view.deciding.iter().map(|a| (a.id.as_str(), a)).collect();
+        let limit = std::time::Duration::from_secs(self.timeout_seconds);
         let replies = loop {
             tokio::select! {
                 Some(r) = incoming.recv() => {
@@ -164,8 +176,21 @@ impl EmbodiedPolicy for PythonPolicy {
                         }
                     }
                 }
-                done = &mut python => break done,
+                end = python.ended() => break Some(end),
+                () = tokio::time::sleep(limit) => break None,
             }
+        };
+        refuse_waiting(&mut incoming, "decide");
+        let Some(replies) = replies else {
+            python.time_out();
+            return Err(config_error(
+                &label,
+                format!(
+                    "decide ran {} s without asking or returning (set `timeout_seconds` on the \
+                     policy object to allow more)",
+                    self.timeout_seconds
+                ),
+            ));
         };
         if let Some(EmbodiedError::Call {
             step,
@@ -180,9 +205,17 @@ impl EmbodiedPolicy for PythonPolicy {
                 calls,
             });
         }
-        let replies = replies
-            .map_err(|e| config_error(&label, format!("decide did not finish: {e}")))?
-            .map_err(|e| python_error(&label, e))?;
+        let replies: BTreeMap<String, String> = match replies {
+            CallEnd::Returned(outcome) => outcome
+                .and_then(|r| Python::attach(|py| r.bind(py).extract()))
+                .map_err(|e| python_error(&label, e))?,
+            CallEnd::Lost => {
+                return Err(config_error(
+                    &label,
+                    "decide's thread ended without a reply".into(),
+                ))
+            }
+        };
         if let Some(a) = replies.keys().find(|a| !view.agents.contains(a)) {
             return Err(config_error(
                 &label,

@@ -5,8 +5,8 @@
 //! each call is in the item's transcript, counted, recorded, replayed and seeded by (run
 //! seed, item, policy, call index, agent) like a built-in's.
 //!
-//! Decision: as for embodied policies ([`crate::policy`]), `solve` runs on a blocking thread
-//! and each `ask` is served by the item's task; a failed call fails the item even when the
+//! Decision: as for embodied policies ([`crate::policy`]), `solve` runs on a daemon Python
+//! thread ([`crate::worker`]) and each `ask` is served by the item's task; a failed call fails the item even when the
 //! Python code catches the error, so it is counted as an error, never graded.
 
 use async_trait::async_trait;
@@ -18,7 +18,8 @@ use colony::runtime::AskOptions;
 use pyo3::prelude::*;
 use tokio::sync::mpsc;
 
-use crate::bridge::{ask_and_wait, exception_line, AskRequest, ObjectTable};
+use crate::bridge::{ask_and_wait, exception_line, refuse_waiting, AskRequest, ObjectTable};
+use crate::worker::{CallEnd, PythonCall};
 
 /// The largest team a Python reasoning policy may ask for.
 const MAX_AGENTS: usize = 64;
@@ -64,6 +65,12 @@ pub fn build(
                 DEFAULT_MAX_CONVERSATION_BYTES,
                 1..=MAX_CONVERSATION_CAP,
             ),
+            crate::bridge::int_attribute(
+                bound,
+                "timeout_seconds",
+                crate::worker::DEFAULT_TIMEOUT_SECONDS,
+                1..=crate::worker::MAX_TIMEOUT_SECONDS,
+            ),
         );
         Some((object, read))
     })
@@ -77,12 +84,14 @@ pub fn build(
     let agents = read.0.map_err(bad)? as usize;
     let max_asks = read.1.map_err(bad)?;
     let max_bytes = read.2.map_err(bad)?;
+    let timeout_seconds = read.3.map_err(bad)?;
     Ok(Box::new(PythonSolver {
         label: format!("python:{name}"),
         object,
         agents,
         max_asks,
         max_bytes,
+        timeout_seconds,
     }))
 }
 
@@ -95,6 +104,8 @@ struct PythonSolver {
     max_asks: u64,
     /// Prompt and reply bytes one item may exchange.
     max_bytes: u64,
+    /// Seconds `solve` may run between asks ([`crate::worker::DEFAULT_TIMEOUT_SECONDS`]).
+    timeout_seconds: u64,
 }
 
 /// The `ask` handle of a Python reasoning policy: `ask(prompt, agent=0) -> str`.
@@ -125,15 +136,21 @@ impl ReasoningPolicy for PythonSolver {
         let (requests, mut incoming) = mpsc::unbounded_channel();
         let object = Python::attach(|py| self.object.clone_ref(py));
         let question = query.text();
-        let mut python = tokio::task::spawn_blocking(move || {
-            Python::attach(|py| -> PyResult<String> {
-                let ask = Py::new(py, AskAgent { requests })?;
-                object
-                    .bind(py)
-                    .call_method1("solve", (question, ask))?
-                    .extract()
-            })
-        });
+        let mut python = PythonCall::start(object, "solve", move |py| {
+            let ask = Py::new(py, AskAgent { requests })?;
+            pyo3::types::PyTuple::new(
+                py,
+                [
+                    question.into_pyobject(py)?.into_any(),
+                    ask.into_bound(py).into_any(),
+                ],
+            )
+        })
+        .await
+        .map_err(|e| {
+            PolicyError::Config(format!("{}: {}", self.label, exception_line("solve", e)))
+        })?;
+        let limit = std::time::Duration::from_secs(self.timeout_seconds);
         let mut failure: Option<PolicyError> = None;
         let mut index = 0u32;
         let mut bytes = 0u64;
@@ -182,15 +199,28 @@ impl ReasoningPolicy for PythonSolver {
                         }
                     }
                 }
-                done = &mut python => break done,
+                end = python.ended() => break Some(end),
+                () = tokio::time::sleep(limit) => break None,
+            }
+        };
+        refuse_waiting(&mut incoming, "solve");
+        let done = match done {
+            Some(CallEnd::Returned(outcome)) => {
+                Ok(outcome.and_then(|r| Python::attach(|py| r.bind(py).extract::<String>())))
+            }
+            Some(CallEnd::Lost) => Err("solve's thread ended without a reply".to_string()),
+            None => {
+                python.time_out();
+                Err(format!(
+                    "solve ran {} s without asking or returning (set `timeout_seconds` on the \
+                     policy object to allow more)",
+                    self.timeout_seconds
+                ))
             }
         };
         let output = match (failure, done) {
             (Some(e), _) => Err(e),
-            (None, Err(e)) => Err(PolicyError::Config(format!(
-                "{}: solve did not finish: {e}",
-                self.label
-            ))),
+            (None, Err(why)) => Err(PolicyError::Config(format!("{}: {why}", self.label))),
             (None, Ok(Err(e))) => Err(PolicyError::Config(format!(
                 "{}: {}",
                 self.label,

@@ -214,7 +214,14 @@ impl VecEnv {
 /// Steps one copy (or resets it if its episode ended on the previous call).
 fn step_copy(c: &mut Copy, code: &[i64], copies: u64) -> Result<CopyStep, String> {
     if c.done {
-        c.seed = c.seed.wrapping_add(copies);
+        // Decision: a seed past 2^64 - 1 is an error, not a wrap to 0 (which would replay
+        // another copy's episodes without notice).
+        c.seed = c.seed.checked_add(copies).ok_or_else(|| {
+            format!(
+                "its next seed, {} + {copies}, passes 2^64 - 1 (reset with smaller seeds)",
+                c.seed
+            )
+        })?;
         c.inner.env.reset(c.seed);
         c.done = false;
         return Ok((vec![0.0; c.inner.agents.len()], false, false));

@@ -53,3 +53,46 @@ def test_bad_batches_raise_colony_errors():
         VectorEnv("cube", 0)
     with pytest.raises(colony.ColonyError, match="different observation shapes"):
         VectorEnv("swarmbench", 2, commander=True)
+
+
+def test_autoreset_past_the_last_seed_is_an_error_not_a_wrap():
+    vec = VectorEnv("cube", 2, n=2, max_steps=1)
+    top = 2**64 - 1
+    vec.reset(seed=[top - 1, top])
+    vec.step(np.zeros((2, 2), dtype=np.int64))  # both episodes end (one step each)
+    with pytest.raises(colony.ColonyError, match=r"passes 2\^64 - 1"):
+        vec.step(np.zeros((2, 2), dtype=np.int64))
+
+
+@pytest.mark.parametrize(
+    "actions, shown",
+    [
+        (np.array([[0, 1.9], [0, 0]]), "1.9"),
+        (np.array([[0, 1 + 2j], [0, 0]]), "complex"),
+        (np.array([[0, np.nan], [0, 0]]), "nan"),
+        (np.array([[True, False], [False, False]]), "bool"),
+        ([["0", "1"], ["0", "0"]], "<U1"),
+    ],
+)
+def test_actions_that_are_not_integer_codes_are_refused(actions, shown):
+    vec = VectorEnv("cube", 2, n=2)
+    vec.reset(seed=0)
+    with pytest.raises(colony.ColonyError, match="not") as e:
+        vec.step(actions)
+    assert shown in str(e.value), e.value
+    if shown == "<U1":
+        return  # a string is a text action to the parallel form
+    env = parallel_env("cube", n=2)
+    env.reset(seed=0)
+    row = np.asarray(actions)[0]
+    with pytest.raises(colony.ColonyError, match="not"):
+        env.step({a: row[k] for k, a in enumerate(env.possible_agents)})
+
+
+def test_integral_floats_are_codes():
+    vec, again = VectorEnv("cube", 2, n=2), VectorEnv("cube", 2, n=2)
+    vec.reset(seed=3)
+    again.reset(seed=3)
+    a = vec.step(np.array([[1, 2], [3, 0]]))
+    b = again.step(np.array([[1.0, 2.0], [3.0, 0.0]]))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))

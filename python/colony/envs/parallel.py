@@ -25,6 +25,32 @@ def setting_strings(settings: Mapping[str, Any] | None) -> list[str]:
     return out
 
 
+def action_codes(actions: Any, what: str) -> np.ndarray:
+    """``actions`` as contiguous little-endian int64 codes.
+
+    Decision: integers are codes, and so are floats with an integral value (a policy network
+    may return ``2.0``); a fractional or non-finite float, a complex number, a bool, a string
+    or any other object is a ``ColonyError`` naming the value, never truncated or coerced.
+    """
+    a = np.asarray(actions)
+    kind = a.dtype.kind
+    limit = 2.0**63
+    if kind == "u" and a.size and int(a.max()) > np.iinfo(np.int64).max:
+        raise _colony.ColonyError(f"{what}: action {int(a.max())} is past the int64 codes")
+    if kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(a) | (a != np.trunc(a)) | (np.abs(a) >= limit)
+        if bad.any():
+            value = a[bad].flat[0]
+            raise _colony.ColonyError(f"{what}: action {value!r} is not an integer code")
+    elif kind not in "iu":
+        shown = repr(a.flat[0]) if a.size else "[]"
+        raise _colony.ColonyError(
+            f"{what}: actions of type {a.dtype} ({shown[:80]}) are not integer codes"
+        )
+    return np.ascontiguousarray(a, dtype="<i8")
+
+
 def choices(space: spaces.Space) -> Any:
     """The choices per action component: a ``Discrete``'s ``n`` or a ``MultiDiscrete``'s
     ``nvec``."""
@@ -125,7 +151,7 @@ class ColonyParallelEnv(ParallelEnv):
             for agent in self.possible_agents:
                 if agent not in actions:
                     raise _colony.ColonyError(f"no action for agent {agent!r}")
-                codes.append(np.asarray(actions[agent], dtype="<i8").reshape(-1))
+                codes.append(action_codes(actions[agent], f"agent {agent!r}").reshape(-1))
             raw, terminated, truncated, events = self._core.step_codes(
                 np.concatenate(codes).tobytes()
             )

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from colony import _colony
-from colony.envs.parallel import ColonyParallelEnv, choices, setting_strings
+from colony.envs.parallel import ColonyParallelEnv, action_codes, choices, setting_strings
 
 
 class VectorEnv:
@@ -54,7 +54,7 @@ class VectorEnv:
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Steps every copy; returns ``(observations, rewards, terminations, truncations)``."""
-        codes = np.ascontiguousarray(actions, dtype="<i8")
+        codes = action_codes(actions, "step")
         if codes.size != self.num_envs * self._width:
             raise _colony.ColonyError(
                 f"actions of shape {codes.shape}: expected {self.num_envs} copies × "
