@@ -474,6 +474,50 @@ fn embodied_suite_table_replayed_grids_and_side_by_side() {
     );
 }
 
+/// Every file of a written page, as text (the page and its data chunks).
+fn page_texts(run: &Path) -> String {
+    let mut out = std::fs::read_to_string(run.join("report.html")).unwrap();
+    let mut dirs = vec![run.join("report.data")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                out.push_str(&String::from_utf8_lossy(&std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_simulated_comparison_still_running_is_labelled() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("cmp");
+    let (ok, _, err) = colony(&[
+        "compare",
+        "--env",
+        "cube",
+        "--set",
+        "n=2",
+        "--policies",
+        "independent",
+        "--seeds",
+        "0",
+        "--max-steps",
+        "2",
+        "--quiet",
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    // As while it runs: no summary yet.
+    std::fs::remove_file(run.join("summary.json")).unwrap();
+    view(&run);
+    assert!(page_texts(&run).contains("\"simulated\":true"));
+}
+
 #[test]
 fn bad_input_is_a_one_line_error_naming_the_file() {
     let tmp = tempfile::tempdir().unwrap();

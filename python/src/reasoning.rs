@@ -136,7 +136,7 @@ impl ReasoningPolicy for PythonSolver {
         let (requests, mut incoming) = mpsc::unbounded_channel();
         let object = Python::attach(|py| self.object.clone_ref(py));
         let question = query.text();
-        let mut python = PythonCall::start(object, "solve", move |py| {
+        let python = PythonCall::start(object, "solve", move |py| {
             let ask = Py::new(py, AskAgent { requests })?;
             pyo3::types::PyTuple::new(
                 py,
@@ -146,10 +146,18 @@ impl ReasoningPolicy for PythonSolver {
                 ],
             )
         })
-        .await
-        .map_err(|e| {
-            PolicyError::Config(format!("{}: {}", self.label, exception_line("solve", e)))
-        })?;
+        .await;
+        let mut python = match python {
+            Ok(call) => call,
+            Err(e) => {
+                team.shutdown().await;
+                return Err(PolicyError::Config(format!(
+                    "{}: {}",
+                    self.label,
+                    exception_line("solve", e)
+                )));
+            }
+        };
         let limit = std::time::Duration::from_secs(self.timeout_seconds);
         let mut failure: Option<PolicyError> = None;
         let mut index = 0u32;

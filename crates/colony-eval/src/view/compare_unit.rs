@@ -348,7 +348,9 @@ pub fn write_unit(
             "{replay_errors} episodes could not be replayed (see their warnings)"
         ));
     }
-    let simulated = summary["simulated"] == true;
+    // compare.json says so from the start; summary.json once the run ended (directories
+    // written before compare.json carried it).
+    let simulated = raw["simulated"] == true || summary["simulated"] == true;
     Ok(json!({
         "kind": "compare",
         "path": unit.rel,

@@ -61,6 +61,10 @@ struct Settings {
     /// recorded; then not compared).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     sampling: Option<Vec<Sampling>>,
+    /// The model is the offline simulation: the viewer labels a run still going by it
+    /// (its summary, which says so too, is written at the end). Not compared: `model` is.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    simulated: bool,
 }
 
 /// Writes `compare.json` or checks it against this run.
@@ -314,6 +318,7 @@ pub async fn run_compare(
             model: config.model.clone(),
             grid: config.grid.clone(),
             sampling: Some(config.caller.sampling_per_model()),
+            simulated: config.simulated,
         },
     )?;
     let (results, earlier) = JsonlFile::<EpisodeResult>::open(&config.out.join("episodes.jsonl"))?;
