@@ -146,8 +146,8 @@ fn every_plot_of_real_runs_stays_inside_its_canvas() {
     for dir in [&eval, &cmp, &study] {
         for svg in svgs(dir) {
             let texts = check_plot(&svg, true);
-            // Useful ticks: no tick label repeated beyond once per axis (a range of equal
-            // scores drawn over 1e-9 labelled every tick "0").
+            // Useful ticks: no tick label repeated beyond once per axis, and none microscopic
+            // (equal scores, all 0 here, were once drawn over 1e-9: ticks -1e-10 … 1e-10).
             let mut ticks: std::collections::BTreeMap<&str, usize> = Default::default();
             for t in texts.iter().filter(|t| t.parse::<f64>().is_ok()) {
                 *ticks.entry(t.as_str()).or_default() += 1;
@@ -157,6 +157,8 @@ fn every_plot_of_real_runs_stays_inside_its_canvas() {
                 "{}: {ticks:?}",
                 svg.display()
             );
+            let tiny = |t: &&str| t.parse::<f64>().is_ok_and(|v| v != 0.0 && v.abs() < 1e-3);
+            assert!(!ticks.keys().any(tiny), "{}: {ticks:?}", svg.display());
             if dir == &cmp {
                 // Titles carry the configuration, not only the environment.
                 assert!(
