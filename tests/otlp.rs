@@ -112,16 +112,11 @@ fn spans(p: &Phoenix) -> HashMap<String, Vec<Value>> {
     by_trace
 }
 
-/// The trace whose root span is `run`, after waiting for it to hold `at_least` spans.
-fn trace_of(p: &Phoenix, run: &str, at_least: usize) -> Vec<Value> {
+/// The first trace `keep` accepts, after waiting for it to arrive (`what` names it).
+fn trace_where(p: &Phoenix, what: &str, keep: impl Fn(&[Value]) -> bool) -> Vec<Value> {
     let start = Instant::now();
     loop {
-        let found = spans(p).into_values().find(|t| {
-            t.iter()
-                .any(|s| s["name"] == run && s["parent_id"].is_null())
-                && t.len() >= at_least
-        });
-        if let Some(t) = found {
+        if let Some(t) = spans(p).into_values().find(|t| keep(t)) {
             return t;
         }
         if start.elapsed() > Duration::from_secs(60) {
@@ -136,10 +131,19 @@ fn trace_of(p: &Phoenix, run: &str, at_least: usize) -> Vec<Value> {
                     (t.len(), roots)
                 })
                 .collect();
-            panic!("no trace of {run} with {at_least} spans; traces (spans, roots): {seen:?}");
+            panic!("no trace {what}; traces (spans, roots): {seen:?}");
         }
         std::thread::sleep(Duration::from_millis(300));
     }
+}
+
+/// The trace whose root span is `run`, after waiting for it to hold `at_least` spans.
+fn trace_of(p: &Phoenix, run: &str, at_least: usize) -> Vec<Value> {
+    trace_where(p, &format!("of {run} with {at_least} spans"), |t| {
+        t.iter()
+            .any(|s| s["name"] == run && s["parent_id"].is_null())
+            && t.len() >= at_least
+    })
 }
 
 /// The name of each span's parent, by span name prefix of the child.
@@ -291,43 +295,21 @@ fn runs_are_traced_to_a_real_collector_with_parents_and_tokens() {
 
     // Tool calls: one `execute_tool` span per call, a child of the ask's `chat` span, a
     // failed one marked with its kind (serve-mock's script: a malformed call, then 3 + 4).
-    let script = tmp.path().join("script.jsonl");
-    std::fs::write(
-        &script,
-        "{\"tool_calls\": [{\"name\": \"calculator\", \"arguments\": \"{oops\"}, \
-         {\"name\": \"calculator\", \"arguments\": {\"expression\": \"3 + 4\"}}]}\n\
-         {\"content\": \"The answer is \\\\boxed{7}.\"}\n",
-    )
-    .unwrap();
+    let script = common::tool_script(tmp.path());
     let mock = common::Mock::start(&["--script", script.to_str().unwrap()], &[]);
     let tooled = tmp.path().join("tools");
-    let run = common::eval_run::eval_command(
+    common::run_ok(&mut common::eval_run::eval_command(
         "single",
         &mock.url,
         &tooled,
         &["--tools", "calculator", "--limit", "1", "--otlp", &p.url],
-    )
-    .output()
-    .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let start = Instant::now();
-    let tools = loop {
-        let found = spans(&p).into_values().find(|t| {
-            t.iter()
-                .filter(|s| s["name"].as_str().unwrap().starts_with("execute_tool "))
-                .count()
-                >= 2
-        });
-        if let Some(t) = found {
-            break t;
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "no tool spans");
-        std::thread::sleep(Duration::from_millis(300));
-    };
+    ));
+    let tools = trace_where(&p, "with two tool spans", |t| {
+        t.iter()
+            .filter(|s| s["name"].as_str().unwrap().starts_with("execute_tool "))
+            .count()
+            >= 2
+    });
     let links = parent_names(&tools);
     let under_chat = links
         .iter()

@@ -301,14 +301,7 @@ fn a_suites_tools_reach_every_unit_and_bad_ones_name_the_key() {
 #[test]
 fn a_scripted_serve_mock_sends_malformed_tool_calls_that_are_counted_not_fatal() {
     let root = tempfile::tempdir().unwrap();
-    let script = root.path().join("script.jsonl");
-    std::fs::write(
-        &script,
-        "{\"tool_calls\": [{\"name\": \"calculator\", \"arguments\": \"{oops\"}, \
-         {\"name\": \"calculator\", \"arguments\": {\"expression\": \"3 + 4\"}}]}\n\
-         {\"content\": \"The answer is \\\\boxed{7}.\"}\n",
-    )
-    .unwrap();
+    let script = common::tool_script(root.path());
     let m = common::Mock::start(&["--script", script.to_str().unwrap()], &[]);
     let out = root.path().join("o");
     let run = common::eval_run::eval_command("single", &m.url, &out, &["--tools", "calculator"])

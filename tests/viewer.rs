@@ -477,16 +477,8 @@ fn embodied_suite_table_replayed_grids_and_side_by_side() {
 /// Every file of a written page, as text (the page and its data chunks).
 fn page_texts(run: &Path) -> String {
     let mut out = std::fs::read_to_string(run.join("report.html")).unwrap();
-    let mut dirs = vec![run.join("report.data")];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else {
-                out.push_str(&String::from_utf8_lossy(&std::fs::read(&p).unwrap()));
-            }
-        }
+    for p in common::files_under(&run.join("report.data")) {
+        out.push_str(&String::from_utf8_lossy(&std::fs::read(&p).unwrap()));
     }
     out
 }

@@ -5,8 +5,9 @@
 //! and seeded per (episode, step, agent, purpose) like the built-ins' calls.
 //!
 //! Decision: the Python `decide` runs on a daemon Python thread ([`crate::worker`]: a stopped
-//! run does not wait for it, and it may run `timeout_seconds` between asks); each `ask` sends its request to the episode's task, which makes the call with the
-//! policy's [`Caller`] and sends the reply back. A failed call raises `ColonyError` in Python
+//! run does not wait for it, and it may run `timeout_seconds` between asks); each `ask`
+//! sends its request to the episode's task, which makes the call with the policy's
+//! [`Caller`] and sends the reply back. A failed call raises `ColonyError` in Python
 //! and fails the step even if the Python code catches it, so a failure is never scored as a
 //! decision.
 
@@ -49,15 +50,8 @@ pub fn build(
                 .into(),
         })?;
     let label = format!("python:{name}");
-    let timeout_seconds = Python::attach(|py| {
-        crate::bridge::int_attribute(
-            object.bind(py),
-            "timeout_seconds",
-            crate::worker::DEFAULT_TIMEOUT_SECONDS,
-            1..=crate::worker::MAX_TIMEOUT_SECONDS,
-        )
-    })
-    .map_err(|message| config_error(&label, message))?;
+    let timeout_seconds = Python::attach(|py| crate::worker::timeout_seconds(object.bind(py)))
+        .map_err(|message| config_error(&label, message))?;
     Ok(Box::new(PythonPolicy {
         label,
         object,
@@ -185,11 +179,7 @@ impl EmbodiedPolicy for PythonPolicy {
             python.time_out();
             return Err(config_error(
                 &label,
-                format!(
-                    "decide ran {} s without asking or returning (set `timeout_seconds` on the \
-                     policy object to allow more)",
-                    self.timeout_seconds
-                ),
+                crate::worker::timeout_message("decide", self.timeout_seconds),
             ));
         };
         if let Some(EmbodiedError::Call {

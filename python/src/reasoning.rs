@@ -6,8 +6,9 @@
 //! seed, item, policy, call index, agent) like a built-in's.
 //!
 //! Decision: as for embodied policies ([`crate::policy`]), `solve` runs on a daemon Python
-//! thread ([`crate::worker`]) and each `ask` is served by the item's task; a failed call fails the item even when the
-//! Python code catches the error, so it is counted as an error, never graded.
+//! thread ([`crate::worker`]) and each `ask` is served by the item's task; a failed call
+//! fails the item even when the Python code catches the error, so it is counted as an error,
+//! never graded.
 
 use async_trait::async_trait;
 use colony::policy::reasoning::{
@@ -65,12 +66,7 @@ pub fn build(
                 DEFAULT_MAX_CONVERSATION_BYTES,
                 1..=MAX_CONVERSATION_CAP,
             ),
-            crate::bridge::int_attribute(
-                bound,
-                "timeout_seconds",
-                crate::worker::DEFAULT_TIMEOUT_SECONDS,
-                1..=crate::worker::MAX_TIMEOUT_SECONDS,
-            ),
+            crate::worker::timeout_seconds(bound),
         );
         Some((object, read))
     })
@@ -219,10 +215,9 @@ impl ReasoningPolicy for PythonSolver {
             Some(CallEnd::Lost) => Err("solve's thread ended without a reply".to_string()),
             None => {
                 python.time_out();
-                Err(format!(
-                    "solve ran {} s without asking or returning (set `timeout_seconds` on the \
-                     policy object to allow more)",
-                    self.timeout_seconds
+                Err(crate::worker::timeout_message(
+                    "solve",
+                    self.timeout_seconds,
                 ))
             }
         };

@@ -29,6 +29,24 @@ pub const DEFAULT_TIMEOUT_SECONDS: u64 = 600;
 /// The most `timeout_seconds` may be (a day).
 pub const MAX_TIMEOUT_SECONDS: u64 = 86_400;
 
+/// The object's `timeout_seconds` ([`DEFAULT_TIMEOUT_SECONDS`] when it has none).
+pub fn timeout_seconds(object: &Bound<'_, PyAny>) -> Result<u64, String> {
+    crate::bridge::int_attribute(
+        object,
+        "timeout_seconds",
+        DEFAULT_TIMEOUT_SECONDS,
+        1..=MAX_TIMEOUT_SECONDS,
+    )
+}
+
+/// The error of a `method` call timed out after `seconds` without asking or returning.
+pub fn timeout_message(method: &str, seconds: u64) -> String {
+    format!(
+        "{method} ran {seconds} s without asking or returning (set `timeout_seconds` on the \
+         policy object to allow more)"
+    )
+}
+
 /// The Python half: the thread's body. Only Python frames sit below the policy's code on the
 /// thread (see the module's decision); `done` is a colony object that only stores the
 /// outcome, holding the GIL throughout.

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -279,6 +279,37 @@ pub fn compare_resumed_after_kill(
     jsonl(&episodes)
 }
 
+/// A `serve-mock --script` file in `dir`: a reply with a malformed calculator call and a
+/// good one (`3 + 4`), then the answer `\boxed{7}`.
+pub fn tool_script(dir: &Path) -> PathBuf {
+    let script = dir.join("script.jsonl");
+    std::fs::write(
+        &script,
+        "{\"tool_calls\": [{\"name\": \"calculator\", \"arguments\": \"{oops\"}, \
+         {\"name\": \"calculator\", \"arguments\": {\"expression\": \"3 + 4\"}}]}\n\
+         {\"content\": \"The answer is \\\\boxed{7}.\"}\n",
+    )
+    .unwrap();
+    script
+}
+
+/// Every regular file under `root`, depth first.
+pub fn files_under(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 /// The calls of episode `sel` (`POLICY/SEED`) of run `dir`, through `colony logs cat`.
 pub fn logged_calls(dir: &Path, sel: &str) -> Vec<Value> {
     let out = Command::new(BIN)
@@ -301,20 +332,14 @@ pub fn logged_calls(dir: &Path, sel: &str) -> Vec<Value> {
 
 /// The files under `dir/episodes` that `keep` accepts, by path relative to `dir`.
 pub fn episode_files(dir: &Path, keep: impl Fn(&Path) -> bool) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.join("episodes")];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if keep(&p) {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
+    files_under(&dir.join("episodes"))
+        .into_iter()
+        .filter(|p| keep(p))
+        .map(|p| {
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            (rel, std::fs::read(&p).unwrap())
+        })
+        .collect()
 }
 
 /// Runs [`compare_policy`] against a fresh `serve-mock` and checks that the prompt and

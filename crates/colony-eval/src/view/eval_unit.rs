@@ -229,17 +229,9 @@ pub fn write_unit(unit: &Unit, page: &mut PageWriter) -> Result<Value, ViewError
     });
     let summary = json_file(&unit.dir.join("summary.json"), &mut notes);
     let settings = json_file(&unit.dir.join("settings.json"), &mut notes);
-    // As the run's own tables decide it (`Summary::simulated`): some policy's run on some
-    // dataset had a simulated agent (settings.json: dataset → policy → settings).
-    let simulated = settings
-        .as_object()
-        .into_iter()
-        .flat_map(|per| per.values())
-        .filter_map(Value::as_object)
-        .flat_map(|per| per.values())
-        .filter_map(|s| s["agents"].as_array())
-        .flatten()
-        .any(|agent| agent["simulated"] == true);
+    // As the run's own tables decide it; settings.json is written before the first item.
+    let simulated = serde_json::from_value(settings.clone())
+        .is_ok_and(|s| crate::eval::reasoning::summary::simulated_in(&s));
     Ok(json!({
         "kind": "eval",
         "path": unit.rel,

@@ -159,13 +159,21 @@ pub struct CompareSummary {
     pub stopped: Option<String>,
 }
 
+/// An environment with settings, as chart titles name it: `cube-v0, n=4`.
+pub fn configuration_title<'a>(
+    env: &'a str,
+    settings: impl IntoIterator<Item = &'a str>,
+) -> String {
+    std::iter::once(env)
+        .chain(settings)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl CompareSummary {
-    /// The environment with its settings, as chart titles name it: `cube-v0, n=4`.
+    /// The environment with its settings ([`configuration_title`]).
     pub fn configuration(&self) -> String {
-        std::iter::once(self.env.as_str())
-            .chain(self.config.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(", ")
+        configuration_title(&self.env, self.config.iter().map(String::as_str))
     }
 }
 

@@ -275,15 +275,13 @@ impl<'a> GridRows<'a> {
         // The settings every row shares (the varied one is the x axis): `cube-v0, agents=4`.
         let varied = format!("{}=", self.key);
         let env = self.rows.first().map_or(String::new(), |(_, s)| {
-            std::iter::once(s.env.as_str())
-                .chain(
-                    s.config
-                        .iter()
-                        .map(String::as_str)
-                        .filter(|c| !c.starts_with(&varied)),
-                )
-                .collect::<Vec<_>>()
-                .join(", ")
+            super::compare_report::configuration_title(
+                &s.env,
+                s.config
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|c| !c.starts_with(&varied)),
+            )
         });
         let series = |value: &dyn Fn(&CompareSummary, &str) -> Option<f64>| -> Vec<Line> {
             self.policies()

@@ -300,15 +300,21 @@ impl PolicySummary {
     }
 }
 
+/// Whether some run of `settings` (dataset → policy → settings, as `settings.json` keeps
+/// them) used the offline simulated model: the one rule of every SIMULATION label of an eval.
+pub fn simulated_in(settings: &BTreeMap<String, BTreeMap<String, RunSettings>>) -> bool {
+    settings
+        .values()
+        .flat_map(|per| per.values())
+        .flat_map(|s| &s.agents)
+        .any(|a| a.simulated)
+}
+
 impl Summary {
     /// Whether some run of this summary used the offline simulated model (its plots then say
     /// SIMULATION).
     pub fn simulated(&self) -> bool {
-        self.settings
-            .values()
-            .flat_map(|per| per.values())
-            .flat_map(|s| &s.agents)
-            .any(|a| a.simulated)
+        simulated_in(&self.settings)
     }
 
     /// Records one policy's results on one dataset and refreshes its totals.
